@@ -1,0 +1,50 @@
+# The two commands of the README: `make run` serves, `make test` checks everything. See deploy/*.sh.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+.PHONY: help run up down test setup lint typecheck pytest frontend-check e2e compose-check bench fmt
+
+help:
+	@echo "make run    set up everything and serve http://127.0.0.1:8000 in the foreground (Ctrl-C stops)"
+	@echo "make up     the same in the background; make down stops it"
+	@echo "make test   set up, then lint, types, Python tests on the real services, frontend and browser tests"
+
+run:
+	@deploy/app.sh run
+
+up:
+	@deploy/app.sh up
+
+down:
+	@deploy/app.sh down
+
+setup:
+	@deploy/setup.sh
+
+test:
+	@deploy/test.sh
+
+# Single stages, for working on one part (they assume `make setup` has run).
+lint:
+	@.venv/bin/ruff check . && .venv/bin/ruff format --check .
+
+fmt:
+	@.venv/bin/ruff format . && .venv/bin/ruff check --fix .
+
+typecheck:
+	@.venv/bin/mypy backend analytics tankodrom_cli
+
+pytest:
+	@.venv/bin/pytest -q
+
+frontend-check:
+	@cd frontend && npm run -s typecheck && npm run -s lint && npm run -s test
+
+e2e:
+	@deploy/e2e.sh
+
+compose-check:
+	@docker-compose -f docker-compose.yml config -q
+
+bench:
+	@echo "benchmarks are run one by one: see bench/README.md"

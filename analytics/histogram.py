@@ -1,0 +1,58 @@
+"""The tank's fixed histogram grid (yandex-tank `aggregator`, `verbose_histogram=True`).
+
+3721 edges in µs. A push_data `time_intervals` item `{"to": ms, "count": n}` names the edge that ends its bin;
+bin i is [edge[i-1], edge[i]) and the last bin includes its right edge. Values above 300 s (or below 0) are not
+counted in the tank's histogram, though they are counted in `resps`.
+We store bins by the index of their upper edge in BIN_EDGES_US, so windows merge by summing counts per index.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+
+def _build_edges_us() -> npt.NDArray[np.int64]:
+    parts = [
+        np.arange(0, 5_000, 10),  # 0–4990 µs, step 10 µs
+        np.arange(5_000, 10_000, 100),  # 5000–9900 µs, step 100 µs
+        np.arange(10_000, 500_000, 1_000),  # 10–499 ms, step 1 ms
+        np.arange(500_000, 3_000_000, 5_000),  # 500–2995 ms, step 5 ms
+        np.arange(3_000_000, 10_000_000, 10_000),  # 3–9.99 s, step 10 ms
+        np.arange(10_000_000, 30_000_000, 50_000),  # 10–29.95 s, step 50 ms
+        np.arange(30_000_000, 120_000_000, 100_000),  # 30–119.9 s, step 100 ms
+        np.arange(120_000_000, 300_000_001, 1_000_000),  # 120–300 s, step 1 s
+    ]
+    return np.concatenate(parts).astype(np.int64)
+
+
+BIN_EDGES_US: npt.NDArray[np.int64] = _build_edges_us()
+BIN_COUNT = int(BIN_EDGES_US.size)
+MAX_HIST_US = int(BIN_EDGES_US[-1])
+
+
+def lower_edge_us(index: int) -> int:
+    """Lower edge of the bin whose upper edge is BIN_EDGES_US[index] (0 for the first)."""
+    return 0 if index <= 0 else int(BIN_EDGES_US[index - 1])
+
+
+def bin_index_of_upper_edge_ms(to_ms: float) -> int:
+    """Index of the grid edge equal to a push item's `to` (ms, as float); raises if it is not on the grid."""
+    edge_us = round(to_ms * 1000)
+    index = int(np.searchsorted(BIN_EDGES_US, edge_us))
+    if index >= BIN_COUNT or int(BIN_EDGES_US[index]) != edge_us:
+        raise ValueError(f"histogram edge {to_ms} ms is not on the tank's bin grid")
+    return index
+
+
+def bin_indexes_for_values_us(values_us: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Bin index (index of the upper edge) for each value, as the tank bins them; -1 where not counted.
+
+    The tank uses numpy.histogram(values, bins=edges): bins are [e[i], e[i+1]) and the last is closed. A value v
+    in [e[i], e[i+1]) is reported with `to` = e[i+1], i.e. our index i+1.
+    """
+    values = np.asarray(values_us, dtype=np.int64)
+    idx = np.searchsorted(BIN_EDGES_US, values, side="right")  # e[idx-1] <= v < e[idx]
+    idx = np.where(values == MAX_HIST_US, BIN_COUNT - 1, idx)
+    outside = (values < 0) | (values > MAX_HIST_US)
+    return np.where(outside, -1, idx).astype(np.int64)

@@ -1,0 +1,1 @@
+"""The only package that imports clickhouse_driver. Everything else calls `client.execute` / `insert_columns`."""

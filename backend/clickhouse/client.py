@@ -1,0 +1,195 @@
+"""One door to ClickHouse.
+
+Values are always bound as `%(name)s` parameters, never formatted into SQL; identifiers come only from the
+table modules' constants. Each thread gets its own connection (clickhouse_driver's Client is not thread-safe),
+created lazily so that importing this module needs no server.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from clickhouse_driver import Client
+from clickhouse_driver.errors import Error as DriverError
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+_local = threading.local()
+
+# Settings sent with every query. 18.16 needs the flag for LowCardinality; harmless on current versions.
+_QUERY_SETTINGS: dict[str, Any] = {}
+
+
+class ClickHouseUnavailable(RuntimeError):
+    """The server did not answer (down, refusing, timing out). Callers map this to 503."""
+
+
+def _config() -> dict[str, Any]:
+    cfg: dict[str, Any] = dict(settings.CLICKHOUSE)
+    return cfg
+
+
+def database() -> str:
+    return str(_config()["database"])
+
+
+def _new_client(with_database: bool = True) -> Client:
+    cfg = _config()
+    return Client(
+        host=cfg["host"],
+        port=int(cfg["port"]),
+        user=cfg["user"],
+        password=cfg["password"],
+        database=cfg["database"] if with_database else "default",
+        connect_timeout=3,
+        send_receive_timeout=300,
+        sync_request_timeout=5,
+        settings={"use_numpy": False},
+    )
+
+
+def _client() -> Client:
+    key = repr(sorted(_config().items()))
+    cached: tuple[str, Client] | None = getattr(_local, "client", None)
+    if cached is None or cached[0] != key:
+        if cached is not None:
+            cached[1].disconnect()
+        cached = (key, _new_client())
+        _local.client = cached
+    return cached[1]
+
+
+def reset_connections() -> None:
+    """Drop this thread's connection, e.g. after a fork or a settings change in tests."""
+    cached: tuple[str, Client] | None = getattr(_local, "client", None)
+    if cached is not None:
+        cached[1].disconnect()
+    _local.client = None
+
+
+@contextmanager
+def _translated_errors(tag: str) -> Iterator[None]:
+    try:
+        yield
+    except (OSError, EOFError) as exc:
+        reset_connections()
+        raise ClickHouseUnavailable(f"ClickHouse is unreachable ({tag}): {exc}") from exc
+    except DriverError as exc:
+        # Network errors come wrapped in the driver's own classes; anything with a server code is a real SQL error.
+        if getattr(exc, "code", None) in (
+            None,
+            209,
+            210,
+            32,
+        ):  # socket timeout, network error, unexpected EOF
+            reset_connections()
+            raise ClickHouseUnavailable(f"ClickHouse is unreachable ({tag}): {exc}") from exc
+        raise
+
+
+def execute(
+    sql: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    tag: str,
+    settings_: Mapping[str, Any] | None = None,
+) -> list[tuple[Any, ...]]:
+    """Run one query with bound parameters; `tag` names the caller in logs and in system.query_log."""
+    started = time.perf_counter()
+    query_settings = {**_QUERY_SETTINGS, **(settings_ or {})}
+    with _translated_errors(tag):
+        rows: list[tuple[Any, ...]] = _client().execute(sql, params or {}, settings=query_settings, query_id=None)
+    log.debug("clickhouse %s %.1f ms", tag, (time.perf_counter() - started) * 1000)
+    return rows
+
+
+def execute_with_columns(
+    sql: str, params: Mapping[str, Any] | None = None, *, tag: str
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Like execute, and also returns the result's column names."""
+    with _translated_errors(tag):
+        rows, columns = _client().execute(sql, params or {}, with_column_types=True, settings=_QUERY_SETTINGS)
+    return [name for name, _type in columns], rows
+
+
+def execute_numpy(sql: str, params: Mapping[str, Any] | None = None, *, tag: str) -> list[Any]:
+    """Return the result as a list of numpy arrays, one per column (fast path for large reads)."""
+    with _translated_errors(tag):
+        columns: list[Any] = _client().execute(
+            sql, params or {}, columnar=True, settings={**_QUERY_SETTINGS, "use_numpy": True}
+        )
+    return columns
+
+
+def insert_rows(table: str, column_names: Sequence[str], rows: Sequence[Sequence[Any]], *, tag: str) -> int:
+    """Insert row tuples; `table` and `column_names` must come from a table module's constants."""
+    if not rows:
+        return 0
+    sql = f"INSERT INTO {table} ({', '.join(column_names)}) VALUES"
+    with _translated_errors(tag):
+        _client().execute(sql, list(rows), settings=_QUERY_SETTINGS)
+    return len(rows)
+
+
+def insert_columns(table: str, columns: Mapping[str, Sequence[Any]], *, tag: str, use_numpy: bool = False) -> int:
+    """Insert column-major data (one block); `columns` maps constant column names to equal-length sequences."""
+    names = list(columns)
+    if not names:
+        return 0
+    count = len(columns[names[0]])
+    if count == 0:
+        return 0
+    sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES"
+    with _translated_errors(tag):
+        _client().execute(
+            sql,
+            [columns[name] for name in names],
+            columnar=True,
+            settings={**_QUERY_SETTINGS, "use_numpy": use_numpy},
+        )
+    return count
+
+
+def ping() -> str:
+    """Return the server version; raise ClickHouseUnavailable if it does not answer."""
+    client = _new_client(with_database=False)
+    try:
+        with _translated_errors("ping"):
+            rows = client.execute("SELECT version()")
+        return str(rows[0][0])
+    finally:
+        client.disconnect()
+
+
+def ensure_database() -> None:
+    """Create the configured database (migrations need it to exist); idempotent."""
+    client = _new_client(with_database=False)
+    try:
+        with _translated_errors("ensure_database"):
+            # The database name is an identifier from settings, not user input; ClickHouse cannot bind it.
+            client.execute(f"CREATE DATABASE IF NOT EXISTS {_quote_identifier(database())}")
+    finally:
+        client.disconnect()
+
+
+def drop_database() -> None:
+    """Drop the configured database; used by the test suite for a clean slate."""
+    client = _new_client(with_database=False)
+    try:
+        with _translated_errors("drop_database"):
+            client.execute(f"DROP DATABASE IF EXISTS {_quote_identifier(database())}")
+    finally:
+        client.disconnect()
+    reset_connections()
+
+
+def _quote_identifier(name: str) -> str:
+    if not name.replace("_", "").isalnum():
+        raise ValueError(f"bad ClickHouse identifier {name!r}")
+    return f"`{name}`"

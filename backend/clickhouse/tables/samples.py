@@ -1,0 +1,52 @@
+"""Raw phout samples, one row per request.
+
+ORDER BY (test_id, upload_id, receive_sec): every read names one test and its active upload, then usually a
+window of response seconds, so the primary key skips everything else and the cost of a query does not grow
+with the number of tests stored. `upload_id` makes an ingestion atomic from the reader's side: rows of an
+upload become visible only when PostgreSQL marks that upload active, and a failed or superseded upload is
+deleted by a mutation without ever having been read.
+PARTITION BY month of the response second keeps parts few and old months cheap to drop.
+"""
+
+NAME = "samples"
+
+# Column order of phout (yandex-tank's `phout_columns`), in our names with units.
+COLUMNS = (
+    "test_id",
+    "upload_id",
+    "receive_sec",
+    "send_ts_us",
+    "tag",
+    "interval_real_us",
+    "connect_time_us",
+    "send_time_us",
+    "latency_us",
+    "receive_time_us",
+    "interval_event_us",
+    "size_out_bytes",
+    "size_in_bytes",
+    "net_code",
+    "proto_code",
+)
+
+CREATE_SQL = f"""
+CREATE TABLE IF NOT EXISTS {NAME} (
+    test_id UInt64,
+    upload_id UInt64,
+    receive_sec UInt32,
+    send_ts_us UInt64,
+    tag String,
+    interval_real_us Int64,
+    connect_time_us Int64,
+    send_time_us Int64,
+    latency_us Int64,
+    receive_time_us Int64,
+    interval_event_us Int64,
+    size_out_bytes Int64,
+    size_in_bytes Int64,
+    net_code Int32,
+    proto_code Int32
+) ENGINE = MergeTree()
+PARTITION BY toYYYYMM(toDateTime(receive_sec))
+ORDER BY (test_id, upload_id, receive_sec)
+"""

@@ -1,0 +1,84 @@
+"""Per-second, per-case aggregates: what the tank streams (`push_data.json`) and what we derive from phout.
+
+One row per (test, source, second, case); case '' is the overall row (the tank renames an empty tag to
+`__NOTAG__`, so '' is unambiguous). `source_id` is 0 for the tank's stream and the upload id for rows derived
+from a phout upload, so that exact figures can take over while the streamed ones stay available.
+
+ReplacingMergeTree on the natural key makes a push that arrives twice (the tank retries 5xx with a new
+request id) count once; readers that need exactness before merges use FINAL or argMax on `received_at_us`.
+Histograms are on the tank's fixed bin grid (analytics.histogram.BIN_EDGES_US): `hist_bins` holds bin
+indexes, `hist_counts` their counts, so windows merge exactly by summing counts per index.
+Means are kept as sent (ms) and re-weighted by `resps` when windows are merged.
+"""
+
+NAME = "second_aggregates"
+
+COLUMNS = (
+    "test_id",
+    "source_id",
+    "ts",
+    "case",
+    "reqps",
+    "threads",
+    "resps",
+    "expect_ms",
+    "connect_time_ms",
+    "send_time_ms",
+    "latency_ms",
+    "receive_time_ms",
+    "input_bytes",
+    "output_bytes",
+    "q50_ms",
+    "q75_ms",
+    "q80_ms",
+    "q85_ms",
+    "q90_ms",
+    "q95_ms",
+    "q98_ms",
+    "q99_ms",
+    "q100_ms",
+    "net_codes",
+    "net_counts",
+    "http_codes",
+    "http_counts",
+    "hist_bins",
+    "hist_counts",
+    "received_at_us",
+)
+
+CREATE_SQL = f"""
+CREATE TABLE IF NOT EXISTS {NAME} (
+    test_id UInt64,
+    source_id UInt64,
+    ts UInt32,
+    case String,
+    reqps Float64,
+    threads UInt32,
+    resps UInt64,
+    expect_ms Float64,
+    connect_time_ms Float64,
+    send_time_ms Float64,
+    latency_ms Float64,
+    receive_time_ms Float64,
+    input_bytes UInt64,
+    output_bytes UInt64,
+    q50_ms Float64,
+    q75_ms Float64,
+    q80_ms Float64,
+    q85_ms Float64,
+    q90_ms Float64,
+    q95_ms Float64,
+    q98_ms Float64,
+    q99_ms Float64,
+    q100_ms Float64,
+    net_codes Array(Int32),
+    net_counts Array(UInt64),
+    http_codes Array(Int32),
+    http_counts Array(UInt64),
+    hist_bins Array(UInt16),
+    hist_counts Array(UInt64),
+    received_at_us UInt64
+) ENGINE = ReplacingMergeTree(received_at_us)
+PARTITION BY toYYYYMM(toDateTime(ts))
+ORDER BY (test_id, source_id, ts, case)
+"""

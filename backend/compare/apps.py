@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CompareConfig(AppConfig):
+    name = "backend.compare"
+    label = "compare"

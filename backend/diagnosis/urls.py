@@ -1,0 +1,5 @@
+"""URLs of the diagnosis app (included from backend/urls.py)."""
+
+from django.urls import URLPattern, URLResolver
+
+urlpatterns: list[URLPattern | URLResolver] = []

@@ -1,0 +1,70 @@
+"""The one reader of the process environment.
+
+Every setting that comes from outside goes through here, so `deploy/env.example` can list them all and a
+typo'd variable name fails loudly in one place. Defaults serve the local stack started by `deploy/stack.sh`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def get_str(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def get_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(f"{name}={raw!r}: expected one of {sorted(_TRUE | _FALSE)}")
+
+
+def get_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name}={raw!r}: expected an integer") from exc
+
+
+def get_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+@dataclass(frozen=True)
+class DatabaseUrl:
+    host: str
+    port: int
+    name: str
+    user: str
+    password: str
+
+
+def parse_database_url(url: str) -> DatabaseUrl:
+    """postgres://user:password@host:port/name -> parts (no third-party parser needed for one URL form)."""
+    parsed = urlparse(url)
+    if parsed.scheme not in {"postgres", "postgresql"}:
+        raise ValueError(f"DATABASE_URL must start with postgres://, got {url!r}")
+    return DatabaseUrl(
+        host=parsed.hostname or "127.0.0.1",
+        port=parsed.port or 5432,
+        name=unquote(parsed.path.lstrip("/")) or "tankodrom",
+        user=unquote(parsed.username or "postgres"),
+        password=unquote(parsed.password or ""),
+    )

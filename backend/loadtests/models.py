@@ -1,0 +1,123 @@
+"""Test metadata, raw uploads and API tokens (PostgreSQL). Samples and series live in ClickHouse."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def new_upload_token() -> str:
+    # The tank pastes it into the URL without encoding: 32 hex chars, as the real Overload issued.
+    return secrets.token_hex(16)
+
+
+class TestStatus(models.TextChoices):
+    ONLINE = "online"
+    PROCESSING = "processing"
+    READY = "ready"
+    FAILED = "failed"
+
+
+class Test(models.Model):
+    """One shooting. Its id is the number in `/<id>` and in the tank's `job`."""
+
+    __test__ = False  # not a pytest test class
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tests")
+    name = models.CharField(max_length=512, blank=True, default="")
+    description = models.TextField(blank=True, default="")
+    task = models.CharField(max_length=256, blank=True, default="")
+    person = models.CharField(max_length=256, blank=True, default="", help_text="author as the tank reports it")
+    component = models.CharField(max_length=256, blank=True, default="", db_index=True)
+    version = models.CharField(max_length=256, blank=True, default="")
+    target_host = models.CharField(max_length=512, blank=True, default="")
+    target_port = models.CharField(max_length=32, blank=True, default="")
+    tank_host = models.CharField(max_length=512, blank=True, default="")
+    command_line = models.TextField(blank=True, default="")
+    ammo = models.TextField(blank=True, default="")
+    loop = models.CharField(max_length=64, blank=True, default="")
+    instances = models.IntegerField(null=True, blank=True)
+    loadscheme = models.JSONField(default=list, blank=True, help_text="as the tank sent it (list of str or dicts)")
+    notify = models.JSONField(default=list, blank=True)
+    tank_type = models.IntegerField(null=True, blank=True)
+
+    status = models.CharField(max_length=16, choices=TestStatus.choices, default=TestStatus.ONLINE, db_index=True)
+    error = models.TextField(blank=True, default="")
+    exit_code = models.IntegerField(null=True, blank=True)
+    exit_reason = models.CharField(max_length=256, blank=True, default="")
+    closed_by_silence = models.BooleanField(default=False)
+
+    upload_token = models.CharField(max_length=64, unique=True, default=new_upload_token)
+    # True when the tank streamed per-second aggregates (source_id 0 in second_aggregates).
+    has_stream = models.BooleanField(default=False)
+    # The upload whose raw samples are the exact source of this test's figures, if any.
+    active_upload = models.ForeignKey("Upload", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    first_ts = models.BigIntegerField(null=True, blank=True, help_text="first response second, unix s")
+    last_ts = models.BigIntegerField(null=True, blank=True, help_text="last response second, unix s")
+    last_push_at = models.DateTimeField(null=True, blank=True)
+
+    config_initial = models.TextField(blank=True, default="")
+    config_info = models.TextField(blank=True, default="")
+    config_monitoring = models.TextField(blank=True, default="")
+
+    starred = models.BooleanField(default=False)
+    is_private = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.name}"
+
+
+class UploadStatus(models.TextChoices):
+    RECEIVING = "receiving"
+    PARSING = "parsing"
+    READY = "ready"
+    FAILED = "failed"
+    SUPERSEDED = "superseded"
+
+
+class Upload(models.Model):
+    """One raw phout file sent for a test; its rows in ClickHouse carry `upload_id`."""
+
+    test = models.ForeignKey(Test, on_delete=models.CASCADE, related_name="uploads")
+    sha256 = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    file_path = models.CharField(max_length=1024, blank=True, default="")
+    size_bytes = models.BigIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=UploadStatus.choices, default=UploadStatus.RECEIVING)
+    error = models.TextField(blank=True, default="")
+    progress_bytes = models.BigIntegerField(default=0)
+    lines_total = models.BigIntegerField(default=0)
+    lines_bad = models.BigIntegerField(default=0)
+    bad_examples = models.JSONField(default=list, blank=True, help_text="first bad lines: [{line, reason}]")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"upload {self.pk} of test {self.test_id} ({self.status})"
+
+
+class ApiToken(models.Model):
+    """A user's API token. Only its SHA-256 is stored; the token is shown once, when it is created."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=128, blank=True, default="")
+    key_prefix = models.CharField(max_length=12, help_text="first characters, to tell tokens apart in lists")
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.key_prefix}… ({self.name or 'unnamed'})"

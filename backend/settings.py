@@ -1,0 +1,153 @@
+"""Django settings. Every value from outside comes through `backend.env` and is listed in deploy/env.example."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from backend import env
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env.get_str("TANKODROM_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env.get_bool("DJANGO_DEBUG", False)
+# The local stack runs without a configured secret; production must set one (check --deploy says so).
+SECRET_KEY = env.get_str("DJANGO_SECRET_KEY", "insecure-local-development-key-change-me-in-production-0123456789")
+ALLOWED_HOSTS = env.get_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.get_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+PUBLIC_URL = env.get_str("TANKODROM_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "backend.core",
+    "backend.loadtests",
+    "backend.tankapi",
+    "backend.uploads",
+    "backend.reports",
+    "backend.compare",
+    "backend.diagnosis",
+    "backend.accounts",
+    "backend.sharing",
+    "backend.web",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+# The tank posts to `.../edit.json` and `/<id>`: never redirect to add a slash (requests turns POST into GET).
+APPEND_SLASH = False
+
+ROOT_URLCONF = "backend.urls"
+WSGI_APPLICATION = "backend.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "backend" / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+_db = env.parse_database_url(env.get_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tankodrom"))
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.postgresql",
+        "HOST": _db.host,
+        "PORT": _db.port,
+        "NAME": _db.name,
+        "USER": _db.user,
+        "PASSWORD": _db.password,
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+    }
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env.get_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+CLICKHOUSE = {
+    "host": env.get_str("CLICKHOUSE_HOST", "127.0.0.1"),
+    "port": env.get_int("CLICKHOUSE_PORT", 9000),
+    "user": env.get_str("CLICKHOUSE_USER", "default"),
+    "password": env.get_str("CLICKHOUSE_PASSWORD", ""),
+    "database": env.get_str("CLICKHOUSE_DATABASE", "tankodrom"),
+}
+
+CELERY_BROKER_URL = env.get_str("CELERY_BROKER_URL", REDIS_URL)
+CELERY_RESULT_BACKEND = env.get_str("CELERY_RESULT_BACKEND", REDIS_URL)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "default"
+# Named queues: ingestion work must not wait behind a long comparison, and vice versa.
+CELERY_TASK_QUEUES_NAMES = ["default", "ingest", "analysis"]
+CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TIMEZONE = "UTC"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
+STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.is_dir() else []
+WHITENOISE_MAX_AGE = 3600
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "backend.loadtests.auth.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "EXCEPTION_HANDLER": "backend.core.errors.json_exception_handler",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Tankodrom API",
+    "DESCRIPTION": "Load-test results: upload, report, compare. Yandex.Tank's Overload protocol is served too.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# A tank that dies without calling close.json is closed after this much silence.
+TANKODROM_ONLINE_SILENCE_S = env.get_int("TANKODROM_ONLINE_SILENCE_S", 600)
+# Private instance: reading any page or API needs a login (writing always needs a token or session).
+TANKODROM_PRIVATE_INSTANCE = env.get_bool("TANKODROM_PRIVATE_INSTANCE", False)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.get_str("LOG_LEVEL", "INFO")},
+}

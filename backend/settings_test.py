@@ -1,0 +1,15 @@
+"""Settings for the test suite: the same services, separate databases, so tests never touch real data."""
+
+from backend import env
+from backend.settings import *  # noqa: F403
+from backend.settings import CLICKHOUSE, DATABASES
+
+CLICKHOUSE["database"] = env.get_str("CLICKHOUSE_TEST_DATABASE", "tankodrom_test")
+DATABASES["default"]["CONN_MAX_AGE"] = 0
+REDIS_URL = env.get_str("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+# Tasks run in the test process unless a test starts a real worker.
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast logins in tests

@@ -1,0 +1,26 @@
+"""URL map. The tank protocol lives at the host root (tank-protocol.md §10); the JSON API under /api/v1/.
+
+Order matters: the SPA's catch-all (`backend.web`, which serves `/<id>`, `/compare/...` and the other pages)
+comes last.
+"""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from backend.core import views as core_views
+
+urlpatterns = [
+    path("healthz", core_views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("", include("backend.tankapi.urls")),
+    path("", include("backend.uploads.urls")),
+    path("", include("backend.reports.urls")),
+    path("", include("backend.compare.urls")),
+    path("", include("backend.diagnosis.urls")),
+    path("", include("backend.accounts.urls")),
+    path("", include("backend.sharing.urls")),
+    path("", include("backend.web.urls")),
+]

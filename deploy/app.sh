@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The application processes: gunicorn (UI + API) and a Celery worker with its beat scheduler.
+#   deploy/app.sh run    set up, then serve in the foreground; Ctrl-C stops what this started
+#   deploy/app.sh up     the same in the background (logs and pid files under var/)
+#   deploy/app.sh down   stop what `up` started
+source "$(dirname "$0")/lib.sh"
+
+start_processes() {
+  cd "$ROOT"
+  say "serving http://$TANKODROM_BIND (gunicorn) with a Celery worker"
+  nohup "$ROOT/.venv/bin/gunicorn" backend.wsgi:application -c "$ROOT/deploy/gunicorn.conf.py" \
+    --bind "$TANKODROM_BIND" --pid "$RUN/gunicorn.pid" >>"$LOG/gunicorn.log" 2>&1 &
+  nohup "$ROOT/.venv/bin/celery" -A backend worker -B -Q default,ingest,analysis --concurrency 2 \
+    --loglevel INFO --pidfile "$RUN/celery.pid" --schedule "$VAR/celerybeat-schedule" \
+    >>"$LOG/celery.log" 2>&1 &
+  wait_for 60 "the web server" curl -sf -o /dev/null "http://$TANKODROM_BIND/healthz"
+}
+
+stop_processes() {
+  stop_pidfile "$RUN/gunicorn.pid" gunicorn
+  stop_pidfile "$RUN/celery.pid" "Celery worker"
+}
+
+first_admin() {
+  "$PY" "$ROOT/manage.py" bootstrap_admin
+}
+
+case "${1:-run}" in
+  run)
+    "$ROOT/deploy/setup.sh"
+    first_admin
+    trap 'trap - INT TERM EXIT; say "stopping"; stop_processes; "$ROOT/deploy/stack.sh" down' INT TERM EXIT
+    start_processes
+    say "ready: http://$TANKODROM_BIND  (Ctrl-C stops)"
+    tail -n 0 -F "$LOG/gunicorn.log" "$LOG/celery.log" &
+    tailpid=$!
+    # Stay in the foreground until a process dies or the user presses Ctrl-C.
+    while pid_alive "$RUN/gunicorn.pid" && pid_alive "$RUN/celery.pid"; do sleep 1; done
+    kill "$tailpid" 2>/dev/null || true
+    die "a process exited; see $LOG/gunicorn.log and $LOG/celery.log"
+    ;;
+  up)
+    "$ROOT/deploy/setup.sh"
+    first_admin
+    if pid_alive "$RUN/gunicorn.pid"; then say "already running"; exit 0; fi
+    start_processes
+    say "running in the background: http://$TANKODROM_BIND  (logs in $LOG, stop with 'make down')"
+    ;;
+  down)
+    stop_processes
+    "$ROOT/deploy/stack.sh" down
+    ;;
+  *) die "usage: $0 run|up|down" ;;
+esac

@@ -1,0 +1,67 @@
+# Shared helpers for the local stack scripts. Sourced, not run.
+# shellcheck shell=bash
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VAR="${TANKODROM_VAR_DIR:-$ROOT/var}"
+RUN="$VAR/run"
+LOG="$VAR/log"
+mkdir -p "$RUN" "$LOG"
+
+# Load the project's .env (same variables as deploy/env.example) if the user made one.
+if [[ -f "$ROOT/.env" ]]; then
+  set -a
+  # shellcheck disable=SC1091
+  source "$ROOT/.env"
+  set +a
+fi
+
+: "${CLICKHOUSE_HOST:=127.0.0.1}"
+: "${CLICKHOUSE_PORT:=9000}"
+: "${CLICKHOUSE_HTTP_PORT:=8123}"
+: "${DATABASE_URL:=postgres://postgres@127.0.0.1:5432/tankodrom}"
+: "${REDIS_URL:=redis://127.0.0.1:6379/0}"
+: "${TANKODROM_BIND:=127.0.0.1:8000}"
+export CLICKHOUSE_HOST CLICKHOUSE_PORT DATABASE_URL REDIS_URL TANKODROM_BIND
+
+PY="$ROOT/.venv/bin/python"
+
+say() { printf '\033[1m[tankodrom]\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31m[tankodrom]\033[0m %s\n' "$*" >&2; exit 1; }
+
+# Record that this project started a service, so that stopping touches only what we started.
+mark_started() { echo "$1" >>"$RUN/started-services"; sort -u -o "$RUN/started-services" "$RUN/started-services"; }
+
+wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
+  local seconds=$1 what=$2; shift 2
+  local deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || die "$what did not come up within ${seconds}s"
+    sleep 0.3
+  done
+}
+
+APT_UPDATED=0
+apt_install() {
+  if [[ $APT_UPDATED == 0 ]]; then
+    say "apt-get update"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >"$LOG/apt.log" 2>&1 || die "apt-get update failed (see $LOG/apt.log)"
+    APT_UPDATED=1
+  fi
+  say "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >>"$LOG/apt.log" 2>&1 || die "apt-get install $* failed (see $LOG/apt.log)"
+}
+
+pid_alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+stop_pidfile() { # stop_pidfile FILE NAME: TERM, wait, then KILL
+  local file=$1 name=$2
+  if pid_alive "$file"; then
+    local pid; pid=$(cat "$file")
+    say "stopping $name (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$file"
+}

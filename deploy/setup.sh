@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Everything `make run` and `make test` need before they serve or test: the virtualenv with pinned
+# dependencies, the frontend bundle, the three services and the migrations of both stores.
+# Each step is skipped when its inputs have not changed, so a second run is fast.
+source "$(dirname "$0")/lib.sh"
+
+ensure_python() {
+  local stamp_src; stamp_src=$(sha256sum "$ROOT/pyproject.toml" | cut -c1-16)
+  if [[ ! -x "$PY" ]]; then
+    say "creating .venv"
+    python3 -m venv "$ROOT/.venv" || { apt_install python3-venv; python3 -m venv "$ROOT/.venv"; }
+  fi
+  if [[ ! -f "$ROOT/.venv/.installed-$stamp_src" ]]; then
+    say "installing Python dependencies (pinned in pyproject.toml)"
+    "$PY" -m pip install -q --upgrade pip setuptools wheel >"$LOG/pip.log" 2>&1 || die "pip upgrade failed (see $LOG/pip.log)"
+    "$PY" -m pip install -q -e "$ROOT[dev]" >>"$LOG/pip.log" 2>&1 || die "pip install failed (see $LOG/pip.log)"
+    rm -f "$ROOT"/.venv/.installed-*
+    touch "$ROOT/.venv/.installed-$stamp_src"
+  fi
+}
+
+ensure_frontend() {
+  command -v npm >/dev/null || apt_install nodejs npm
+  local fe="$ROOT/frontend"
+  local lock_stamp; lock_stamp=$(sha256sum "$fe/package-lock.json" | cut -c1-16)
+  if [[ ! -f "$fe/node_modules/.installed-$lock_stamp" ]]; then
+    say "installing npm dependencies (package-lock.json)"
+    (cd "$fe" && npm ci --no-audit --no-fund --loglevel=error) >"$LOG/npm.log" 2>&1 || die "npm ci failed (see $LOG/npm.log)"
+    touch "$fe/node_modules/.installed-$lock_stamp"
+  fi
+  local src_stamp
+  src_stamp=$(cd "$fe" && find src index.html vite.config.ts package-lock.json -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+  if [[ ! -f "$fe/dist/.built-$src_stamp" ]]; then
+    say "building the frontend"
+    (cd "$fe" && npm run -s build) >"$LOG/vite.log" 2>&1 || die "frontend build failed (see $LOG/vite.log)"
+    touch "$fe/dist/.built-$src_stamp"
+  fi
+}
+
+migrate() {
+  say "migrating PostgreSQL and ClickHouse"
+  "$PY" "$ROOT/manage.py" migrate --noinput -v 0
+  "$PY" "$ROOT/manage.py" ch_migrate
+}
+
+ensure_python
+ensure_frontend
+"$ROOT/deploy/stack.sh" up
+if [[ "${1:-}" != "--no-migrate" ]]; then
+  migrate
+  "$PY" "$ROOT/manage.py" collectstatic --noinput -v 0
+fi
