@@ -44,7 +44,7 @@ e2e:
 	@deploy/e2e.sh
 
 compose-check:
-	@docker-compose -f docker-compose.yml config -q
+	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f docker-compose.yml config -q
 
 bench:
 	@echo "benchmarks are run one by one: see bench/README.md"

@@ -48,3 +48,37 @@ def redis_db() -> Iterator[object]:
     conn.flushdb()
     yield conn
     conn.flushdb()
+
+
+# ── Current-ClickHouse compatibility ─────────────────────────────────────────────────────────────────────
+# Every read query the suite runs on the local ClickHouse 18.16 is recorded (rendered with its bound values),
+# and the last test of the session replays them on chDB, an in-process current ClickHouse, against the same
+# schema. So "the SQL runs on 18.16 and on current releases" is checked for the queries we really run.
+_READ_PREFIXES = ("SELECT", "WITH")
+
+
+def _record_query(sql: str, params: object) -> None:
+    head = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
+    if head not in _READ_PREFIXES or "system." in sql:
+        return
+    from clickhouse_driver import Client
+
+    renderer = Client("127.0.0.1")
+    rendered = renderer.substitute_params(sql, params or {}, renderer.connection.context)
+    from backend.testing import RECORDED_QUERIES
+
+    RECORDED_QUERIES.setdefault(" ".join(rendered.split())[:20000], sql)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        from backend.clickhouse import client
+    except Exception:  # analytics-only runs without Django settings
+        return
+    client.add_observer(_record_query)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The replay must see every query the rest of the session ran: move it last.
+    last = [item for item in items if item.get_closest_marker("replays_recorded_queries")]
+    items[:] = [item for item in items if item not in last] + last

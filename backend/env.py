@@ -11,16 +11,17 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
 _TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
+_FALSE = {"0", "false", "no", "off"}
 
 
 def get_str(name: str, default: str) -> str:
-    return os.environ.get(name, default)
+    # An empty value means "not set": a copied env.example with blank lines must not blank out defaults.
+    return os.environ.get(name) or default
 
 
 def get_bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
-    if raw is None:
+    if raw is None or raw.strip() == "":
         return default
     value = raw.strip().lower()
     if value in _TRUE:
@@ -42,7 +43,7 @@ def get_int(name: str, default: int) -> int:
 
 def get_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
-    if raw is None:
+    if raw is None or raw.strip() == "":
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
 

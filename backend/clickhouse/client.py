@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -101,6 +101,7 @@ def execute(
     settings_: Mapping[str, Any] | None = None,
 ) -> list[tuple[Any, ...]]:
     """Run one query with bound parameters; `tag` names the caller in logs and in system.query_log."""
+    _notify(sql, params)
     started = time.perf_counter()
     query_settings = {**_QUERY_SETTINGS, **(settings_ or {})}
     with _translated_errors(tag):
@@ -113,6 +114,7 @@ def execute_with_columns(
     sql: str, params: Mapping[str, Any] | None = None, *, tag: str
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Like execute, and also returns the result's column names."""
+    _notify(sql, params)
     with _translated_errors(tag):
         rows, columns = _client().execute(sql, params or {}, with_column_types=True, settings=_QUERY_SETTINGS)
     return [name for name, _type in columns], rows
@@ -120,6 +122,7 @@ def execute_with_columns(
 
 def execute_numpy(sql: str, params: Mapping[str, Any] | None = None, *, tag: str) -> list[Any]:
     """Return the result as a list of numpy arrays, one per column (fast path for large reads)."""
+    _notify(sql, params)
     with _translated_errors(tag):
         columns: list[Any] = _client().execute(
             sql, params or {}, columnar=True, settings={**_QUERY_SETTINGS, "use_numpy": True}
@@ -193,3 +196,18 @@ def _quote_identifier(name: str) -> str:
     if not name.replace("_", "").isalnum():
         raise ValueError(f"bad ClickHouse identifier {name!r}")
     return f"`{name}`"
+
+
+# Observers see every query template and its parameters. The test suite uses this to replay the queries it ran on
+# ClickHouse 18.16 against a current ClickHouse (chDB), proving the SQL runs on both.
+QueryObserver = Callable[[str, Mapping[str, Any]], None]
+_observers: list[QueryObserver] = []
+
+
+def add_observer(observer: QueryObserver) -> None:
+    _observers.append(observer)
+
+
+def _notify(sql: str, params: Mapping[str, Any] | None) -> None:
+    for observer in _observers:
+        observer(sql, params or {})

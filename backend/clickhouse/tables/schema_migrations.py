@@ -2,6 +2,8 @@
 
 NAME = "schema_migrations"
 
+COLUMNS = ("name", "applied_at")
+
 CREATE_SQL = f"""
 CREATE TABLE IF NOT EXISTS {NAME} (
     name String,

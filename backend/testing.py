@@ -1,0 +1,145 @@
+"""Helpers for the test suite that start real processes: a spare ClickHouse server and a Celery worker.
+
+They live in the package (not in conftest) so that any app's tests and the benchmarks can use them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Read queries the suite ran on ClickHouse 18.16, rendered with their values (filled by conftest.py), replayed on a
+# current ClickHouse by backend/core/tests/test_current_clickhouse.py.
+RECORDED_QUERIES: dict[str, str] = {}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+@dataclass
+class SpareClickHouse:
+    """A clickhouse-server of its own (own port, own data directory) that a test may stop and start at will,
+    so that fault tests never touch the shared server."""
+
+    base_dir: Path
+    tcp_port: int = field(default_factory=free_port)
+    http_port: int = field(default_factory=free_port)
+    process: subprocess.Popen[bytes] | None = None
+
+    def _config(self) -> Path:
+        template = (ROOT / "deploy" / "clickhouse" / "config.xml.in").read_text()
+        self.base_dir.mkdir(parents=True, exist_ok=True)
+        var = self.base_dir / "var"
+        for sub in ("clickhouse/data", "clickhouse/tmp", "clickhouse/log", "clickhouse/user_files"):
+            (var / sub).mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "deploy" / "clickhouse" / "users.xml", var / "clickhouse" / "users.xml")
+        config = var / "clickhouse" / "config.xml"
+        config.write_text(
+            template.replace("@VAR@", str(var))
+            .replace("@TCP_PORT@", str(self.tcp_port))
+            .replace("@HTTP_PORT@", str(self.http_port))
+        )
+        return config
+
+    def start(self, timeout_s: float = 60) -> None:
+        if self.process is not None and self.process.poll() is None:
+            return
+        config = self._config()
+        self.process = subprocess.Popen(
+            ["clickhouse-server", f"--config-file={config}"],
+            cwd=self.base_dir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + timeout_s
+        while not _answers(self.tcp_port):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"spare ClickHouse on port {self.tcp_port} did not start")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+@dataclass
+class WorkerProcess:
+    """A real Celery worker (with beat when asked) running the test settings in a subprocess."""
+
+    env: dict[str, str]
+    queues: str = "default,ingest,analysis"
+    beat: bool = False
+    process: subprocess.Popen[bytes] | None = None
+    log_path: Path | None = None
+
+    def start(self, timeout_s: float = 60) -> None:
+        cmd = [
+            sys.executable, "-m", "celery", "-A", "backend", "worker",
+            "-Q", self.queues, "--pool", "threads", "--concurrency", "4", "--loglevel", "INFO",
+        ]  # fmt: skip
+        if self.beat:
+            cmd.append("-B")
+        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self.process = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        from backend.celery_app import app
+
+        deadline = time.monotonic() + timeout_s
+        while not app.control.ping(timeout=0.5):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("Celery worker did not answer a ping")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+            self.process = None
+
+
+def worker_env(**overrides: str) -> dict[str, str]:
+    """The environment a subprocess (worker, gunicorn) needs to share the test databases of this process.
+
+    Rows a test writes are visible to the subprocess only once committed: use `transactional_db`.
+    """
+    from django.conf import settings
+    from django.db import connection
+
+    db = connection.settings_dict
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="backend.settings_test",
+        DATABASE_URL=f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        CELERY_TASK_ALWAYS_EAGER="0",
+        REDIS_TEST_URL=settings.REDIS_URL,
+        CLICKHOUSE_TEST_DATABASE=str(settings.CLICKHOUSE["database"]),
+    )
+    env.update(overrides)
+    return env
