@@ -1,0 +1,303 @@
+"""Parsing of Yandex.Tank's Overload upload bodies: `push_data.json` items and monitoring chunks.
+
+Pure: JSON-decoded Python values in, frozen dataclasses out (no Django, no driver, no I/O). The server parses a
+body once in the view (so a malformed push gets a 400 naming the item) and again in the buffer flusher (so the
+durable buffer holds the tank's own bytes, and a parser fix applies to what is still buffered).
+
+Shapes and units: tank-protocol.md §4.4 (push_data) and §4.5 (monitoring). Times in a push item are already in
+ms (means and quantiles), sizes in bytes; histogram bins are stored as indexes of their upper edge on the tank's
+fixed grid (analytics.histogram), so seconds merge exactly by summing counts per index.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+
+from analytics.histogram import BIN_COUNT, BIN_EDGES_US, bin_index_of_upper_edge_ms
+
+OVERALL_CASE = ""
+# The tank renames an empty tag to this; the 2016 plugin used "__EMPTY__". One name keeps '' = overall unique.
+NOTAG_CASE = "__NOTAG__"
+_LEGACY_NOTAG = "__EMPTY__"
+QUANTILE_KEYS = ("q50", "q75", "q80", "q85", "q90", "q95", "q98", "q99", "q100")
+_LEGACY_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+# Bounds of a plausible unix second (2000-01-01 .. 2100-01-01): a wrong unit (ms) is refused, not stored.
+_MIN_TS = 946_684_800
+_MAX_TS = 4_102_444_800
+
+
+class PushFormatError(ValueError):
+    """A body that is not what the tank sends; the message names the item and the field."""
+
+
+@dataclass(frozen=True)
+class PushSecond:
+    """One item of a push_data body: one second of one case ('' = overall)."""
+
+    ts: int
+    case: str
+    reqps: float
+    threads: int
+    resps: int
+    expect_ms: float
+    connect_time_ms: float
+    send_time_ms: float
+    latency_ms: float
+    receive_time_ms: float
+    input_bytes: int
+    output_bytes: int
+    quantiles_ms: tuple[float, ...]  # in QUANTILE_KEYS order
+    net_codes: tuple[int, ...]
+    net_counts: tuple[int, ...]
+    http_codes: tuple[int, ...]
+    http_counts: tuple[int, ...]
+    hist_bins: tuple[int, ...]  # indexes into analytics.histogram.BIN_EDGES_US, ascending
+    hist_counts: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MonitoringPoint:
+    """One metric value of one monitored host at one second."""
+
+    ts: int
+    host: str
+    metric: str
+    value: float
+
+
+@dataclass(frozen=True)
+class MonitoringChunk:
+    points: tuple[MonitoringPoint, ...]
+    skipped_values: int  # non-numeric values (null, text): not stored, counted so the caller can log them
+
+
+def parse_time(value: object) -> int:
+    """`trail.time`: a unix second as a string (current clients) or `YYYY-MM-DD HH:MM:SS` (clients <= 2017).
+
+    The legacy string is the tank host's local time with no zone; we read it as UTC, the only choice that
+    needs no guess about the tank host (documented in the README's tank section).
+    """
+    if isinstance(value, bool):
+        raise PushFormatError("trail.time must be a unix second or 'YYYY-MM-DD HH:MM:SS'")
+    if isinstance(value, int | float):
+        ts = int(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            ts = int(float(text))
+        except ValueError:
+            try:
+                ts = int(datetime.strptime(text, _LEGACY_TIME_FORMAT).replace(tzinfo=UTC).timestamp())
+            except ValueError:
+                raise PushFormatError(
+                    f"trail.time {value!r} is neither a unix second nor 'YYYY-MM-DD HH:MM:SS'"
+                ) from None
+    else:
+        raise PushFormatError("trail.time must be a unix second or 'YYYY-MM-DD HH:MM:SS'")
+    if not _MIN_TS <= ts < _MAX_TS:
+        raise PushFormatError(f"trail.time {value!r} is not a plausible unix second")
+    return ts
+
+
+def _number(trail: Mapping[str, object], key: str, *, default: float = 0.0) -> float:
+    raw = trail.get(key, default)
+    if raw is None:
+        return default
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise PushFormatError(f"trail.{key} must be a number")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise PushFormatError(f"trail.{key} must be a number, got {raw!r}") from None
+    if not math.isfinite(value):
+        # json.loads accepts NaN/Infinity; the tank sends NaN for a phase no request measured.
+        return default
+    return value
+
+
+def _code_counts(raw: object, field: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    if raw is None:
+        return (), ()
+    if not isinstance(raw, list):
+        raise PushFormatError(f"{field} must be a list of {{code, count}}")
+    merged: dict[int, int] = {}
+    for entry in raw:
+        if not isinstance(entry, Mapping):
+            raise PushFormatError(f"{field} must be a list of {{code, count}}")
+        try:
+            code = int(entry["code"])
+            count = int(entry["count"])
+        except (KeyError, TypeError, ValueError):
+            raise PushFormatError(f"{field} entries need integer 'code' and 'count'") from None
+        if count < 0:
+            raise PushFormatError(f"{field} count must not be negative")
+        merged[code] = merged.get(code, 0) + count
+    codes = tuple(sorted(merged))
+    return codes, tuple(merged[c] for c in codes)
+
+
+def _bin_index(to_ms: float) -> int:
+    try:
+        return bin_index_of_upper_edge_ms(to_ms)
+    except ValueError:
+        # Off-grid edges come only from other histogram settings (verbose_histogram=False); keep the count in the
+        # nearest grid bin at or above it rather than drop the second: each stays within one bin of the truth.
+        idx = int(np.searchsorted(BIN_EDGES_US, round(to_ms * 1000)))
+        return min(max(idx, 0), BIN_COUNT - 1)
+
+
+def _histogram(raw: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    if raw is None:
+        return (), ()
+    if not isinstance(raw, list):
+        raise PushFormatError("time_intervals must be a list of {from, to, count}")
+    merged: dict[int, int] = {}
+    for entry in raw:
+        if not isinstance(entry, Mapping):
+            raise PushFormatError("time_intervals must be a list of {from, to, count}")
+        try:
+            to_ms = float(entry["to"])
+            count = int(entry["count"])
+        except (KeyError, TypeError, ValueError):
+            raise PushFormatError("time_intervals entries need numeric 'to' and 'count'") from None
+        if count < 0 or not math.isfinite(to_ms) or to_ms < 0:
+            raise PushFormatError(f"time_intervals entry to={entry.get('to')!r} count={count} is invalid")
+        idx = _bin_index(to_ms)
+        merged[idx] = merged.get(idx, 0) + count
+    bins = tuple(sorted(merged))
+    return bins, tuple(merged[b] for b in bins)
+
+
+def parse_push_item(item: object) -> PushSecond:
+    """One element of the push_data list."""
+    if not isinstance(item, Mapping):
+        raise PushFormatError("an item must be a JSON object")
+    trail = item.get("trail")
+    if not isinstance(trail, Mapping):
+        raise PushFormatError("an item needs a 'trail' object")
+    if "time" not in trail:
+        raise PushFormatError("trail.time is missing")
+    ts = parse_time(trail["time"])
+    overall = item.get("overall", 0)
+    raw_case = item.get("case", "")
+    if raw_case is None:
+        raw_case = ""
+    if not isinstance(raw_case, str):
+        raise PushFormatError("case must be a string")
+    if overall in (1, "1", True):
+        case = OVERALL_CASE
+    elif raw_case in ("", _LEGACY_NOTAG):
+        case = NOTAG_CASE
+    else:
+        case = raw_case
+    net_codes, net_counts = _code_counts(item.get("net_codes"), "net_codes")
+    http_codes, http_counts = _code_counts(item.get("http_codes"), "http_codes")
+    hist_bins, hist_counts = _histogram(item.get("time_intervals"))
+    resps = _number(trail, "resps")
+    threads = _number(trail, "threads")
+    input_bytes = _number(trail, "input")
+    output_bytes = _number(trail, "output")
+    if min(resps, threads, input_bytes, output_bytes) < 0:
+        raise PushFormatError("trail counts (resps, threads, input, output) must not be negative")
+    return PushSecond(
+        ts=ts,
+        case=case,
+        reqps=_number(trail, "reqps"),
+        threads=int(threads),
+        resps=int(resps),
+        expect_ms=_number(trail, "expect"),
+        connect_time_ms=_number(trail, "connect_time"),
+        send_time_ms=_number(trail, "send_time"),
+        latency_ms=_number(trail, "latency"),
+        receive_time_ms=_number(trail, "receive_time"),
+        input_bytes=int(input_bytes),
+        output_bytes=int(output_bytes),
+        quantiles_ms=tuple(_number(trail, key) for key in QUANTILE_KEYS),
+        net_codes=net_codes,
+        net_counts=net_counts,
+        http_codes=http_codes,
+        http_counts=http_counts,
+        hist_bins=hist_bins,
+        hist_counts=hist_counts,
+    )
+
+
+def parse_push_data(body: object) -> list[PushSecond]:
+    """A whole push_data body (a list of items; the `writer_endpoint` variant's `{"trail": [...]}` too).
+
+    Raises PushFormatError naming the first bad item (0-based index) so the 400 answer says where.
+    """
+    if isinstance(body, Mapping) and isinstance(body.get("trail"), list):
+        body = body["trail"]
+    if not isinstance(body, list):
+        raise PushFormatError("push_data body must be a JSON list of items")
+    seconds: list[PushSecond] = []
+    for index, item in enumerate(body):
+        try:
+            seconds.append(parse_push_item(item))
+        except PushFormatError as exc:
+            raise PushFormatError(f"item {index}: {exc}") from None
+    return seconds
+
+
+def _metric_value(raw: object) -> float | None:
+    if isinstance(raw, bool):
+        return float(raw)
+    if isinstance(raw, int | float):
+        value = float(raw)
+    elif isinstance(raw, str):
+        try:
+            value = float(raw)
+        except ValueError:
+            return None
+    else:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def parse_monitoring(body: object) -> MonitoringChunk:
+    """A monitoring chunk: `[{timestamp, data: {host: {comment, metrics: {name: number}}}}]` (tank-protocol §4.5).
+
+    The `writer_endpoint` variant's `{"monitoring": [...]}` is accepted too. Structure errors raise
+    PushFormatError naming the element; single non-numeric values are skipped and counted.
+    """
+    if isinstance(body, Mapping) and isinstance(body.get("monitoring"), list):
+        body = body["monitoring"]
+    if not isinstance(body, list):
+        raise PushFormatError("monitoring body must be a JSON list")
+    points: list[MonitoringPoint] = []
+    skipped = 0
+    for index, element in enumerate(body):
+        if not isinstance(element, Mapping):
+            raise PushFormatError(f"element {index}: must be an object with 'timestamp' and 'data'")
+        try:
+            ts = parse_time(element.get("timestamp"))
+        except PushFormatError as exc:
+            raise PushFormatError(f"element {index}: timestamp: {exc}") from None
+        hosts = element.get("data")
+        if not isinstance(hosts, Mapping):
+            raise PushFormatError(f"element {index}: 'data' must be an object of hosts")
+        for host, block in hosts.items():
+            if not isinstance(block, Mapping) or not isinstance(block.get("metrics", {}), Mapping):
+                raise PushFormatError(f"element {index}: host {host!r} needs a 'metrics' object")
+            metrics: Mapping[str, object] = block.get("metrics") or {}
+            for metric, raw in metrics.items():
+                value = _metric_value(raw)
+                if value is None:
+                    skipped += 1
+                    continue
+                points.append(MonitoringPoint(ts=ts, host=str(host), metric=str(metric), value=value))
+    return MonitoringChunk(points=tuple(points), skipped_values=skipped)
+
+
+def push_seconds_span(seconds: Sequence[PushSecond]) -> tuple[int, int] | None:
+    """(first, last) second of a parsed body, or None when it is empty."""
+    if not seconds:
+        return None
+    stamps = [s.ts for s in seconds]
+    return min(stamps), max(stamps)
