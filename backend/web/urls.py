@@ -1,5 +1,14 @@
-"""URLs of the web app (included from backend/urls.py)."""
+"""URLs of the web app (included last from backend/urls.py): the SPA's page paths, with and without a slash."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path, re_path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from backend.web import views
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("", views.test_list, name="web-list"),
+    path("<int:test_id>", views.test_report, name="web-report"),
+    path("<int:test_id>/", views.test_report),
+    re_path(r"^compare/(?P<ids>\d+(?:/\d+)+)/?$", views.compare, name="web-compare"),
+    path("component/<str:name>", views.component, name="web-component"),
+    path("component/<str:name>/", views.component),
+]

@@ -1,0 +1,106 @@
+"""The page views serve the built SPA with the unfurl tags, the right status and the private-instance redirect."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from pytest_django.fixtures import Settings
+
+from backend.loadtests.models import Test
+
+INDEX = (
+    "<!doctype html><html><head><title>Tankodrom</title>"
+    '<script type="module" src="/static/assets/index-abc.js"></script></head>'
+    '<body><div id="root"></div></body></html>'
+)
+
+
+@pytest.fixture
+def dist(tmp_path: Path, settings: Settings) -> Path:
+    (tmp_path / "index.html").write_text(INDEX, encoding="utf-8")
+    settings.FRONTEND_DIST = tmp_path
+    return tmp_path
+
+
+@pytest.fixture
+def test_obj(db: None) -> Test:
+    owner = get_user_model().objects.create_user("alice", password="pw-alice-123")
+    return Test.objects.create(owner=owner, name='api "v2" <load>')
+
+
+def test_list_page_is_the_spa(client: Client, dist: Path, db: None) -> None:
+    response = client.get("/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert '<div id="root"></div>' in body
+    assert "/static/assets/index-abc.js" in body
+    assert response["Cache-Control"] == "no-cache"
+
+
+def test_report_page_carries_escaped_unfurl_tags(client: Client, dist: Path, test_obj: Test) -> None:
+    for url in (f"/{test_obj.pk}", f"/{test_obj.pk}/"):
+        response = client.get(url)
+        assert response.status_code == 200
+        body = response.content.decode()
+        head = body.split("</head>")[0]
+        # The name is user input: it must arrive escaped inside the attribute, never as markup.
+        assert f'<meta property="og:title" content="#{test_obj.pk} api &quot;v2&quot; &lt;load&gt;">' in head
+        assert "<load>" not in body
+        assert body.count("<title>") == 1
+        assert f"<title>#{test_obj.pk} api &quot;v2&quot; &lt;load&gt; · Tankodrom</title>" in head
+
+
+def test_missing_test_gets_the_app_with_404(client: Client, dist: Path, db: None) -> None:
+    response = client.get("/987654")
+    assert response.status_code == 404
+    assert '<div id="root"></div>' in response.content.decode()
+
+
+def test_compare_page_needs_two_ids(client: Client, dist: Path, test_obj: Test) -> None:
+    response = client.get(f"/compare/{test_obj.pk}/{test_obj.pk + 1}/{test_obj.pk + 2}")
+    assert response.status_code == 200
+    expected = f"Compare #{test_obj.pk} vs #{test_obj.pk + 1} vs #{test_obj.pk + 2}"
+    assert f'content="{expected}"' in response.content.decode()
+    assert client.get(f"/compare/{test_obj.pk}").status_code == 404
+    assert client.get("/compare/1/x").status_code == 404
+
+
+def test_component_page(client: Client, dist: Path, db: None) -> None:
+    response = client.get("/component/billing-api")
+    assert response.status_code == 200
+    assert '<div id="root"></div>' in response.content.decode()
+
+
+def test_pages_refuse_writes(client: Client, dist: Path, db: None) -> None:
+    assert client.post("/").status_code == 405
+
+
+def test_unbuilt_frontend_says_how_to_build(client: Client, tmp_path: Path, settings: Settings, db: None) -> None:
+    settings.FRONTEND_DIST = tmp_path / "absent"
+    response = client.get("/")
+    assert response.status_code == 503
+    assert "npm run build" in response.content.decode()
+
+
+def test_rebuilt_index_is_picked_up(client: Client, dist: Path, db: None) -> None:
+    assert "index-abc.js" in client.get("/").content.decode()
+    index = dist / "index.html"
+    index.write_text(INDEX.replace("index-abc.js", "index-def.js"), encoding="utf-8")
+    st = index.stat()
+    os.utime(index, (st.st_atime, st.st_mtime + 5))
+    assert "index-def.js" in client.get("/").content.decode()
+
+
+def test_private_instance_sends_anonymous_visitors_to_login(
+    client: Client, dist: Path, test_obj: Test, settings: Settings
+) -> None:
+    settings.TANKODROM_PRIVATE_INSTANCE = True
+    response = client.get(f"/{test_obj.pk}")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login?next=")
+    client.force_login(test_obj.owner)
+    assert client.get(f"/{test_obj.pk}").status_code == 200

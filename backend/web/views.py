@@ -1,0 +1,85 @@
+"""The HTML pages: every page URL answers with the built single-page app (frontend/dist/index.html).
+
+The SPA decides what to draw from the path and the hash; the server only adds what must be in the first
+response: the unfurl tags for chat previews (`backend.sharing.unfurl.head_tags`), a 404 status for a test
+that does not exist, and the login redirect of a private instance.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse
+from django.utils.html import format_html, format_html_join
+from django.views.decorators.http import require_GET
+
+from backend.loadtests.models import Test
+from backend.sharing.unfurl import head_tags
+
+# index.html is read once per build: keyed by its path and mtime so a rebuild is picked up without a restart.
+_index_cache: dict[tuple[str, float], str] = {}
+
+_NOT_BUILT = (
+    "<!doctype html><title>Tankodrom</title><p>The frontend bundle is not built "
+    "(frontend/dist/index.html is missing): run <code>make setup</code> or "
+    "<code>cd frontend &amp;&amp; npm ci &amp;&amp; npm run build</code>.</p>"
+)
+
+
+def _index_html() -> str | None:
+    path = Path(settings.FRONTEND_DIST) / "index.html"
+    try:
+        mtime = path.stat().st_mtime
+    except FileNotFoundError:
+        return None
+    key = (str(path), mtime)
+    if key not in _index_cache:
+        _index_cache.clear()
+        _index_cache[key] = path.read_text(encoding="utf-8")
+    return _index_cache[key]
+
+
+def _render(request: HttpRequest, kind: str, ids: list[int], *, status: int = 200) -> HttpResponse:
+    if getattr(settings, "TANKODROM_PRIVATE_INSTANCE", False) and not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
+    html = _index_html()
+    if html is None:
+        return HttpResponse(_NOT_BUILT, status=503)
+    tags = head_tags(request, kind, ids) if kind in ("test", "compare") else []
+    # The attribute name is one of two fixed words; anything else from head_tags is dropped, never echoed.
+    safe = [(attr, key, content) for attr, key, content in tags if attr in ("property", "name")]
+    head = format_html_join("", '<meta {}="{}" content="{}">', safe)
+    title = next((c for a, k, c in safe if k == "og:title"), "")
+    if title:
+        head = format_html("<title>{} · Tankodrom</title>{}", title, head)
+        html = html.replace("<title>Tankodrom</title>", "", 1)
+    body = html.replace("</head>", f"{head}</head>", 1)
+    response = HttpResponse(body, status=status, content_type="text/html; charset=utf-8")
+    # The page is tiny and names hashed assets: always revalidate so a new build is seen at once.
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+@require_GET
+def test_list(request: HttpRequest) -> HttpResponse:
+    return _render(request, "list", [])
+
+
+@require_GET
+def test_report(request: HttpRequest, test_id: int) -> HttpResponse:
+    # A missing test still gets the app (it shows a readable "not found"), but with a 404 status for robots.
+    exists = Test.objects.filter(pk=test_id).exists()
+    return _render(request, "test", [test_id], status=200 if exists else 404)
+
+
+@require_GET
+def compare(request: HttpRequest, ids: str) -> HttpResponse:
+    # The URL pattern admits only two or more numeric ids, so every part converts.
+    return _render(request, "compare", [int(p) for p in ids.split("/") if p])
+
+
+@require_GET
+def component(request: HttpRequest, name: str) -> HttpResponse:
+    return _render(request, "component", [])
