@@ -39,6 +39,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before anything reads the body: an oversized request is refused from its Content-Length alone.
+    "backend.accounts.middleware.BodySizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -85,6 +87,8 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.get_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+# Rate-limit counters and rendered chat previews; shared by every web worker, hence Redis.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 
 CLICKHOUSE = {
     "host": env.get_str("CLICKHOUSE_HOST", "127.0.0.1"),
@@ -130,6 +134,12 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "EXCEPTION_HANDLER": "backend.core.errors.json_exception_handler",
+    # Writes only, per authenticated user (see backend/accounts/throttling.py).
+    "DEFAULT_THROTTLE_CLASSES": ["backend.accounts.throttling.WriteRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "write": env.get_str("TANKODROM_WRITE_RATE", "600/min"),
+        "login": env.get_str("TANKODROM_LOGIN_RATE", "10/min"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {
@@ -143,6 +153,13 @@ SPECTACULAR_SETTINGS = {
 TANKODROM_ONLINE_SILENCE_S = env.get_int("TANKODROM_ONLINE_SILENCE_S", 600)
 # Private instance: reading any page or API needs a login (writing always needs a token or session).
 TANKODROM_PRIVATE_INSTANCE = env.get_bool("TANKODROM_PRIVATE_INSTANCE", False)
+
+LOGIN_URL = "/login"
+LOGIN_REDIRECT_URL = "/"
+# Size limits (backend/accounts/middleware.py): any request body, and a phout upload (PUT .../phout), in bytes.
+TANKODROM_MAX_BODY_BYTES = env.get_int("TANKODROM_MAX_BODY_BYTES", 32 * 1024 * 1024)
+TANKODROM_MAX_UPLOAD_BYTES = env.get_int("TANKODROM_MAX_UPLOAD_BYTES", 50 * 1024**3)
+DATA_UPLOAD_MAX_MEMORY_SIZE = TANKODROM_MAX_BODY_BYTES
 
 LOGGING = {
     "version": 1,

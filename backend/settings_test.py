@@ -2,11 +2,12 @@
 
 from backend import env
 from backend.settings import *  # noqa: F403
-from backend.settings import CLICKHOUSE, DATABASES
+from backend.settings import CACHES, CLICKHOUSE, DATABASES
 
 CLICKHOUSE["database"] = env.get_str("CLICKHOUSE_TEST_DATABASE", "tankodrom_test")
 DATABASES["default"]["CONN_MAX_AGE"] = 0
 REDIS_URL = env.get_str("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
+CACHES["default"]["LOCATION"] = REDIS_URL  # rate-limit counters and previews stay in the test database
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
 # Tasks run in the test process unless a test starts a real worker.

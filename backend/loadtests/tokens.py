@@ -44,3 +44,8 @@ def revoke_token(token: ApiToken) -> None:
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
+
+
+def rename_token(token: ApiToken, name: str) -> None:
+    token.name = name
+    token.save(update_fields=["name"])

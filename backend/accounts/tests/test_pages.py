@@ -1,0 +1,120 @@
+"""The server-rendered pages: login (rate-limited), logout, and `/tokens` working as plain forms."""
+
+from __future__ import annotations
+
+import re
+
+from django.test import Client
+
+from backend.accounts.tests.conftest import Account
+from backend.loadtests.models import ApiToken
+from backend.loadtests.tokens import resolve_token
+
+
+def _csrf(client: Client, path: str) -> str:
+    page = client.get(path)
+    match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode())
+    assert match, page.content[:500]
+    return match.group(1)
+
+
+def test_tokens_page_needs_login(db: None) -> None:
+    response = Client().get("/tokens")
+    assert response.status_code == 302
+    assert response["Location"] == "/login?next=/tokens"
+
+
+def test_login_with_csrf_then_tokens_page(alice: Account) -> None:
+    client = Client(enforce_csrf_checks=True)
+    csrf = _csrf(client, "/login")
+    response = client.post(
+        "/login",
+        {"username": "alice", "password": "correct horse battery", "next": "/tokens", "csrfmiddlewaretoken": csrf},
+    )
+    assert response.status_code == 302 and response["Location"] == "/tokens"
+    page = client.get("/tokens")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "alice token" in html and alice.token.key_prefix in html
+    assert alice.raw not in html
+
+
+def test_wrong_password_says_so_and_does_not_log_in(alice: Account) -> None:
+    client = Client()
+    response = client.post("/login", {"username": "alice", "password": "nope"})
+    assert response.status_code == 200
+    assert "Wrong username or password" in response.content.decode()
+    assert client.get("/api/v1/me").json()["authenticated"] is False
+
+
+def test_login_is_rate_limited_even_for_the_right_password(alice: Account, settings: object) -> None:
+    client = Client()
+    for _ in range(10):
+        client.post("/login", {"username": "alice", "password": "guess"})
+    response = client.post("/login", {"username": "alice", "password": "correct horse battery"})
+    assert response.status_code == 429
+    assert "Too many login attempts" in response.content.decode()
+    assert client.get("/api/v1/me").json()["authenticated"] is False
+
+
+def test_create_rename_revoke_through_the_page(alice: Account) -> None:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice.user)
+    csrf = _csrf(client, "/tokens")
+    created = client.post("/tokens", {"action": "create", "name": "tank-07", "csrfmiddlewaretoken": csrf})
+    assert created.status_code == 201
+    match = re.search(r'data-testid="new-token" value="([^"]+)"', created.content.decode())
+    assert match
+    raw = match.group(1)
+    token = resolve_token(raw)
+    assert token is not None and token.user == alice.user and token.name == "tank-07"
+    # Shown once: the next view of the page has the row but not the token.
+    again = client.get("/tokens").content.decode()
+    assert "tank-07" in again and raw not in again
+
+    renamed = client.post(
+        "/tokens", {"action": "rename", "token_id": token.pk, "name": "tank-08", "csrfmiddlewaretoken": csrf}
+    )
+    assert renamed.status_code == 302
+    token.refresh_from_db()
+    assert token.name == "tank-08"
+
+    revoked = client.post("/tokens", {"action": "revoke", "token_id": token.pk, "csrfmiddlewaretoken": csrf})
+    assert revoked.status_code == 302
+    assert resolve_token(raw) is None
+    assert "revoked" in client.get("/tokens").content.decode()
+
+
+def test_page_post_without_csrf_is_refused(alice: Account) -> None:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice.user)
+    response = client.post("/tokens", {"action": "revoke", "token_id": alice.token.pk})
+    assert response.status_code == 403
+    assert resolve_token(alice.raw) is not None
+
+
+def test_page_cannot_touch_another_users_token(alice: Account, bob: Account) -> None:
+    client = Client()
+    client.force_login(bob.user)
+    response = client.post("/tokens", {"action": "revoke", "token_id": alice.token.pk})
+    assert response.status_code == 404
+    assert resolve_token(alice.raw) is not None
+    assert alice.token.key_prefix not in client.get("/tokens").content.decode()
+
+
+def test_logout_is_a_post(alice: Account) -> None:
+    client = Client()
+    client.force_login(alice.user)
+    assert client.get("/logout").status_code == 405
+    response = client.post("/logout")
+    assert response.status_code in {200, 302}
+    assert client.get("/api/v1/me").json()["authenticated"] is False
+
+
+def test_bad_page_input_is_a_4xx(alice: Account) -> None:
+    client = Client()
+    client.force_login(alice.user)
+    assert client.post("/tokens", {"action": "create", "name": "x" * 129}).status_code == 400
+    assert client.post("/tokens", {"action": "explode"}).status_code == 400
+    assert client.post("/tokens", {"action": "revoke", "token_id": "abc"}).status_code == 404
+    assert ApiToken.objects.filter(user=alice.user).count() == 1

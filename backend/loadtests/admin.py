@@ -1,0 +1,77 @@
+"""The admin site for operators: tests, uploads and API tokens (users come from django.contrib.auth's admin).
+
+Tokens cannot be created here (the raw token would have nowhere safe to be shown: use `/tokens` or
+`manage.py issue_token`), only inspected and revoked; their hashes are never displayed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from backend.loadtests.models import ApiToken, Test, Upload
+from backend.loadtests.tokens import revoke_token
+
+# The admin classes are generic only for the type checker; at run time Django's classes are not subscriptable.
+if TYPE_CHECKING:
+    UploadInlineBase = admin.TabularInline[Upload, Test]
+    TestAdminBase = admin.ModelAdmin[Test]
+    UploadAdminBase = admin.ModelAdmin[Upload]
+    ApiTokenAdminBase = admin.ModelAdmin[ApiToken]
+else:
+    UploadInlineBase = admin.TabularInline
+    TestAdminBase = UploadAdminBase = ApiTokenAdminBase = admin.ModelAdmin
+
+
+class UploadInline(UploadInlineBase):
+    model = Upload
+    extra = 0
+    can_delete = False
+    fields = ["id", "status", "size_bytes", "lines_total", "lines_bad", "created_at", "finished_at", "error"]
+    readonly_fields = ["id", "status", "size_bytes", "lines_total", "lines_bad", "created_at", "finished_at", "error"]
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Test | None = None) -> bool:
+        return False
+
+
+@admin.register(Test)
+class TestAdmin(TestAdminBase):
+    list_display = ["id", "name", "owner", "component", "status", "is_private", "starred", "created_at"]
+    list_filter = ["status", "is_private", "starred", "has_stream"]
+    search_fields = ["=id", "name", "component", "person", "task", "owner__username"]
+    raw_id_fields = ["owner", "active_upload"]
+    readonly_fields = ["upload_token", "created_at", "first_ts", "last_ts", "last_push_at", "has_stream"]
+    date_hierarchy = "created_at"
+    inlines = [UploadInline]
+
+
+@admin.register(Upload)
+class UploadAdmin(UploadAdminBase):
+    list_display = ["id", "test", "status", "size_bytes", "lines_total", "lines_bad", "created_at"]
+    list_filter = ["status"]
+    search_fields = ["=id", "=test__id", "sha256"]
+    raw_id_fields = ["test"]
+    readonly_fields = ["sha256", "file_path", "size_bytes", "progress_bytes", "created_at", "finished_at"]
+
+
+@admin.action(description="Revoke the selected tokens")
+def revoke_selected(modeladmin: ApiTokenAdminBase, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+    for token in queryset.filter(revoked_at__isnull=True):
+        revoke_token(token)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ApiTokenAdminBase):
+    list_display = ["id", "user", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["revoked_at"]
+    search_fields = ["user__username", "name", "key_prefix"]
+    fields = ["user", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"]
+    readonly_fields = ["user", "key_prefix", "created_at", "last_used_at", "revoked_at"]
+    actions = [revoke_selected]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
