@@ -1,0 +1,230 @@
+"""Plotly figures of the report, as plain JSON dicts `{"data": [...], "layout": {...}}`.
+
+The one place where charts are built: the frontend renders these generically (PlotlyFigure.tsx) and the chat
+preview renders the same dicts with kaleido. Inputs are numpy arrays of already-computed series; x values of
+time charts are unix milliseconds on a `date` axis (plotly shows them as UTC, the frontend may shift them).
+NaN becomes null, which plotly draws as a gap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from analytics.quantiles import level_key
+
+Figure = dict[str, Any]
+
+# Quantile bands from light (median) to dark (max), in Overload's spirit: the tail is what people look at.
+QUANTILE_COLORS: tuple[str, ...] = (
+    "#b6e3a8",
+    "#8fd37c",
+    "#f3e07a",
+    "#f5c464",
+    "#f3a25a",
+    "#ea7b4d",
+    "#d9534f",
+    "#b52b3a",
+    "#7a1a2b",
+)
+PLANNED_RPS_COLOR = "#e00000"
+INSTANCES_COLOR = "#ff69b4"
+RPS_COLOR = "#1f4e9c"
+
+
+def _values(array: npt.ArrayLike, digits: int = 3) -> list[float | None]:
+    out: list[float | None] = []
+    for v in np.asarray(array, dtype=np.float64).tolist():
+        out.append(None if not math.isfinite(v) else round(v, digits))
+    return out
+
+
+def _time_x(ts: npt.ArrayLike) -> list[int]:
+    return [int(t) * 1000 for t in np.asarray(ts, dtype=np.int64).tolist()]
+
+
+def _layout(title: str, y_title: str, **extra: Any) -> dict[str, Any]:
+    layout: dict[str, Any] = {
+        "title": {"text": title},
+        "xaxis": {"type": "date", "title": {"text": "time, UTC"}},
+        "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
+        "legend": {"orientation": "h"},
+        "hovermode": "x unified",
+        "margin": {"l": 60, "r": 60, "t": 40, "b": 40},
+    }
+    layout.update(extra)
+    return layout
+
+
+def quantiles_figure(
+    ts: npt.ArrayLike,
+    levels_pct: Sequence[float],
+    quantiles_ms: npt.ArrayLike,
+    rps: npt.ArrayLike,
+    planned_rps: npt.ArrayLike | None = None,
+    instances: npt.ArrayLike | None = None,
+) -> Figure:
+    """Quantile bands per point (ms, areas filled between consecutive levels), responses/s on a second axis,
+    planned RPS (red) and instances (pink) when the generator reported them."""
+    x = _time_x(ts)
+    q = np.asarray(quantiles_ms, dtype=np.float64).reshape(len(x), len(levels_pct))
+    order = np.argsort(np.asarray(levels_pct, dtype=np.float64), kind="stable")
+    data: list[dict[str, Any]] = []
+    for position, column in enumerate(order):
+        level = levels_pct[int(column)]
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"{level_key(level)} %",
+                "x": x,
+                "y": _values(q[:, column]),
+                "fill": "tozeroy" if position == 0 else "tonexty",
+                "line": {"width": 0.5, "color": QUANTILE_COLORS[min(position, len(QUANTILE_COLORS) - 1)]},
+                "hovertemplate": "%{y} ms",
+            }
+        )
+    data.append(
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "responses/s",
+            "x": x,
+            "y": _values(rps),
+            "yaxis": "y2",
+            "line": {"color": RPS_COLOR, "width": 1.5},
+        }
+    )
+    if planned_rps is not None and np.nanmax(np.asarray(planned_rps, dtype=np.float64), initial=0) > 0:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "planned RPS",
+                "x": x,
+                "y": _values(planned_rps),
+                "yaxis": "y2",
+                "line": {"color": PLANNED_RPS_COLOR, "width": 1.5},
+            }
+        )
+    if instances is not None and np.nanmax(np.asarray(instances, dtype=np.float64), initial=0) > 0:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "instances",
+                "x": x,
+                "y": _values(instances),
+                "yaxis": "y2",
+                "line": {"color": INSTANCES_COLOR, "width": 1.5},
+            }
+        )
+    layout = _layout(
+        "Response time quantiles",
+        "ms",
+        yaxis2={
+            "title": {"text": "responses/s, instances"},
+            "overlaying": "y",
+            "side": "right",
+            "rangemode": "tozero",
+            "showgrid": False,
+        },
+    )
+    return {"data": data, "layout": layout}
+
+
+def codes_figure(
+    title: str, ts: npt.ArrayLike, per_code: Mapping[int, npt.ArrayLike], y_title: str = "per second"
+) -> Figure:
+    """Stacked areas, one per code (HTTP or net), in codes order."""
+    x = _time_x(ts)
+    data = [
+        {"type": "scatter", "mode": "lines", "name": str(code), "x": x, "y": _values(values), "stackgroup": "codes"}
+        for code, values in sorted(per_code.items())
+    ]
+    return {"data": data, "layout": _layout(title, y_title)}
+
+
+def lines_figure(title: str, ts: npt.ArrayLike, series: Mapping[str, npt.ArrayLike], y_title: str) -> Figure:
+    """One line per named series over time (phase times, sizes, monitoring metrics)."""
+    x = _time_x(ts)
+    data = [
+        {"type": "scatter", "mode": "lines", "name": name, "x": x, "y": _values(values)}
+        for name, values in series.items()
+    ]
+    return {"data": data, "layout": _layout(title, y_title)}
+
+
+def quantiles_by_load_figure(rps: npt.ArrayLike, levels_pct: Sequence[float], quantiles_ms: npt.ArrayLike) -> Figure:
+    """Quantiles (ms) as a function of responses per second: the degradation curve of a ramp test."""
+    x = _values(rps)
+    q = np.asarray(quantiles_ms, dtype=np.float64).reshape(len(x), len(levels_pct))
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": f"{level_key(level)} %",
+            "x": x,
+            "y": _values(q[:, i]),
+            "line": {"color": QUANTILE_COLORS[min(i, len(QUANTILE_COLORS) - 1)]},
+        }
+        for i, level in enumerate(levels_pct)
+    ]
+    layout = _layout("Quantiles by load", "ms", xaxis={"title": {"text": "responses/s"}, "rangemode": "tozero"})
+    layout["hovermode"] = "closest"
+    return {"data": data, "layout": layout}
+
+
+def instances_rps_figure(ts: npt.ArrayLike, instances: npt.ArrayLike, rps: npt.ArrayLike) -> Figure:
+    """Responses per second against active instances, one marker per point, coloured by time."""
+    data = [
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "responses/s",
+            "x": _values(instances),
+            "y": _values(rps),
+            "text": [str(t) for t in np.asarray(ts, dtype=np.int64).tolist()],
+            "marker": {"size": 5, "color": _time_x(ts), "colorscale": "Viridis", "showscale": False},
+            "hovertemplate": "instances %{x}<br>%{y} responses/s",
+        }
+    ]
+    layout = _layout(
+        "Instances vs responses/s", "responses/s", xaxis={"title": {"text": "instances"}, "rangemode": "tozero"}
+    )
+    layout["hovermode"] = "closest"
+    return {"data": data, "layout": layout}
+
+
+def distribution_figure(
+    per_series: Mapping[str, tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike]], log: bool
+) -> Figure:
+    """Response-time distribution: for each named series, (bin lower edge ms, bin width ms, count) as bars."""
+    data: list[dict[str, Any]] = []
+    for name, (lower_ms, width_ms, counts) in per_series.items():
+        lows = np.asarray(lower_ms, dtype=np.float64)
+        widths = np.asarray(width_ms, dtype=np.float64)
+        data.append(
+            {
+                "type": "bar",
+                "name": name,
+                "x": _values(lows + widths / 2.0, 4),
+                "width": _values(widths, 4),
+                "y": [int(c) for c in np.asarray(counts, dtype=np.int64).tolist()],
+                "hovertemplate": "%{x} ms: %{y}",
+            }
+        )
+    layout = _layout(
+        "Response time distribution",
+        "responses",
+        xaxis={"title": {"text": "ms"}},
+        barmode="overlay",
+    )
+    layout["hovermode"] = "closest"
+    if log:
+        layout["yaxis"] = {"title": {"text": "responses (log)"}, "type": "log"}
+    return {"data": data, "layout": layout}

@@ -1,0 +1,145 @@
+"""Quantiles of response times: exact order statistics of raw samples, and estimates from merged histograms.
+
+Exact quantiles are the "lower" order statistic of numpy's definition: for a level p and n values the one at
+sorted position floor((n - 1) * p), so they always lie between numpy's `method="lower"` and `method="higher"`.
+Histogram quantiles work on the tank's bin grid (analytics.histogram): the same order statistic is located in
+its bin and interpolated inside it, so the estimate is never more than one bin width from the exact value.
+Levels are percents (50, 99.9, 100) everywhere in the API; they become fractions only here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from analytics.histogram import BIN_COUNT, BIN_EDGES_US
+
+DEFAULT_LEVELS_PCT: tuple[float, ...] = (50.0, 75.0, 80.0, 85.0, 90.0, 95.0, 98.0, 99.0, 100.0)
+MAX_LEVELS = 30
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+# Lower edge of each bin, indexed like BIN_EDGES_US (bin i is [LOWER[i], BIN_EDGES_US[i])).
+_LOWER_EDGES_US: IntArray = np.concatenate([[0], BIN_EDGES_US[:-1]]).astype(np.int64)
+
+
+def parse_levels(text: str | None) -> tuple[float, ...]:
+    """Parse `q=50,99.9` (percents); raise ValueError naming the bad item. None or '' gives the defaults."""
+    if text is None or not text.strip():
+        return DEFAULT_LEVELS_PCT
+    levels: list[float] = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        try:
+            value = float(item)
+        except ValueError as exc:
+            raise ValueError(f"quantile level {item!r} is not a number") from exc
+        if not math.isfinite(value) or value < 0 or value > 100:
+            raise ValueError(f"quantile level {item!r} must be a percent between 0 and 100")
+        levels.append(value)
+    if not levels:
+        return DEFAULT_LEVELS_PCT
+    if len(levels) > MAX_LEVELS:
+        raise ValueError(f"at most {MAX_LEVELS} quantile levels, got {len(levels)}")
+    return tuple(dict.fromkeys(levels))
+
+
+def level_key(level_pct: float) -> str:
+    """The JSON key of a level, as the contract writes it: 50 -> "50", 99.9 -> "99.9"."""
+    return f"{level_pct:g}"
+
+
+def _ranks(n: int | IntArray, levels_pct: Sequence[float]) -> IntArray:
+    """0-based rank of the lower order statistic for each level: floor((n - 1) * p)."""
+    fractions = np.asarray(levels_pct, dtype=np.float64) / 100.0
+    n_arr = np.asarray(n, dtype=np.int64)
+    # Rounding guard: (n-1)*p computed in float may land a hair under an integer it equals exactly.
+    raw = (np.maximum(n_arr, 1)[..., None] - 1) * fractions
+    return np.floor(raw + 1e-9).astype(np.int64)
+
+
+def exact_quantiles(values: npt.ArrayLike, levels_pct: Sequence[float]) -> FloatArray:
+    """Order statistics of `values` for each level (NaN when there are no values)."""
+    data = np.asarray(values)
+    if data.size == 0:
+        return np.full(len(levels_pct), np.nan)
+    ranks = _ranks(int(data.size), levels_pct)
+    unique_ranks = np.unique(ranks)
+    part = np.partition(data, unique_ranks)
+    return part[ranks].astype(np.float64)
+
+
+def exact_quantiles_weighted(values: npt.ArrayLike, counts: npt.ArrayLike, levels_pct: Sequence[float]) -> FloatArray:
+    """Order statistics of a multiset given as (value, count) pairs, in any order (counts may be 0)."""
+    vals = np.asarray(values, dtype=np.float64)
+    cnts = np.asarray(counts, dtype=np.int64)
+    order = np.argsort(vals, kind="stable")
+    vals, cnts = vals[order], cnts[order]
+    cum = np.cumsum(cnts)
+    total = int(cum[-1]) if cum.size else 0
+    if total == 0:
+        return np.full(len(levels_pct), np.nan)
+    ranks = _ranks(total, levels_pct)
+    positions = np.searchsorted(cum, ranks, side="right")
+    return vals[positions]
+
+
+def dense_histogram(bins: npt.ArrayLike, counts: npt.ArrayLike) -> IntArray:
+    """Sparse (bin index, count) pairs, possibly repeated, to a dense count per bin of the grid."""
+    idx = np.asarray(bins, dtype=np.int64)
+    cnt = np.asarray(counts, dtype=np.int64)
+    keep = (idx >= 0) & (idx < BIN_COUNT)
+    return np.bincount(idx[keep], weights=cnt[keep], minlength=BIN_COUNT).astype(np.int64)
+
+
+def histogram_quantiles_us(hist: npt.ArrayLike, levels_pct: Sequence[float]) -> FloatArray:
+    """Quantiles (µs) from dense histograms: one row of counts per bin, or a matrix with one histogram per row.
+
+    Returns shape (levels,) for one histogram, (rows, levels) for a matrix; NaN where a histogram is empty.
+    """
+    counts = np.asarray(hist, dtype=np.int64)
+    single = counts.ndim == 1
+    matrix = counts[None, :] if single else counts
+    cum = np.cumsum(matrix, axis=1)
+    totals = cum[:, -1]
+    ranks = _ranks(totals, levels_pct)  # (rows, levels)
+    out = np.full(ranks.shape, np.nan)
+    for row in np.nonzero(totals > 0)[0]:
+        row_cum = cum[row]
+        b = np.searchsorted(row_cum, ranks[row], side="right")
+        before = np.where(b > 0, row_cum[np.maximum(b - 1, 0)], 0)
+        in_bin = matrix[row, b]
+        # Place the k-th value proportionally inside its bin: an estimate, but never outside the bin.
+        fraction = (ranks[row] - before + 0.5) / in_bin
+        low = _LOWER_EDGES_US[b]
+        high = BIN_EDGES_US[b]
+        out[row] = low + (high - low) * fraction
+    return out[0] if single else out
+
+
+def sparse_histogram_quantiles_us(
+    bins: npt.ArrayLike, counts: npt.ArrayLike, levels_pct: Sequence[float]
+) -> FloatArray:
+    """Quantiles (µs) of one histogram given as sparse (bin index, count) pairs."""
+    return np.asarray(histogram_quantiles_us(dense_histogram(bins, counts), levels_pct), dtype=np.float64)
+
+
+def bin_width_us(value_us: float) -> int:
+    """Width of the grid bin holding `value_us` (the error bound of a histogram quantile there)."""
+    idx = int(np.searchsorted(BIN_EDGES_US, value_us, side="right"))
+    idx = min(max(idx, 1), BIN_COUNT - 1)
+    return int(BIN_EDGES_US[idx] - _LOWER_EDGES_US[idx])
+
+
+def as_ms_dict(levels_pct: Iterable[float], values_us: Iterable[float]) -> dict[str, float | None]:
+    """{"50": 12.3, ...} in ms, rounded to µs; None for an empty window."""
+    out: dict[str, float | None] = {}
+    for level, value in zip(levels_pct, values_us, strict=True):
+        out[level_key(level)] = None if not math.isfinite(value) else round(float(value) / 1000.0, 3)
+    return out

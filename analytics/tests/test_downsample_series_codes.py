@@ -1,0 +1,74 @@
+"""Chart downsampling, RPS statistics, code shares and the figure builders' shapes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytics.codes import code_shares, net_code_name
+from analytics.downsample import auto_compress_ratio, downsample, parse_compress_ratio
+from analytics.figures import distribution_figure, quantiles_figure
+from analytics.series import rps_stats, weighted_mean
+
+
+def test_auto_ratio_keeps_an_hour_under_the_point_budget() -> None:
+    assert auto_compress_ratio(60) == 1
+    ratio = auto_compress_ratio(3600)
+    assert ratio > 1 and 3600 / ratio <= 600
+    assert auto_compress_ratio(600) == 1
+
+
+def test_parse_compress_ratio() -> None:
+    assert parse_compress_ratio(None) is None and parse_compress_ratio("auto") is None
+    assert parse_compress_ratio("5") == 5
+    for bad in ("0", "x", "-3"):
+        with pytest.raises(ValueError, match="compress_ratio"):
+            parse_compress_ratio(bad)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1000, 1100), st.floats(0, 1e6)), min_size=1, max_size=200),
+    st.integers(1, 30),
+)
+def test_downsample_sum_preserves_totals_and_buckets_align_to_origin(points, ratio) -> None:
+    ts = np.array([p[0] for p in points])
+    vals = np.array([p[1] for p in points])
+    keys, sums = downsample(ts, vals, 1000, ratio, "sum")
+    assert np.isclose(sums.sum(), vals.sum())
+    assert np.all((keys - 1000) % ratio == 0) and np.all(np.diff(keys) > 0)
+    _, maxes = downsample(ts, vals, 1000, ratio, "max")
+    assert np.isclose(maxes.max(), vals.max())
+
+
+def test_rps_stats_counts_silent_seconds_inside_the_span() -> None:
+    stats = rps_stats([10, 10, 12], [3, 2, 5])  # seconds 10, 11 (silent), 12
+    assert stats.max == 5 and stats.mean == pytest.approx(10 / 3, abs=1e-3)
+    assert rps_stats([], []).max == 0
+    assert weighted_mean([10.0, 20.0], [1, 3]) == pytest.approx(17.5)
+    assert weighted_mean([1.0], [0]) is None
+
+
+def test_code_shares_and_names() -> None:
+    rows = code_shares({200: 90, 404: 10, 500: 0})
+    assert [(r.code, r.count, r.percent) for r in rows] == [(200, 90, 90.0), (404, 10, 10.0)]
+    net = code_shares({0: 5, 110: 5}, with_names=True)
+    assert {r.name for r in net} == {"OK", "Connection timed out"}
+    assert net_code_name(4242) == "errno 4242"
+
+
+def test_figures_are_json_with_gaps_as_null() -> None:
+    fig = quantiles_figure(
+        [100, 101], [50.0, 99.0], np.array([[1.0, 2.0], [np.nan, np.nan]]), [10, 0], [20, 20], [0, 0]
+    )
+    text = json.dumps(fig, allow_nan=False)
+    names = [trace["name"] for trace in fig["data"]]
+    assert "planned RPS" in names and "instances" not in names and "null" in text
+    assert fig["data"][0]["x"] == [100_000, 101_000] and fig["data"][0]["y"] == [1.0, None]
+    assert fig["data"][1]["fill"] == "tonexty"
+    dist = distribution_figure({"overall": ([1.0], [1.0], [3])}, log=True)
+    assert dist["layout"]["yaxis"]["type"] == "log"
