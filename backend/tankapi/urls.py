@@ -1,5 +1,28 @@
-"""URLs of the tankapi app (included from backend/urls.py)."""
+"""URLs of the tankapi app (included from backend/urls.py): Yandex.Tank's Overload protocol at the host root.
 
-from django.urls import URLPattern, URLResolver
+Regexes accept each path with and without a trailing slash: APPEND_SLASH is off because `requests` turns a
+redirected POST into a GET.
+"""
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from django.urls import URLPattern, URLResolver, re_path
+
+from backend.tankapi import views
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    re_path(r"^api/job/create\.json/?$", views.create_job, name="tank-create"),
+    re_path(r"^api/job/(?P<job>\d+)/edit\.json/?$", views.edit_job, name="tank-edit"),
+    re_path(
+        r"^api/job/(?P<job>\d+)/(?P<name>configinitial|configinfo|jobmonitoringconfig|console)\.txt/?$",
+        views.config_upload,
+        name="tank-config",
+    ),
+    re_path(r"^api/job/(?P<job>\d+)/push_data\.json/?$", views.push_data, name="tank-push-data"),
+    re_path(r"^api/monitoring/receiver/push/?$", views.push_monitoring, name="tank-push-monitoring"),
+    re_path(r"^api/job/(?P<job>\d+)/close\.json/?$", views.close_job, name="tank-close"),
+    # Lunapark-only and legacy calls.
+    re_path(r"^api/job/(?P<job>\d+)/summary\.json/?$", views.job_summary, name="tank-job-summary"),
+    re_path(r"^api/job/(?P<job>\d+)/(?:set_imbalance|event)\.json/?$", views.accepted_and_ignored),
+    re_path(r"^api/v2/jobs/(?P<job>\d+)/?$", views.accepted_and_ignored),
+    re_path(r"^api/server/(?:lock|virtual_host)\.json/?$", views.accepted_and_ignored),
+    re_path(r"^api/task/(?P<task>[^/]+)/summary\.json/?$", views.task_summary, name="tank-task-summary"),
+]

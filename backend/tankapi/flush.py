@@ -1,0 +1,212 @@
+"""Draining the ingest buffer into ClickHouse: few large inserts, then the bookkeeping in PostgreSQL.
+
+One batch = the oldest entries of the Redis stream. They are parsed (analytics.tank_push), turned into two
+column blocks (`second_aggregates` with source_id 0, and `monitoring`), inserted with one INSERT per table, the
+tests' first/last second and last push time are updated in one UPDATE, and only then are the entries deleted.
+A failure before the delete leaves them in the stream for the next run; rows inserted twice collapse in the
+ReplacingMergeTree tables, whose readers use FINAL (or argMax on received_at_us) to see each key once.
+
+A lock in Redis keeps flushes serial, so a slow flush is not overlapped by the next beat tick.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.db import connection as pg_connection
+
+from analytics.tank_push import PushFormatError, PushSecond, parse_monitoring, parse_push_data
+from backend.clickhouse import client
+from backend.clickhouse.client import ClickHouseUnavailable
+from backend.clickhouse.tables import monitoring, second_aggregates
+from backend.loadtests.models import Test
+from backend.tankapi import buffer
+
+log = logging.getLogger(__name__)
+
+STREAM_SOURCE_ID = 0
+# While the flusher sees ClickHouse down, pushes are refused for this long after each failed attempt; the beat
+# runs every second, so the flag stays up for the whole outage and drops within seconds after it ends.
+CLICKHOUSE_DOWN_TTL_MS = 5_000
+DEFAULT_BATCH_ENTRIES = 5_000
+_LOCK_TTL_MS = 120_000
+
+
+@dataclass
+class FlushResult:
+    entries: int = 0
+    second_rows: int = 0
+    monitoring_rows: int = 0
+    dead_letters: int = 0
+    skipped_lock: bool = False
+    error: str = ""
+
+
+@dataclass
+class _TestSpan:
+    first_ts: int | None = None
+    last_ts: int | None = None
+    last_push_s: int = 0
+    has_data: bool = False
+
+
+@dataclass
+class _Batch:
+    seconds: dict[tuple[int, int, str], tuple[int, PushSecond]] = field(default_factory=dict)
+    points: dict[tuple[int, str, str, int], tuple[float, int]] = field(default_factory=dict)
+    spans: dict[int, _TestSpan] = field(default_factory=dict)
+    done_ids: list[bytes] = field(default_factory=list)
+    dead: int = 0
+
+
+def _collect(entries: Iterable[buffer.Entry]) -> _Batch:
+    batch = _Batch()
+    for entry in entries:
+        try:
+            body = json.loads(entry.body)
+            span = batch.spans.setdefault(entry.test_id, _TestSpan())
+            span.last_push_s = max(span.last_push_s, entry.received_at_us // 1_000_000)
+            if entry.kind == buffer.KIND_DATA:
+                for second in parse_push_data(body):
+                    # Within a batch the last copy of a key wins, as the ReplacingMergeTree would decide later.
+                    batch.seconds[(entry.test_id, second.ts, second.case)] = (entry.received_at_us, second)
+                    span.has_data = True
+                    span.first_ts = second.ts if span.first_ts is None else min(span.first_ts, second.ts)
+                    span.last_ts = second.ts if span.last_ts is None else max(span.last_ts, second.ts)
+            elif entry.kind == buffer.KIND_MONITORING:
+                for point in parse_monitoring(body).points:
+                    key = (entry.test_id, point.host, point.metric, point.ts)
+                    batch.points[key] = (point.value, entry.received_at_us)
+            else:
+                raise PushFormatError(f"unknown buffer entry kind {entry.kind!r}")
+        except (ValueError, PushFormatError) as exc:  # json.JSONDecodeError is a ValueError
+            log.error("tank buffer entry %r of test %s is unreadable: %s", entry.entry_id, entry.test_id, exc)
+            buffer.move_to_dead_letters(entry, str(exc))
+            batch.dead += 1
+            continue
+        batch.done_ids.append(entry.entry_id)
+    return batch
+
+
+def _second_columns(batch: _Batch) -> dict[str, list[object]]:
+    columns: dict[str, list[object]] = {name: [] for name in second_aggregates.COLUMNS}
+    for (test_id, ts, case), (received_at_us, s) in batch.seconds.items():
+        values: tuple[object, ...] = (
+            test_id,
+            STREAM_SOURCE_ID,
+            ts,
+            case,
+            s.reqps,
+            s.threads,
+            s.resps,
+            s.expect_ms,
+            s.connect_time_ms,
+            s.send_time_ms,
+            s.latency_ms,
+            s.receive_time_ms,
+            s.input_bytes,
+            s.output_bytes,
+            *s.quantiles_ms,
+            list(s.net_codes),
+            list(s.net_counts),
+            list(s.http_codes),
+            list(s.http_counts),
+            list(s.hist_bins),
+            list(s.hist_counts),
+            received_at_us,
+        )
+        for name, value in zip(second_aggregates.COLUMNS, values, strict=True):
+            columns[name].append(value)
+    return columns
+
+
+def _monitoring_columns(batch: _Batch) -> dict[str, list[object]]:
+    columns: dict[str, list[object]] = {name: [] for name in monitoring.COLUMNS}
+    for (test_id, host, metric, ts), (value, received_at_us) in batch.points.items():
+        for name, item in zip(monitoring.COLUMNS, (test_id, ts, host, metric, value, received_at_us), strict=True):
+            columns[name].append(item)
+    return columns
+
+
+def _update_tests(spans: dict[int, _TestSpan]) -> None:
+    """One UPDATE for every test of the batch: has_stream, first/last second, last push time."""
+    if not spans:
+        return
+    table = Test._meta.db_table
+    rows_sql = ", ".join(["(%s::bigint, %s::bigint, %s::bigint, %s::double precision, %s::boolean)"] * len(spans))
+    params: list[int | float | bool | None] = []
+    for test_id, span in spans.items():
+        params += [test_id, span.first_ts, span.last_ts, float(span.last_push_s), span.has_data]
+    # PostgreSQL's LEAST/GREATEST ignore NULLs, so a monitoring-only batch leaves first/last second unchanged.
+    sql = (
+        f'UPDATE "{table}" AS t SET '
+        "has_stream = t.has_stream OR v.has_data, "
+        "first_ts = LEAST(t.first_ts, v.first_ts), "
+        "last_ts = GREATEST(t.last_ts, v.last_ts), "
+        "last_push_at = GREATEST(t.last_push_at, to_timestamp(v.pushed_s)) "
+        f"FROM (VALUES {rows_sql}) AS v(id, first_ts, last_ts, pushed_s, has_data) WHERE t.id = v.id"
+    )
+    with pg_connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def flush_once(max_entries: int = DEFAULT_BATCH_ENTRIES) -> FlushResult:
+    """Move one batch from the stream into ClickHouse. Safe to run concurrently (a lock makes it serial)."""
+    token = buffer.acquire_flush_lock(_LOCK_TTL_MS)
+    if token is None:
+        return FlushResult(skipped_lock=True)
+    try:
+        return _flush_locked(max_entries)
+    finally:
+        buffer.release_flush_lock(token)
+
+
+def _flush_locked(max_entries: int) -> FlushResult:
+    entries, malformed = buffer.read_batch(max_entries)
+    if malformed:
+        # Not written by buffer.append: nothing to keep, and leaving them would block the stream.
+        log.error("dropping %d tank buffer entries without the expected fields", len(malformed))
+        buffer.delete(malformed)
+    if not entries:
+        return FlushResult(dead_letters=len(malformed))
+    batch = _collect(entries)
+    result = FlushResult(entries=len(entries), dead_letters=batch.dead + len(malformed))
+    try:
+        result.second_rows = client.insert_columns(
+            second_aggregates.NAME, _second_columns(batch), tag="tankapi.flush.seconds"
+        )
+        result.monitoring_rows = client.insert_columns(
+            monitoring.NAME, _monitoring_columns(batch), tag="tankapi.flush.monitoring"
+        )
+    except ClickHouseUnavailable as exc:
+        buffer.mark_clickhouse_down(CLICKHOUSE_DOWN_TTL_MS)
+        log.warning("tank buffer flush postponed, %d entries wait in Redis: %s", len(entries), exc)
+        result.error = str(exc)
+        return result
+    buffer.mark_clickhouse_up()
+    _update_tests(batch.spans)
+    buffer.delete(batch.done_ids)
+    return result
+
+
+def flush_all(max_seconds: float = 50.0, max_entries: int = DEFAULT_BATCH_ENTRIES) -> FlushResult:
+    """Flush batches until the stream is empty, a flush fails, or `max_seconds` pass; return the totals."""
+    total = FlushResult()
+    deadline = time.monotonic() + max_seconds
+    while time.monotonic() < deadline:
+        step = flush_once(max_entries)
+        total.entries += step.entries
+        total.second_rows += step.second_rows
+        total.monitoring_rows += step.monitoring_rows
+        total.dead_letters += step.dead_letters
+        if step.skipped_lock or step.error:
+            total.skipped_lock = step.skipped_lock
+            total.error = step.error
+            break
+        if step.entries < max_entries:
+            break
+    return total

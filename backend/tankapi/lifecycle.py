@@ -1,0 +1,172 @@
+"""The life of a test streamed by a tank: create, metadata, config snapshots, close (by the tank or by silence).
+
+Every write to `Test` from the tank protocol goes through these functions, so the views stay thin and the
+periodic silence closer shares the close path with `close.json`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from backend.loadtests.models import Test, TestStatus
+from backend.tankapi import buffer
+
+log = logging.getLogger(__name__)
+
+# yandex-tank's exit codes (docs/core_and_modules.rst, "exit codes"; autostop's get_rc()).
+EXIT_REASONS: dict[int, str] = {
+    0: "completed",
+    1: "interrupted: generic error",
+    2: "interrupted: user break (Ctrl-C)",
+    3: "interrupted: SIGTERM",
+    4: "interrupted: unknown signal",
+    5: "interrupted: stopped by the tank's unlocking",
+    8: "interrupted: stopped via web",
+    21: "autostop: time (response time over limit)",
+    22: "autostop: http (HTTP codes over limit)",
+    23: "autostop: net (net codes over limit)",
+    24: "autostop: instances (too many instances)",
+    25: "autostop: total_time",
+    26: "autostop: total_http",
+    27: "autostop: total_net",
+    28: "autostop: negative_http",
+    29: "autostop: negative_net",
+    30: "autostop: http_trend",
+    31: "autostop: metric_higher",
+    32: "autostop: metric_lower",
+    33: "autostop: steady_cumulative",
+}
+
+SILENCE_REASON = "closed by the server: no data from the tank for {seconds} s"
+
+# Fields of create.json / edit.json and the Test field each one fills (str fields are cut to the column size).
+_CREATE_FIELDS = {"task": "task", "person": "person", "tank": "tank_host", "host": "target_host", "port": "target_port"}
+_EDIT_FIELDS = {
+    "name": "name",
+    "description": "description",
+    "ammo": "ammo",
+    "loop": "loop",
+    "version": "version",
+    "component": "component",
+    "command_line": "command_line",
+}
+CONFIG_FIELDS = {
+    "configinitial": "config_initial",
+    "configinfo": "config_info",
+    "monitoringconfig": "config_monitoring",
+}
+
+
+def exit_reason(exit_code: int | None) -> str:
+    if exit_code is None:
+        return ""
+    return EXIT_REASONS.get(exit_code, f"exit code {exit_code}")
+
+
+def _text(value: object, field: str) -> str:
+    text = "" if value is None else str(value)
+    max_length = getattr(Test._meta.get_field(field), "max_length", None)
+    return text[:max_length] if max_length else text
+
+
+def _int_or_none(value: object) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(float(str(value)))
+    except ValueError:
+        return None
+
+
+def create_test(owner: User, body: Mapping[str, Any]) -> Test:
+    """create.json: a new online test owned by the token's user, with the metadata the tank knows at start."""
+    test = Test(owner=owner, status=TestStatus.ONLINE)
+    for key, field in _CREATE_FIELDS.items():
+        if key in body:
+            setattr(test, field, _text(body[key], field))
+    loadscheme = body.get("loadscheme")
+    test.loadscheme = loadscheme if isinstance(loadscheme, list) else []
+    notify = body.get("notify")
+    test.notify = [str(n) for n in notify] if isinstance(notify, list) else []
+    test.save()
+    return test
+
+
+def edit_test(test: Test, body: Mapping[str, Any]) -> None:
+    """edit.json: metadata; partial bodies (imbalance, mobile_key, a description alone) and nulls are fine."""
+    changed: list[str] = []
+    for key, field in _EDIT_FIELDS.items():
+        if key in body and body[key] is not None:
+            setattr(test, field, _text(body[key], field))
+            changed.append(field)
+    for key in ("instances", "tank_type"):
+        if key in body:
+            setattr(test, key, _int_or_none(body[key]))
+            changed.append(key)
+    if changed:
+        test.save(update_fields=changed)
+
+
+def save_config(test: Test, form_field: str, text: str) -> None:
+    """configinitial/configinfo/monitoringconfig: the tank sends each up to five times; the last one wins."""
+    field = CONFIG_FIELDS[form_field]
+    if getattr(test, field) != text:
+        setattr(test, field, text)
+        test.save(update_fields=[field])
+
+
+def close_test(test_id: int, exit_code: int | None, *, by_silence: bool = False, reason: str = "") -> bool:
+    """Mark the test processing and queue its post-processing; False when it was not online (already closed).
+
+    The post-processing is queued behind a flush of the buffer on the `ingest` queue
+    (`backend.tankapi.tasks.finish_test`), so it never reads a test whose last seconds still wait in Redis.
+    """
+    from backend.tankapi.tasks import finish_test
+
+    with transaction.atomic():
+        test = Test.objects.select_for_update().filter(pk=test_id).first()
+        if test is None or test.status != TestStatus.ONLINE:
+            return False
+        test.status = TestStatus.PROCESSING
+        test.exit_code = exit_code
+        test.exit_reason = reason or exit_reason(exit_code)
+        test.closed_by_silence = by_silence
+        test.finished_at = timezone.now()
+        test.save(update_fields=["status", "exit_code", "exit_reason", "closed_by_silence", "finished_at"])
+        transaction.on_commit(lambda: finish_test.apply_async(args=(test_id,)))
+    return True
+
+
+def close_silent_tests(now_s: float | None = None) -> list[int]:
+    """Close online tests with no push for TANKODROM_ONLINE_SILENCE_S (a tank that died without close.json).
+
+    Silence counts from the newest of: the last push the buffer accepted (Redis), the last flushed push
+    (PostgreSQL) and the creation; a test with entries still waiting in the buffer is left for the next run.
+    """
+    silence_s = int(settings.TANKODROM_ONLINE_SILENCE_S)
+    now = timezone.now() if now_s is None else datetime.fromtimestamp(now_s, tz=UTC)
+    cutoff = now - timedelta(seconds=silence_s)
+    recent = buffer.last_push_times()
+    closed: list[int] = []
+    candidates = Test.objects.filter(status=TestStatus.ONLINE, created_at__lt=cutoff).values_list("id", "last_push_at")
+    for test_id, last_push_at in candidates:
+        if last_push_at is not None and last_push_at >= cutoff:
+            continue
+        if recent.get(test_id, 0) >= cutoff.timestamp():
+            continue
+        if buffer.pending_for_test(test_id):
+            continue
+        reason = SILENCE_REASON.format(seconds=silence_s)
+        if close_test(test_id, None, by_silence=True, reason=reason):
+            log.info("test %s closed after %s s of silence", test_id, silence_s)
+            buffer.forget_last_push(test_id)
+            closed.append(test_id)
+    return closed

@@ -1,0 +1,52 @@
+"""Celery tasks of the tank stream: the buffer flush (beat, every second), closing a test, the silence closer.
+
+All take ids (or nothing), are idempotent and run on named queues: the flush and the close on `ingest`, so a
+close is served in order with the flushes and its post-processing never misses buffered seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from backend.celery_app import app as celery_app
+from backend.tankapi import flush, lifecycle
+
+log = logging.getLogger(__name__)
+
+POSTPROCESS_TASK = "backend.reports.tasks.postprocess_test"
+
+
+@shared_task(name="backend.tankapi.tasks.flush_buffer", queue="ingest", ignore_result=True)
+def flush_buffer() -> dict[str, object]:
+    """Drain the buffer into ClickHouse (beat: every second). Overlapping runs skip on the flush lock."""
+    result = flush.flush_all()
+    return {"entries": result.entries, "seconds": result.second_rows, "error": result.error}
+
+
+@shared_task(
+    name="backend.tankapi.tasks.finish_test",
+    queue="ingest",
+    bind=True,
+    max_retries=720,  # an hour of ClickHouse outage at 5 s
+    default_retry_delay=5,
+    acks_late=True,
+)
+def finish_test(self: object, test_id: int) -> None:
+    """After close: flush what the buffer still holds, then queue the post-processing (by name: reports owns it).
+
+    If ClickHouse is down the flush fails and the task retries, so the post-processing waits for the data.
+    Running it twice queues the post-processing twice, which that task must (and does) tolerate.
+    """
+    result = flush.flush_all()
+    if result.error or result.skipped_lock:
+        # Another flush holds the lock or ClickHouse is down: try again shortly, data first.
+        raise self.retry()  # type: ignore[attr-defined]
+    celery_app.send_task(POSTPROCESS_TASK, args=[test_id], queue="analysis")
+
+
+@shared_task(name="backend.tankapi.tasks.close_silent_tests", queue="default", ignore_result=True)
+def close_silent_tests() -> list[int]:
+    """Close online tests whose tank went silent for TANKODROM_ONLINE_SILENCE_S (beat: every minute)."""
+    return lifecycle.close_silent_tests()
