@@ -108,6 +108,19 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_QUEUES_NAMES = ["default", "ingest", "analysis"]
 CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
+# The tank stream's buffer is drained every second; silent tests are closed once a minute (backend/tankapi).
+CELERY_BEAT_SCHEDULE = {
+    "tankapi-flush-buffer": {
+        "task": "backend.tankapi.tasks.flush_buffer",
+        "schedule": 1.0,
+        "options": {"queue": "ingest", "expires": 5},
+    },
+    "tankapi-close-silent": {
+        "task": "backend.tankapi.tasks.close_silent_tests",
+        "schedule": 60.0,
+        "options": {"queue": "default"},
+    },
+}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
