@@ -1,0 +1,346 @@
+"""Streaming phout parser: bytes in (any chunking), numpy column batches out, bad lines counted with numbers.
+
+phout is the per-request log of phantom, pandora and BFG (tank-protocol.md §7): 12 tab-separated columns, no
+header, no quoting. The parser is fed the file's bytes in pieces of any size (the caller does the reading and the
+gunzipping) and yields `PhoutBatch`es of numpy columns, so memory is bounded by the batch size, never by the file.
+
+Fast path: a whole block of complete lines goes through pyarrow's CSV reader with strict types (tens of MB per call,
+multi-threaded, no Python per line). If anything in the block is off (a field count, a non-number, an empty number,
+a time out of range), that block alone is re-parsed line by line in Python to find and report the bad lines with
+their numbers; the good lines of the block are kept. Real files are clean almost everywhere, so the slow path costs
+nothing in practice.
+
+Quirks of real files, each with a golden file under analytics/tests/golden/phout/:
+- tags are cut at the last '#' (`tag#123` → `tag`), as the tank does; a tag that becomes empty by the cut (`#3`) is
+  the tank's `__NOTAG__` case, while a request with an empty tag belongs to no case (overall only). `cases` holds
+  the case name per code, with '' for "no case", which is also what we store in `samples.tag`;
+- out-of-order lines (pandora writes on completion): nothing here assumes order;
+- pandora's ±9223372036854775 sentinels in connect/latency/receive on timeouts: columns are signed 64-bit;
+- all-zero `discarded` rows with net code 777: parsed as they are (the aggregator keeps them out of timings);
+- BFG files with only interval_real and the HTTP code: ordinary rows with zeros;
+- a truncated last line (no line end): kept if it still parses as a full line, otherwise reported as bad;
+- CRLF line ends: the '\r' is dropped; blank lines are skipped (the tank's reader skips them too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from io import BytesIO
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+# yandex-tank's `phout_columns`, in its order.
+PHOUT_COLUMNS = (
+    "send_ts",
+    "tag",
+    "interval_real",
+    "connect_time",
+    "send_time",
+    "latency",
+    "receive_time",
+    "interval_event",
+    "size_out",
+    "size_in",
+    "net_code",
+    "proto_code",
+)
+INT_COLUMNS = PHOUT_COLUMNS[2:]
+FIELD_COUNT = len(PHOUT_COLUMNS)
+
+NO_CASE = ""  # stored tag of a request whose phout tag is empty: it counts in the overall row only
+NOTAG_CASE = "__NOTAG__"  # the tank's name for a tag that is empty after the cut at the last '#'
+
+# Response seconds must fit ClickHouse's UInt32 `receive_sec` and be a plausible unix time.
+MAX_RECEIVE_SEC = 2**32 - 1
+# Bytes of complete lines handed to pyarrow per call: big enough for its threads, small enough to bound memory.
+DEFAULT_BLOCK_BYTES = 32 * 1024 * 1024
+MAX_BAD_EXAMPLES = 10
+MAX_EXAMPLE_TEXT = 200
+
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+
+
+def case_of_tag(raw_tag: str) -> str:
+    """The case a phout tag belongs to, as the tank names it ('' = no case: overall only)."""
+    if raw_tag == "":
+        return NO_CASE
+    cut = raw_tag.rsplit("#", 1)[0]
+    return cut if cut else NOTAG_CASE
+
+
+@dataclass(frozen=True)
+class BadLine:
+    line: int  # 1-based line number in the (decompressed) file
+    reason: str
+    text: str  # the start of the line, for the report
+
+
+@dataclass(frozen=True)
+class PhoutBatch:
+    """Parsed rows of consecutive lines. `case_codes` index the parser's `cases` list."""
+
+    send_ts_us: I64
+    receive_sec: I64
+    case_codes: I32
+    interval_real_us: I64
+    connect_time_us: I64
+    send_time_us: I64
+    latency_us: I64
+    receive_time_us: I64
+    interval_event_us: I64
+    size_out_bytes: I64
+    size_in_bytes: I64
+    net_code: I32
+    proto_code: I32
+
+    @property
+    def rows(self) -> int:
+        return int(self.send_ts_us.size)
+
+
+@dataclass
+class ParseStats:
+    lines_total: int = 0  # non-blank lines seen, good and bad
+    lines_bad: int = 0
+    bad_examples: list[BadLine] = field(default_factory=list)
+
+    @property
+    def lines_good(self) -> int:
+        return self.lines_total - self.lines_bad
+
+
+def not_phout_error(stats: ParseStats) -> str | None:
+    """Why the input is refused as a whole (None if it is phout): no lines at all, or mostly lines that are not."""
+    if stats.lines_total == 0:
+        return "the file holds no phout lines"
+    if stats.lines_bad * 2 > stats.lines_total:
+        first = "; ".join(f"line {b.line}: {b.reason}" for b in stats.bad_examples[:3])
+        return (
+            f"this does not look like phout: {stats.lines_bad} of {stats.lines_total} lines are not phout "
+            f"(12 tab-separated columns: time, tag, 8 times/sizes, net code, HTTP code); {first}"
+        )
+    return None
+
+
+_ARROW_TYPES = {"send_ts": pa.float64(), "tag": pa.binary(), **{name: pa.int64() for name in INT_COLUMNS}}
+
+
+class _BlockInvalid(Exception):
+    """The fast path refused a block; it is re-parsed line by line."""
+
+
+class PhoutParser:
+    """Feed bytes with `feed()`, then call `finish()`; each returns the batches completed so far."""
+
+    def __init__(self, block_bytes: int = DEFAULT_BLOCK_BYTES, max_bad_examples: int = MAX_BAD_EXAMPLES) -> None:
+        self.block_bytes = block_bytes
+        self.max_bad_examples = max_bad_examples
+        self.stats = ParseStats()
+        self.cases: list[str] = []
+        self._case_index: dict[str, int] = {}
+        self._raw_tag_codes: dict[bytes, int] = {}
+        self._pending = bytearray()
+        self._next_line = 1  # number of the first line in _pending
+
+    # ── public ──────────────────────────────────────────────────────────────────────────────────────────────
+    def feed(self, data: bytes) -> list[PhoutBatch]:
+        self._pending += data
+        if len(self._pending) < self.block_bytes:
+            return []
+        cut = self._pending.rfind(b"\n")
+        if cut < 0:
+            return []  # one enormous line so far; it is judged when it ends
+        block = bytes(self._pending[: cut + 1])
+        del self._pending[: cut + 1]
+        return self._parse_block(block)
+
+    def finish(self) -> list[PhoutBatch]:
+        batches: list[PhoutBatch] = []
+        cut = self._pending.rfind(b"\n")
+        if cut >= 0:
+            batches += self._parse_block(bytes(self._pending[: cut + 1]))
+            del self._pending[: cut + 1]
+        tail = bytes(self._pending)
+        self._pending = bytearray()
+        if tail.strip():
+            # No line end after it: the writer was cut off. Keep it only if it is still a whole line.
+            batch = self._parse_lines_slowly(tail, truncated=True)
+            if batch is not None:
+                batches.append(batch)
+        return batches
+
+    def case_code(self, case: str) -> int:
+        code = self._case_index.get(case)
+        if code is None:
+            code = len(self.cases)
+            self.cases.append(case)
+            self._case_index[case] = code
+        return code
+
+    # ── blocks ──────────────────────────────────────────────────────────────────────────────────────────────
+    def _parse_block(self, block: bytes) -> list[PhoutBatch]:
+        first_line = self._next_line
+        line_count = block.count(b"\n")
+        try:
+            batch = self._parse_fast(block)
+        except _BlockInvalid:
+            self._next_line = first_line
+            slow = self._parse_lines_slowly(block, truncated=False)
+            self._next_line = first_line + line_count
+            return [] if slow is None else [slow]
+        self._next_line = first_line + line_count
+        return [] if batch is None else [batch]
+
+    def _parse_fast(self, block: bytes) -> PhoutBatch | None:
+        try:
+            table = pacsv.read_csv(
+                BytesIO(block),
+                read_options=pacsv.ReadOptions(column_names=list(PHOUT_COLUMNS), block_size=8 * 1024 * 1024),
+                parse_options=pacsv.ParseOptions(
+                    delimiter="\t", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=True
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=_ARROW_TYPES,
+                    null_values=[],
+                    strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
+                    check_utf8=False,
+                ),
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise _BlockInvalid(str(exc)) from exc
+        rows = table.num_rows
+        if rows == 0:
+            return None
+        send_ts = table.column("send_ts").to_numpy()
+        interval_real = table.column("interval_real").to_numpy()
+        receive_sec = _receive_sec(send_ts, interval_real)
+        if _out_of_range(send_ts, receive_sec).any():
+            raise _BlockInvalid("a time is out of range")
+        tags = table.column("tag").combine_chunks().dictionary_encode()
+        raw_codes = tags.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+        mapping = np.array([self._code_of_raw_tag(t) for t in tags.dictionary.to_pylist()], dtype=np.int32)
+        cols = {name: table.column(name).to_numpy() for name in INT_COLUMNS}
+        for name in ("net_code", "proto_code"):
+            if ((cols[name] < _INT32_MIN) | (cols[name] > _INT32_MAX)).any():
+                raise _BlockInvalid(f"{name} out of range")
+        self.stats.lines_total += rows
+        return PhoutBatch(
+            send_ts_us=np.rint(send_ts * 1e6).astype(np.int64),
+            receive_sec=receive_sec,
+            case_codes=mapping[raw_codes] if mapping.size else np.zeros(rows, dtype=np.int32),
+            interval_real_us=interval_real,
+            connect_time_us=cols["connect_time"],
+            send_time_us=cols["send_time"],
+            latency_us=cols["latency"],
+            receive_time_us=cols["receive_time"],
+            interval_event_us=cols["interval_event"],
+            size_out_bytes=cols["size_out"],
+            size_in_bytes=cols["size_in"],
+            net_code=cols["net_code"].astype(np.int32),
+            proto_code=cols["proto_code"].astype(np.int32),
+        )
+
+    def _code_of_raw_tag(self, raw: bytes) -> int:
+        code = self._raw_tag_codes.get(raw)
+        if code is None:
+            code = self.case_code(case_of_tag(raw.decode("utf-8", errors="replace")))
+            self._raw_tag_codes[raw] = code
+        return code
+
+    # ── slow path: one line at a time, to name the bad ones ─────────────────────────────────────────────────
+    def _parse_lines_slowly(self, block: bytes, *, truncated: bool) -> PhoutBatch | None:
+        good: list[tuple[float, int, list[int]]] = []
+        line_no = self._next_line - 1
+        for raw_line in block.split(b"\n"):
+            line_no += 1
+            line = raw_line[:-1] if raw_line.endswith(b"\r") else raw_line
+            if not line.strip():
+                continue  # blank lines (and the empty piece after the last '\n')
+            self.stats.lines_total += 1
+            parsed = _parse_line(line)
+            if isinstance(parsed, str):
+                self._bad(line_no, f"truncated last line: {parsed}" if truncated else parsed, line)
+                continue
+            send_ts, raw_tag, ints = parsed
+            good.append((send_ts, self._code_of_raw_tag(raw_tag), ints))
+        if not good:
+            return None
+        send = np.array([g[0] for g in good], dtype=np.float64)
+        ints_arr = np.array([g[2] for g in good], dtype=np.int64).reshape(len(good), len(INT_COLUMNS))
+        interval_real = np.ascontiguousarray(ints_arr[:, 0])
+        return PhoutBatch(
+            send_ts_us=np.rint(send * 1e6).astype(np.int64),
+            receive_sec=_receive_sec(send, interval_real),
+            case_codes=np.array([g[1] for g in good], dtype=np.int32),
+            interval_real_us=interval_real,
+            connect_time_us=np.ascontiguousarray(ints_arr[:, 1]),
+            send_time_us=np.ascontiguousarray(ints_arr[:, 2]),
+            latency_us=np.ascontiguousarray(ints_arr[:, 3]),
+            receive_time_us=np.ascontiguousarray(ints_arr[:, 4]),
+            interval_event_us=np.ascontiguousarray(ints_arr[:, 5]),
+            size_out_bytes=np.ascontiguousarray(ints_arr[:, 6]),
+            size_in_bytes=np.ascontiguousarray(ints_arr[:, 7]),
+            net_code=ints_arr[:, 8].astype(np.int32),
+            proto_code=ints_arr[:, 9].astype(np.int32),
+        )
+
+    def _bad(self, line_no: int, reason: str, line: bytes) -> None:
+        self.stats.lines_bad += 1
+        if len(self.stats.bad_examples) < self.max_bad_examples:
+            text = line[:MAX_EXAMPLE_TEXT].decode("utf-8", errors="replace")
+            self.stats.bad_examples.append(BadLine(line=line_no, reason=reason, text=text))
+
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _parse_line(line: bytes) -> tuple[float, bytes, list[int]] | str:
+    """One phout line → (send_ts, raw tag, the 10 integers), or the reason it is not phout."""
+    fields = line.split(b"\t")
+    if len(fields) != FIELD_COUNT:
+        return f"expected {FIELD_COUNT} tab-separated fields, found {len(fields)}"
+    try:
+        send_ts = float(fields[0])
+    except ValueError:
+        return f"send time {fields[0][:40].decode('utf-8', 'replace')!r} is not a number"
+    ints: list[int] = []
+    for name, raw in zip(INT_COLUMNS, fields[2:], strict=True):
+        try:
+            value = int(raw)
+        except ValueError:
+            return f"{name} {raw[:40].decode('utf-8', 'replace')!r} is not an integer"
+        limits = (_INT32_MIN, _INT32_MAX) if name in ("net_code", "proto_code") else (_INT64_MIN, _INT64_MAX)
+        if not limits[0] <= value <= limits[1]:
+            return f"{name} {value} is out of range"
+        ints.append(value)
+    receive = _receive_sec(np.array([send_ts]), np.array([ints[0]], dtype=np.int64))
+    if _out_of_range(np.array([send_ts]), receive)[0]:
+        return f"send time {send_ts!r} with interval_real {ints[0]} µs is not a plausible unix time"
+    return send_ts, fields[1], ints
+
+
+def _receive_sec(send_ts: npt.NDArray[np.float64], interval_real_us: I64) -> I64:
+    # Exactly the tank's arithmetic (float seconds, then truncation), so seconds match the tank's stream.
+    with np.errstate(invalid="ignore", over="ignore"):
+        receive = send_ts + interval_real_us / 1e6
+        return np.where(np.isfinite(receive) & (receive >= 0) & (receive < 2**62), receive, -1).astype(np.int64)
+
+
+def _out_of_range(send_ts: npt.NDArray[np.float64], receive_sec: I64) -> npt.NDArray[np.bool_]:
+    with np.errstate(invalid="ignore"):
+        return np.asarray(~(send_ts > 0) | (receive_sec < 0) | (receive_sec > MAX_RECEIVE_SEC))
+
+
+def parse_stream(chunks: Iterable[bytes], parser: PhoutParser | None = None) -> Iterator[PhoutBatch]:
+    """Parse an iterable of byte chunks; the parser (with its stats and cases) may be passed in to read later."""
+    parser = parser or PhoutParser()
+    for chunk in chunks:
+        yield from parser.feed(chunk)
+    yield from parser.finish()

@@ -1,0 +1,82 @@
+"""Helpers shared by the phout and aggregation tests: parse a golden file and describe the result as JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from analytics.aggregate import SampleColumns, SecondCase, aggregate
+from analytics.phout import PhoutBatch, PhoutParser, parse_stream
+
+GOLDEN = Path(__file__).parent / "golden" / "phout"
+
+
+def read_golden(name: str) -> bytes:
+    data = (GOLDEN / name).read_bytes()
+    return gzip.decompress(data) if name.endswith(".gz") else data
+
+
+def parse_bytes(data: bytes, piece: int = 7, block_bytes: int = 64) -> tuple[PhoutParser, list[PhoutBatch]]:
+    """Parse in small pieces and small blocks, so chunk boundaries fall inside lines."""
+    parser = PhoutParser(block_bytes=block_bytes)
+    batches = list(parse_stream((data[i : i + piece] for i in range(0, len(data), piece)), parser))
+    return parser, batches
+
+
+def columns_of(batches: list[PhoutBatch]) -> SampleColumns:
+    return SampleColumns.concat(
+        [
+            SampleColumns(
+                receive_sec=b.receive_sec,
+                case_codes=b.case_codes,
+                interval_real_us=b.interval_real_us,
+                connect_time_us=b.connect_time_us,
+                send_time_us=b.send_time_us,
+                latency_us=b.latency_us,
+                receive_time_us=b.receive_time_us,
+                size_out_bytes=b.size_out_bytes,
+                size_in_bytes=b.size_in_bytes,
+                net_code=b.net_code,
+                proto_code=b.proto_code,
+            )
+            for b in batches
+        ]
+    )
+
+
+def describe(data: bytes, **kwargs: Any) -> dict[str, Any]:
+    parser, batches = parse_bytes(data, **kwargs)
+    rows = []
+    for b in batches:
+        for i in range(b.rows):
+            rows.append(
+                [int(b.send_ts_us[i]), int(b.receive_sec[i]), parser.cases[b.case_codes[i]]]
+                + [
+                    int(getattr(b, name)[i])
+                    for name in (
+                        "interval_real_us",
+                        "connect_time_us",
+                        "send_time_us",
+                        "latency_us",
+                        "receive_time_us",
+                        "interval_event_us",
+                        "size_out_bytes",
+                        "size_in_bytes",
+                        "net_code",
+                        "proto_code",
+                    )
+                ]
+            )
+    aggregates: list[SecondCase] = aggregate(columns_of(batches), parser.cases) if batches else []
+    described = {
+        "lines_total": parser.stats.lines_total,
+        "lines_bad": parser.stats.lines_bad,
+        "bad_lines": [[b.line, b.reason] for b in parser.stats.bad_examples],
+        "rows": rows,
+        "aggregates": [dataclasses.asdict(a) for a in aggregates],
+    }
+    result: dict[str, Any] = json.loads(json.dumps(described))  # tuples → lists, as in the expected files
+    return result

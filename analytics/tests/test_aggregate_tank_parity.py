@@ -1,0 +1,74 @@
+"""Our aggregation of a real BFG phout equals the tank's own aggregation of it, second by second and case by case.
+
+Input and expectation were captured from yandex-tank 2.0.11 (see golden/phout/README.md): the tank's aggregator
+read `bfgout.log` during the run and wrote `test_data.log`. Every (second, case) must match: counts, codes and
+histogram exactly, means and quantiles to float rounding.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from analytics.aggregate import QUANTILE_LEVELS, SecondAggregator, aggregate
+from analytics.histogram import BIN_EDGES_US
+from analytics.tests.phout_support import GOLDEN, columns_of, parse_bytes, read_golden
+
+
+def _tank_rows() -> dict[tuple[int, str], dict[str, object]]:
+    rows = {}
+    for line in (GOLDEN / "bfg_capture.tank_aggregates.jsonl").read_text().splitlines():
+        item = json.loads(line)
+        rows[(item["ts"], item["case"])] = item
+    return rows
+
+
+def test_every_second_and_case_matches_the_tank() -> None:
+    parser, batches = parse_bytes(read_golden("bfg_capture.phout"), piece=1000, block_bytes=2000)
+    assert parser.stats.lines_bad == 0 and parser.stats.lines_total == 203
+    ours = {(r.ts, r.case): r for r in aggregate(columns_of(batches), parser.cases)}
+    tank = _tank_rows()
+    assert len(tank) == 66
+    for key, t in tank.items():
+        r = ours[key]
+        totals = t["total_us"]
+        assert isinstance(totals, dict)
+        assert r.resps == t["len"], key
+        assert r.expect_ms == pytest.approx(totals["interval_real"] / 1000 / r.resps, rel=1e-12)
+        assert r.connect_time_ms == pytest.approx(totals["connect_time"] / 1000 / r.resps)
+        assert r.input_bytes == totals["size_in"] and r.output_bytes == totals["size_out"]
+        assert r.quantiles_ms == pytest.approx([v / 1000 for v in t["q_us"]], rel=1e-9), key  # type: ignore[attr-defined]
+        assert [int(BIN_EDGES_US[b]) for b in r.hist_bins] == [int(x) for x in t["hist_bins_us"]], key  # type: ignore[attr-defined]
+        assert list(r.hist_counts) == t["hist_counts"], key
+        assert dict(zip(map(str, r.net_codes), r.net_counts, strict=True)) == t["net_code"], key
+        assert dict(zip(map(str, r.http_codes), r.http_counts, strict=True)) == t["proto_code"], key
+    # Same seconds, same cases: empty tags only in overall, as the tank does.
+    assert set(ours) == set(tank)
+
+
+def test_streaming_aggregation_equals_the_one_shot_result() -> None:
+    parser, batches = parse_bytes(read_golden("bfg_capture.phout"), piece=300, block_bytes=300)
+    assert len(batches) > 10
+    streaming = SecondAggregator(lag_s=1)
+    rows = []
+    for b in batches:
+        rows += streaming.add(columns_of([b]), parser.cases)
+    rows += streaming.finish(parser.cases)
+    assert streaming.late_seconds == set()
+    assert rows == aggregate(columns_of(batches), parser.cases)
+
+
+def test_late_rows_are_reported_not_silently_merged() -> None:
+    parser, batches = parse_bytes(read_golden("bfg_capture.phout"), piece=10**6, block_bytes=10**6)
+    cols = columns_of(batches)
+    order = np.argsort(cols.receive_sec, kind="stable")
+    late_second = int(cols.receive_sec[order[0]])
+    first_row = order[:1]
+    rest = order[1:]
+    streaming = SecondAggregator(lag_s=0)
+    streaming.add(cols.take(rest), parser.cases)
+    streaming.add(cols.take(first_row), parser.cases)  # arrives after its second was emitted
+    assert streaming.late_seconds == {late_second}
+    assert len(QUANTILE_LEVELS) == 9
