@@ -3,27 +3,87 @@
 `head_tags(request, kind, ids)` is called by the page view of `backend.web` for `/<id>` (kind "test") and
 `/compare/<a>/<b>` (kind "compare"); it returns the tags as a list of (attribute, name, content) triples,
 which the template escapes and renders.
+
+A link-preview bot fetches the page without a session, so what it sees is what anyone with the link may read.
+A test that the requester may not read (private, or a private instance) unfurls as a bare title that names only
+its number: its name, figures and picture stay behind the login.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest
+from django.urls import reverse
 
+from backend.clickhouse.client import ClickHouseUnavailable
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import can_read
+from backend.sharing.summary import summarize, summary_line
 
 MetaTag = tuple[str, str, str]  # ("property" or "name", key, content)
+SITE_NAME = "Tankodrom"
+
+
+def _absolute(path: str) -> str:
+    # Chat servers fetch og:image on their own: it must be absolute, on the public address of this instance.
+    return f"{settings.PUBLIC_URL}{path}"
+
+
+def _card(title: str, description: str, page_path: str, image_path: str) -> list[MetaTag]:
+    image = _absolute(image_path)
+    return [
+        ("property", "og:site_name", SITE_NAME),
+        ("property", "og:type", "website"),
+        ("property", "og:title", title),
+        ("property", "og:description", description),
+        ("property", "og:url", _absolute(page_path)),
+        ("property", "og:image", image),
+        ("property", "og:image:type", "image/png"),
+        ("property", "og:image:width", "1200"),
+        ("property", "og:image:height", "630"),
+        ("property", "og:image:alt", f"Response time quantiles: {title}"),
+        ("name", "twitter:card", "summary_large_image"),
+        ("name", "twitter:title", title),
+        ("name", "twitter:description", description),
+        ("name", "twitter:image", image),
+    ]
+
+
+def _bare(title: str) -> list[MetaTag]:
+    return [("property", "og:title", title)]
+
+
+def title_of(test: Test) -> str:
+    return f"#{test.pk} {test.name}".strip()
+
+
+def _line(test: Test) -> str:
+    # The page must still load when ClickHouse does not answer: the preview then just lacks its figures.
+    try:
+        return summary_line(summarize(test))
+    except ClickHouseUnavailable:
+        return "results temporarily unavailable"
 
 
 def head_tags(request: HttpRequest, kind: str, ids: list[int]) -> list[MetaTag]:
-    tests = {t.pk: t for t in Test.objects.filter(pk__in=ids)}
+    tests = {t.pk: t for t in Test.objects.filter(pk__in=[i for i in ids if 0 < i < 2**63])}
     if kind == "test" and ids and ids[0] in tests:
         test = tests[ids[0]]
         if not can_read(request.user, test):
-            return []
-        title = f"#{test.pk} {test.name}".strip()
-        return [("property", "og:title", title), ("property", "og:type", "website")]
+            return _bare(f"Test #{test.pk}")
+        return _card(
+            title_of(test),
+            _line(test),
+            f"/{test.pk}",
+            reverse("sharing-preview-test", args=[test.pk]),
+        )
     if kind == "compare" and ids:
         title = "Compare " + " vs ".join(f"#{i}" for i in ids)
-        return [("property", "og:title", title), ("property", "og:type", "website")]
+        ordered = [tests.get(i) for i in ids]
+        if any(t is None or not can_read(request.user, t) for t in ordered):
+            return _bare(title)
+        readable = [t for t in ordered if t is not None]
+        description = " — ".join(f"#{t.pk}: {_line(t)}" for t in readable)
+        joined = "/".join(str(i) for i in ids)
+        return _card(title, description, f"/compare/{joined}", f"/preview/compare/{joined}.png")
     return []

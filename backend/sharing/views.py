@@ -1,0 +1,50 @@
+"""The preview pictures that chat clients fetch from og:image: `/preview/<id>.png`, `/preview/compare/<a>/<b>.png`.
+
+Same access rule as the pages: a test the requester may not read is a 404 (not 403, so its existence is not
+confirmed to a stranger). Pictures of readable tests are public to caches only when anyone may read them.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_GET
+
+from backend.clickhouse.client import ClickHouseUnavailable
+from backend.core.errors import json_error
+from backend.loadtests.models import Test
+from backend.loadtests.permissions import can_read
+from backend.sharing.preview import png_for_compare, png_for_test
+
+MAX_ID = 2**63 - 1  # ids are PostgreSQL bigints: a longer number names no test (and must not reach the query)
+
+
+def _png(request: HttpRequest, tests: list[Test], png: bytes) -> HttpResponse:
+    response = HttpResponse(png, content_type="image/png")
+    anonymous_can_read = all(can_read(None, t) for t in tests)
+    response["Cache-Control"] = "public, max-age=300" if anonymous_can_read else "private, max-age=300"
+    return response
+
+
+@require_GET
+def test_preview(request: HttpRequest, test_id: int) -> HttpResponse:
+    test = Test.objects.filter(pk=test_id).first() if test_id <= MAX_ID else None
+    if test is None or not can_read(request.user, test):
+        return json_error(f"no test {test_id}", 404)
+    try:
+        return _png(request, [test], png_for_test(test))
+    except ClickHouseUnavailable:
+        return json_error("storage temporarily unavailable, retry later", 503)
+
+
+@require_GET
+def compare_preview(request: HttpRequest, ids: str) -> HttpResponse:
+    wanted = [int(part) for part in ids.split("/")]
+    found = {t.pk: t for t in Test.objects.filter(pk__in=[i for i in wanted if i <= MAX_ID])}
+    for test_id in wanted:
+        if test_id not in found or not can_read(request.user, found[test_id]):
+            return json_error(f"no test {test_id}", 404)
+    tests = [found[i] for i in wanted]
+    try:
+        return _png(request, tests, png_for_compare(tests))
+    except ClickHouseUnavailable:
+        return json_error("storage temporarily unavailable, retry later", 503)
