@@ -1,0 +1,388 @@
+"""The diagnosis of one test: every detector run over its series, each conclusion turned into a `Finding`.
+
+Findings (see docs/diagnosis.md for the plain-words version):
+- `imbalance` (ramp) / `overload` (steady load): the service stopped keeping up; the second and the RPS;
+- `generator_limited`: from this second on the figures describe the generator, not the service;
+- `regime_change`: quantiles jumped to a new level in a test that otherwise kept up;
+- `usl`: closed-model ramp, throughput vs concurrency fitted by the Universal Scalability Law;
+- `timeouts` / `discarded`: how many requests timed out (net 110) or were never sent (net 777);
+- monitoring hints: `single_core`, `cpu_saturated`, `memory_growth`.
+Besides the findings it computes the figures a component's trend follows: q99 of the steady stage, the imbalance
+RPS and the error share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from analytics.diagnosis.figures import usl_figure
+from analytics.diagnosis.generator import GeneratorLimit, generator_limit
+from analytics.diagnosis.imbalance import Criteria, Onset, criteria, find_onset, regime_change
+from analytics.diagnosis.loadscheme import LoadScheme, LoadSchemeError, parse_load_scheme
+from analytics.diagnosis.monitoring import monitoring_hints
+from analytics.diagnosis.types import Annotation, Finding, FloatArray, MonitoringSeries, TestSeries, utc_clock
+from analytics.diagnosis.usl import UslFit, fit_usl
+
+# Error and timeout shares below these are noise worth no finding.
+TIMEOUT_SHARE_FINDING = 0.001
+DISCARDED_SHARE_FINDING = 0.001
+
+
+@dataclass(frozen=True)
+class DiagnosisInput:
+    series: TestSeries
+    load_scheme: Any = None  # as the tank sent it (list of str or dicts)
+    configured_instances: int | None = None
+    monitoring: list[MonitoringSeries] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DiagnosisResult:
+    findings: list[Finding]
+    figures: dict[str, dict[str, Any]]
+    q99_steady_ms: float | None
+    imbalance_rps: float | None
+    imbalance_ts: int | None
+    error_share: float | None
+    generator_limited_ts: int | None
+    scheme_error: str | None = None
+
+
+def _scheme(raw: Any) -> tuple[LoadScheme, str | None]:
+    try:
+        return parse_load_scheme(raw), None
+    except LoadSchemeError as exc:
+        return LoadScheme(()), str(exc)
+
+
+def planned_series(series: TestSeries, scheme: LoadScheme) -> FloatArray:
+    """Planned RPS per second: the generator's own figure when it sent one, else the scheme from the first second."""
+    if float(series.planned_rps.max(initial=0.0)) > 0:
+        return series.planned_rps.astype(np.float64)
+    from_scheme = scheme.planned_rps()
+    planned = np.full(len(series), np.nan)
+    if from_scheme.size and len(series):
+        offsets = (series.ts - series.ts[0]).astype(np.int64)
+        inside = offsets < from_scheme.size
+        planned[inside] = from_scheme[offsets[inside]]
+    return planned
+
+
+def _is_ramp(planned: FloatArray, scheme: LoadScheme) -> bool:
+    if scheme.is_ramp:
+        return True
+    finite = planned[np.isfinite(planned) & (planned > 0)]
+    if finite.size < 10:
+        return False
+    head = float(np.median(finite[: max(3, finite.size // 10)]))
+    tail = float(np.median(finite[-max(3, finite.size // 10) :]))
+    return tail > 1.5 * max(head, 1.0)
+
+
+def _steady_mask(series: TestSeries, planned: FloatArray, scheme: LoadScheme) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Seconds of the steady (const) stage: the scheme's const parts, else the most common planned rate."""
+    n = len(series)
+    mask = np.zeros(n, dtype=bool)
+    if n == 0:
+        return mask
+    offsets = (series.ts - series.ts[0]).astype(np.int64)
+    for start, end in scheme.const_spans():
+        mask |= (offsets >= start) & (offsets < end)
+    if mask.any():
+        return mask
+    finite = np.isfinite(planned) & (planned > 0)
+    if finite.any():
+        values, counts = np.unique(np.round(planned[finite]), return_counts=True)
+        mode = values[int(np.argmax(counts))]
+        if counts.max() >= 10:
+            steady: np.ndarray[Any, np.dtype[np.bool_]] = finite & (np.round(planned) == mode)
+            return steady
+    return series.resps > 0
+
+
+def _imbalance_finding(series: TestSeries, planned: FloatArray, crit: Criteria, onset: Onset, ramp: bool) -> Finding:
+    i = onset.index
+    ts = int(series.ts[i])
+    before = slice(max(0, i - 10), i)
+    after = slice(i, min(len(series), i + 10))
+    planned_here = float(planned[i]) if np.isfinite(planned[i]) else None
+    achieved = float(np.median(crit.answered_rps[before])) if i > 0 else float(crit.answered_rps[i])
+    rps = planned_here if planned_here else achieved
+    why = {
+        "behind": "answered responses fell below 90 % of the planned RPS",
+        "errors": "the error share rose above its early level",
+        "latency": "response times jumped to a new level (q95)",
+    }[onset.criterion]
+    evidence = {
+        "ts": ts,
+        "second_index": i,
+        "criterion": onset.criterion,
+        "planned_rps": round(planned_here, 1) if planned_here else None,
+        "answered_rps_before": round(achieved, 1),
+        "answered_rps_after": round(float(np.median(crit.answered_rps[after])), 1),
+        "q95_ms_before": round(float(np.median(series.q95_ms[before])), 1) if i > 0 else None,
+        "q95_ms_after": round(float(np.median(series.q95_ms[after])), 1),
+        "error_share_before": round(float(np.mean(crit.error_share[before])), 4) if i > 0 else None,
+        "error_share_after": round(float(np.mean(crit.error_share[after])), 4),
+        "baseline_q95_ms": round(crit.baseline_q95_ms, 1),
+    }
+    if ramp:
+        return Finding(
+            kind="imbalance",
+            severity="critical",
+            title=f"Imbalance at {rps:.0f} RPS ({utc_clock(ts)} UTC)",
+            text=(
+                f"The service stopped keeping up at {rps:.0f} RPS, {utc_clock(ts)} UTC: {why}. "
+                f"Before it, {evidence['answered_rps_before']} responses/s with q95 {evidence['q95_ms_before']} ms; "
+                f"after it, {evidence['answered_rps_after']} responses/s with q95 {evidence['q95_ms_after']} ms. "
+                "This is the capacity found by this ramp; plan production load below it."
+            ),
+            evidence={**evidence, "imbalance_rps": round(rps, 1)},
+            annotations=[Annotation(ts, f"imbalance {rps:.0f} RPS")],
+        )
+    return Finding(
+        kind="overload",
+        severity="critical",
+        title=f"Service overloaded from {utc_clock(ts)} UTC",
+        text=(
+            f"At a steady load the service stopped keeping up from {utc_clock(ts)} UTC: {why}. "
+            f"q95 went from {evidence['q95_ms_before']} ms to {evidence['q95_ms_after']} ms. "
+            "The planned rate is above what the service sustains."
+        ),
+        evidence=evidence,
+        annotations=[Annotation(ts, "overload")],
+    )
+
+
+def _generator_finding(series: TestSeries, limit: GeneratorLimit, onset: Onset | None) -> Finding:
+    ts = int(series.ts[limit.index])
+    reason = {
+        "instances_at_max": f"all {limit.max_instances} instances were busy while responses fell behind the plan",
+        "discarded": "the generator discarded requests it had no free instance for (net code 777)",
+        "littles_law": (
+            f"the planned {limit.planned_rps:.0f} RPS is above what {limit.max_instances} instances can send "
+            f"at {limit.mean_ms:.0f} ms per response (Little's law: 1000 / {limit.mean_ms:.0f} × "
+            f"{limit.max_instances} = {limit.ceiling_rps or 0:.0f} RPS)"
+        ),
+    }[limit.reason]
+    first = onset is None or limit.index <= onset.index
+    advice = (
+        f"Give it more instances: at {limit.mean_ms:.0f} ms per response the planned peak needs about "
+        f"{limit.recommended_instances} (with 20 % headroom)."
+        if limit.recommended_instances
+        else "Give it more instances."
+    )
+    lead = (
+        "The generator, not the service, was the limit: the figures after this second say nothing about the service."
+        if first
+        else "After the service broke, the generator also ran out of instances."
+    )
+    return Finding(
+        kind="generator_limited",
+        severity="critical" if first else "warning",
+        title=f"The result is limited by the generator from {utc_clock(ts)} UTC",
+        text=f"The result is limited by the generator from {utc_clock(ts)} UTC: {reason}. {lead} {advice}",
+        evidence={
+            "ts": ts,
+            "second_index": limit.index,
+            "reason": limit.reason,
+            "max_instances": limit.max_instances,
+            "mean_ms": round(limit.mean_ms, 2),
+            "planned_rps": round(limit.planned_rps, 1),
+            "ceiling_rps": round(limit.ceiling_rps, 1) if limit.ceiling_rps else None,
+            "recommended_instances": limit.recommended_instances,
+            "before_imbalance": first,
+        },
+        annotations=[Annotation(ts, "generator limit")],
+    )
+
+
+def _code_findings(series: TestSeries) -> list[Finding]:
+    findings: list[Finding] = []
+    total = float(series.resps.sum())
+    if total <= 0:
+        return findings
+    for kind, counts, share_min, what in (
+        ("timeouts", series.timeouts, TIMEOUT_SHARE_FINDING, "timed out (net code 110)"),
+        (
+            "discarded",
+            series.discarded,
+            DISCARDED_SHARE_FINDING,
+            "were discarded by the generator, never sent (net code 777)",
+        ),
+    ):
+        count = float(counts.sum())
+        if count / total < share_min:
+            continue
+        first = int(np.argmax(counts > 0))
+        peak = int(np.argmax(counts))
+        findings.append(
+            Finding(
+                kind=kind,
+                severity="warning",
+                title=f"{count / total:.1%} of requests {what.split(',')[0].split(' (')[0]}",
+                text=(
+                    f"{int(count)} of {int(total)} requests ({count / total:.2%}) {what}; the first at "
+                    f"{utc_clock(series.ts[first])} UTC, most ({int(counts[peak])}) at "
+                    f"{utc_clock(series.ts[peak])} UTC."
+                ),
+                evidence={
+                    "count": int(count),
+                    "share": round(count / total, 5),
+                    "first_ts": int(series.ts[first]),
+                    "peak_ts": int(series.ts[peak]),
+                    "peak_count": int(counts[peak]),
+                },
+                annotations=[Annotation(int(series.ts[first]), f"first {kind}")],
+            )
+        )
+    return findings
+
+
+def closed_model_points(
+    series: TestSeries, planned: FloatArray, scheme: LoadScheme
+) -> tuple[FloatArray, FloatArray] | None:
+    """(concurrency, throughput) per instances level of a closed-model ramp, or None if this is not one.
+
+    Closed model: no planned rate to follow (or `unlimited`), and the instances count rises through at least four
+    levels. Throughput at a level is the median answered RPS over its seconds, the first second of each level
+    dropped as warm-up.
+    """
+    if scheme.is_ramp or np.nanmax(np.where(np.isfinite(planned), planned, 0.0), initial=0.0) > 0:
+        return None
+    inst = series.instances
+    active = inst > 0
+    if active.sum() < 8:
+        return None
+    levels = np.unique(inst[active])
+    if levels.size < 4:
+        return None
+    order = np.arange(inst.size)[active]
+    if np.corrcoef(order, inst[active])[0, 1] < 0.7:
+        return None
+    answered = np.maximum(series.resps - series.timeouts - series.discarded, 0.0)
+    change = np.concatenate([[True], inst[1:] != inst[:-1]])
+    n_points: list[float] = []
+    x_points: list[float] = []
+    for level in levels:
+        seconds = (inst == level) & ~change
+        if seconds.sum() < 2:
+            continue
+        n_points.append(float(level))
+        x_points.append(float(np.median(answered[seconds])))
+    if len(n_points) < 4:
+        return None
+    return np.array(n_points), np.array(x_points)
+
+
+def _usl_finding(fit: UslFit, points: tuple[FloatArray, FloatArray]) -> Finding:
+    n, x = points
+    if fit.peak_concurrency is not None and fit.peak_rps is not None:
+        peak = (
+            f"throughput peaks at about {fit.peak_concurrency:.0f} concurrent instances ({fit.peak_rps:.0f} RPS); "
+            "more concurrency beyond that lowers throughput."
+        )
+        if fit.peak_concurrency > float(n.max()):
+            peak = (
+                f"the fit predicts a peak at about {fit.peak_concurrency:.0f} instances ({fit.peak_rps:.0f} RPS), "
+                "beyond the tested range: extend the ramp to confirm it."
+            )
+    else:
+        peak = "no coherency penalty: throughput levels off but does not fall in the tested range."
+    return Finding(
+        kind="usl",
+        severity="info",
+        title=f"Scalability: σ = {fit.sigma:.3f}, κ = {fit.kappa:.5f}",
+        text=(
+            f"Throughput against concurrency follows the Universal Scalability Law with contention σ = {fit.sigma:.3f} "
+            f"and coherency κ = {fit.kappa:.5f} (one instance ≈ {fit.lambda_rps:.1f} RPS, R² = {fit.r2:.2f}): {peak}"
+        ),
+        evidence={
+            "sigma": round(fit.sigma, 5),
+            "kappa": round(fit.kappa, 7),
+            "lambda_rps": round(fit.lambda_rps, 3),
+            "peak_concurrency": round(fit.peak_concurrency, 1) if fit.peak_concurrency is not None else None,
+            "peak_rps": round(fit.peak_rps, 1) if fit.peak_rps is not None else None,
+            "r2": round(fit.r2, 4),
+            "points": [{"concurrency": float(a), "rps": round(float(b), 2)} for a, b in zip(n, x, strict=True)],
+        },
+    )
+
+
+def diagnose(data: DiagnosisInput) -> DiagnosisResult:
+    series = data.series
+    scheme, scheme_error = _scheme(data.load_scheme)
+    if len(series) == 0:
+        return DiagnosisResult([], {}, None, None, None, None, None, scheme_error)
+    planned = planned_series(series, scheme)
+    ramp = _is_ramp(planned, scheme)
+    crit = criteria(series, planned)
+    findings: list[Finding] = []
+    figures: dict[str, dict[str, Any]] = {}
+
+    onset = find_onset(series, crit, use_latency=ramp)
+    limit = generator_limit(series, planned, crit, data.configured_instances)
+    if onset is not None:
+        findings.append(_imbalance_finding(series, planned, crit, onset, ramp))
+    if limit is not None:
+        findings.append(_generator_finding(series, limit, onset))
+    if onset is None and not ramp:
+        change = regime_change(series.q95_ms, series.resps)
+        if change is not None:
+            ts = int(series.ts[change.index])
+            direction = "rose" if change.after_ms > change.before_ms else "fell"
+            findings.append(
+                Finding(
+                    kind="regime_change",
+                    severity="warning" if change.after_ms > change.before_ms else "info",
+                    title=f"Response times {direction} to a new level at {utc_clock(ts)} UTC",
+                    text=(
+                        f"q95 {direction} from about {change.before_ms:.1f} ms to {change.after_ms:.1f} ms at "
+                        f"{utc_clock(ts)} UTC and stayed there, while the service kept up with the load. Look for "
+                        "what changed then: a background job, a cache flush, a neighbour on the host."
+                    ),
+                    evidence={
+                        "ts": ts,
+                        "q95_ms_before": round(change.before_ms, 2),
+                        "q95_ms_after": round(change.after_ms, 2),
+                        "statistic": round(change.statistic, 1),
+                    },
+                    annotations=[Annotation(ts, f"q95 {direction}")],
+                )
+            )
+    findings.extend(_code_findings(series))
+
+    points = closed_model_points(series, planned, scheme)
+    if points is not None:
+        fit = fit_usl(*points)
+        if fit is not None:
+            findings.append(_usl_finding(fit, points))
+            figures["usl"] = usl_figure(points[0], points[1], fit)
+
+    imbalance_ts = int(series.ts[onset.index]) if onset is not None else None
+    if data.monitoring:
+        findings.extend(monitoring_hints(data.monitoring, float(series.ts[0]), float(series.ts[-1]), imbalance_ts))
+
+    # Trend figures: the steady stage before any breakdown, so a ramp's overload does not pollute q99.
+    steady = _steady_mask(series, planned, scheme) & (series.resps > 0)
+    cut = min(i for i in (onset.index if onset else None, limit.index if limit else None, len(series)) if i is not None)
+    steady[cut:] = False
+    q99_steady = float(np.median(series.q99_ms[steady])) if steady.any() else None
+    sent = float((series.resps - series.discarded).sum())
+    error_share = float(series.errors.sum()) / sent if sent > 0 else None
+    imbalance_rps = None
+    if onset is not None and ramp:
+        imbalance_rps = next(f.evidence.get("imbalance_rps") for f in findings if f.kind == "imbalance")
+    return DiagnosisResult(
+        findings=findings,
+        figures=figures,
+        q99_steady_ms=q99_steady,
+        imbalance_rps=imbalance_rps,
+        imbalance_ts=imbalance_ts,
+        error_share=error_share,
+        generator_limited_ts=int(series.ts[limit.index]) if limit is not None else None,
+        scheme_error=scheme_error,
+    )

@@ -1,0 +1,128 @@
+"""Where the service stopped keeping up ("разладка"): the imbalance point of a ramp, or overload of a steady test.
+
+Three per-second criteria, each smoothed by a 5 s rolling median so that one bad second decides nothing:
+- behind: answered responses (not timed out, not discarded) below 90 % of the planned RPS;
+- errors: the error share above max(5 %, 3 × its level in the first, lightest seconds);
+- latency: q95 above max(3 × its early level, early level + 50 ms).
+A criterion fires at the first second that starts a sustained bad stretch (`first_sustained`); the imbalance is
+the earliest criterion. The latency onset is then placed precisely by a mean-shift change point on log q95 near
+it (a threshold crossing lags a jump by a second or two; the change point sits on the jump).
+A steady test with no onset is also checked for a regime change of its quantiles (a significant mean shift of
+log q95 by 1.5× or more), which catches a service that degraded without falling behind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from analytics.diagnosis.changepoint import mean_shift
+from analytics.diagnosis.types import FloatArray, TestSeries, first_sustained, rolling_median
+
+SMOOTH_S = 5
+BEHIND_RATIO = 0.9
+REGIME_MIN_RATIO = 1.5
+REGIME_MIN_STATISTIC = 8.0
+
+
+@dataclass(frozen=True)
+class Criteria:
+    """Per-second booleans and the signals behind them."""
+
+    answered_rps: FloatArray
+    error_share: FloatArray
+    behind: npt.NDArray[np.bool_]
+    errors: npt.NDArray[np.bool_]
+    latency: npt.NDArray[np.bool_]
+    baseline_q95_ms: float
+    baseline_error_share: float
+
+
+@dataclass(frozen=True)
+class Onset:
+    index: int
+    criterion: str  # behind | errors | latency
+
+
+def _early(n: int) -> slice:
+    return slice(0, max(5, int(0.15 * n)))
+
+
+def criteria(series: TestSeries, planned_rps: FloatArray) -> Criteria:
+    answered = np.maximum(series.resps - series.timeouts - series.discarded, 0.0)
+    sent = np.maximum(series.resps - series.discarded, 0.0)
+    error_share = np.divide(series.errors, sent, out=np.zeros_like(sent), where=sent > 0)
+    smooth_answered = rolling_median(answered, SMOOTH_S)
+    smooth_errors = rolling_median(error_share, SMOOTH_S)
+    smooth_q95 = rolling_median(series.q95_ms, SMOOTH_S)
+
+    early = _early(len(series))
+    has_answers = series.resps[early] > 0
+    baseline_q95 = float(np.median(series.q95_ms[early][has_answers])) if has_answers.any() else 0.0
+    baseline_err = float(np.median(error_share[early])) if len(series) else 0.0
+
+    planned_known = np.isfinite(planned_rps) & (planned_rps >= 1.0)
+    safe_planned = np.where(planned_known, planned_rps, 0.0)
+    behind = planned_known & (smooth_answered < BEHIND_RATIO * safe_planned)
+    errors = smooth_errors > max(0.05, 3.0 * baseline_err)
+    latency = (
+        (smooth_q95 > max(3.0 * baseline_q95, baseline_q95 + 50.0)) if baseline_q95 > 0 else np.zeros(len(series), bool)
+    )
+    return Criteria(answered, error_share, behind, errors, latency, baseline_q95, baseline_err)
+
+
+def _refine_latency(q95_ms: FloatArray, index: int) -> int:
+    lo, hi = max(0, index - 20), min(q95_ms.size, index + 20)
+    window = np.log(np.maximum(q95_ms[lo:hi], 1e-3))
+    shift = mean_shift(window, min_size=3)
+    if shift is None or shift.after <= shift.before:
+        return index
+    refined = lo + shift.index
+    return refined if abs(refined - index) <= 10 else index
+
+
+def find_onset(series: TestSeries, crit: Criteria, *, use_latency: bool = True) -> Onset | None:
+    """The earliest sustained onset over the criteria.
+
+    A steady test passes `use_latency=False`: there, slower answers while the service keeps up with the plan and
+    makes no errors are a regime change, not an overload.
+    """
+    onsets: list[Onset] = []
+    checks = [("behind", crit.behind), ("errors", crit.errors)]
+    if use_latency:
+        checks.append(("latency", crit.latency))
+    for name, bad in checks:
+        index = first_sustained(bad)
+        if index >= 0:
+            if name == "latency":
+                index = _refine_latency(series.q95_ms, index)
+            onsets.append(Onset(index, name))
+    if not onsets:
+        return None
+    return min(onsets, key=lambda o: (o.index, o.criterion))
+
+
+@dataclass(frozen=True)
+class RegimeChange:
+    index: int
+    before_ms: float
+    after_ms: float
+    statistic: float
+
+
+def regime_change(q95_ms: FloatArray, resps: FloatArray) -> RegimeChange | None:
+    """A significant, large shift of log q95 in a test that otherwise kept up (seconds without answers ignored)."""
+    keep = resps > 0
+    idx = np.flatnonzero(keep)
+    if idx.size < 20:
+        return None
+    logq = np.log(np.maximum(q95_ms[keep], 1e-3))
+    shift = mean_shift(logq, min_size=10)
+    if shift is None:
+        return None
+    ratio = float(np.exp(abs(shift.after - shift.before)))
+    if ratio < REGIME_MIN_RATIO or shift.statistic < REGIME_MIN_STATISTIC:
+        return None
+    return RegimeChange(int(idx[shift.index]), float(np.exp(shift.before)), float(np.exp(shift.after)), shift.statistic)
