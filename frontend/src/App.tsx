@@ -1,7 +1,45 @@
 /** Top-level router: picks the page from location.pathname (the server serves the same bundle on every page URL). */
+import { Header } from "./components/Header";
 import { routeOf } from "./lib/route";
+import { TestListPage } from "./pages/TestList/TestListPage";
+import { ReportPage } from "./pages/TestReport/ReportPage";
+import { ComparePage } from "./pages/Compare/ComparePage";
+import { ComponentPage } from "./pages/Component/ComponentPage";
+
+function Page() {
+  const route = routeOf(window.location.pathname);
+  switch (route.kind) {
+    case "list":
+      return <TestListPage />;
+    case "report":
+      return <ReportPage id={route.id} />;
+    case "compare":
+      return <ComparePage ids={route.ids} />;
+    case "component":
+      return <ComponentPage name={route.name} />;
+    case "notfound":
+      return (
+        <main className="page">
+          <h1>Page not found</h1>
+          <p>
+            Reports live at <code>/&lt;id&gt;</code>, comparisons at <code>/compare/&lt;a&gt;/&lt;b&gt;</code>.{" "}
+            <a href="/">Back to the test list</a>.
+          </p>
+        </main>
+      );
+  }
+}
 
 export function App() {
-  const route = routeOf(window.location.pathname);
-  return <div>{route.kind}</div>;
+  return (
+    <>
+      <a className="skip" href="#content">
+        Skip to content
+      </a>
+      <Header />
+      <div id="content">
+        <Page />
+      </div>
+    </>
+  );
 }

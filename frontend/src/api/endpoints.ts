@@ -1,0 +1,81 @@
+/** Typed calls of the /api/v1/ endpoints used by the pages. */
+import { getJson, sendJson, type Params } from "./client";
+import type {
+  ChartAnswer,
+  CompareAnswer,
+  Finding,
+  Me,
+  Paginated,
+  ReportInfo,
+  Summary,
+  TestMeta,
+  TrendAnswer,
+  UploadInfo,
+} from "./types";
+
+const API = "/api/v1";
+
+export const CHART_NAMES = [
+  "quantiles",
+  "http_codes",
+  "net_codes",
+  "times",
+  "sizes",
+  "quantiles_by_load",
+  "instances_rps",
+  "distribution",
+] as const;
+export type ChartName = (typeof CHART_NAMES)[number];
+
+/** The list answers DRF's paginated object; a bare array is accepted too. */
+export async function listTests(params: Params, signal?: AbortSignal): Promise<Paginated<TestMeta>> {
+  const body = await getJson<Paginated<TestMeta> | TestMeta[]>(`${API}/tests/`, params, signal);
+  return Array.isArray(body) ? { count: body.length, results: body } : body;
+}
+
+export const getTest = (id: number, signal?: AbortSignal) => getJson<TestMeta>(`${API}/tests/${id}/`, [], signal);
+
+export const getReport = (id: number, signal?: AbortSignal) =>
+  getJson<ReportInfo>(`${API}/tests/${id}/report`, [], signal);
+
+export const getSummary = (id: number, params: Params, signal?: AbortSignal) =>
+  getJson<Summary>(`${API}/tests/${id}/summary`, params, signal);
+
+export const getChart = (id: number, name: ChartName, params: Params, signal?: AbortSignal) =>
+  getJson<ChartAnswer>(`${API}/tests/${id}/charts/${name}`, params, signal);
+
+export const getTables = (id: number, params: Params, signal?: AbortSignal) =>
+  getJson<unknown>(`${API}/tests/${id}/tables`, params, signal);
+
+export const getMonitoring = (id: number, params: Params, signal?: AbortSignal) =>
+  getJson<unknown>(`${API}/tests/${id}/monitoring`, params, signal);
+
+export const getConfig = (id: number, signal?: AbortSignal) =>
+  getJson<Record<string, unknown>>(`${API}/tests/${id}/config`, [], signal);
+
+export async function getAnalysis(id: number, params: Params, signal?: AbortSignal): Promise<Finding[]> {
+  const body = await getJson<{ findings?: Finding[] }>(`${API}/tests/${id}/analysis`, params, signal);
+  return Array.isArray(body.findings) ? body.findings : [];
+}
+
+export async function getUploads(id: number, signal?: AbortSignal): Promise<UploadInfo[]> {
+  const body = await getJson<UploadInfo[] | Paginated<UploadInfo> | { uploads: UploadInfo[] }>(
+    `${API}/tests/${id}/uploads/`,
+    [],
+    signal,
+  );
+  if (Array.isArray(body)) return body;
+  if ("results" in body) return body.results;
+  return body.uploads ?? [];
+}
+
+export const setStar = (id: number, starred: boolean) =>
+  sendJson<unknown>(starred ? "POST" : "DELETE", `${API}/tests/${id}/star`);
+
+export const getCompare = (params: Params, signal?: AbortSignal) =>
+  getJson<CompareAnswer>(`${API}/compare`, params, signal);
+
+export const getTrend = (name: string, params: Params, signal?: AbortSignal) =>
+  getJson<TrendAnswer>(`${API}/components/${encodeURIComponent(name)}/trend`, params, signal);
+
+export const getMe = (signal?: AbortSignal) => getJson<Me>(`${API}/me`, [], signal);

@@ -1,0 +1,115 @@
+/**
+ * The one component that draws Plotly figures. The backend builds every figure (analytics/figures*.py) and
+ * sends Plotly JSON; this only renders it, adds the page's common layout defaults and reports an x-axis zoom.
+ * plotly.js is loaded on first use, so pages without charts (the test list) never download it.
+ */
+import { useEffect, useRef, useState } from "react";
+import type { PlotlyFigureJson } from "../../api/types";
+
+type PlotlyModule = typeof import("plotly.js-basic-dist-min").default;
+let plotlyPromise: Promise<PlotlyModule> | null = null;
+
+function loadPlotly(): Promise<PlotlyModule> {
+  plotlyPromise ??= import("plotly.js-basic-dist-min").then((m) => m.default);
+  return plotlyPromise;
+}
+
+declare global {
+  interface Window {
+    /** performance.now() when the first chart of the page was drawn; read by the browser tests. */
+    __tankodromFirstChartMs?: number;
+  }
+}
+
+export interface PlotlyFigureProps {
+  figure: PlotlyFigureJson;
+  /** Names the chart for screen readers and the browser tests. */
+  name: string;
+  height?: number;
+  logY?: boolean;
+  /** Called with the new x range when the user zooms (numbers or date strings, as the axis has them). */
+  onXRange?: (start: unknown, end: unknown) => void;
+}
+
+function hasPoints(figure: PlotlyFigureJson): boolean {
+  return figure.data.some((trace) => {
+    for (const key of ["x", "y", "values"]) {
+      const v = trace[key];
+      if (Array.isArray(v) && v.length > 0) return true;
+    }
+    return false;
+  });
+}
+
+export function PlotlyFigure({ figure, name, height = 340, logY = false, onXRange }: PlotlyFigureProps) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  const onXRangeRef = useRef(onXRange);
+  onXRangeRef.current = onXRange;
+  const empty = !hasPoints(figure);
+
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || empty) return;
+    let cancelled = false;
+    el.dataset.drawn = "0";
+    loadPlotly()
+      .then((Plotly) => {
+        if (cancelled) return null;
+        const given = figure.layout ?? {};
+        const yaxis = { ...((given.yaxis as Record<string, unknown> | undefined) ?? {}) };
+        if (logY) yaxis.type = "log";
+        const layout: Record<string, unknown> = {
+          margin: { l: 60, r: 60, t: 40, b: 40 },
+          font: { family: "system-ui, sans-serif", size: 12 },
+          legend: { orientation: "h", y: -0.15 },
+          hovermode: "x unified",
+          ...given,
+          yaxis,
+          height,
+          autosize: true,
+          // Keeps the user's zoom when the same chart is refreshed (an online test polls).
+          uirevision: name,
+        };
+        return Plotly.react(el, figure.data, layout, {
+          responsive: true,
+          displaylogo: false,
+          modeBarButtonsToRemove: ["lasso2d", "select2d"],
+        });
+      })
+      .then((plot) => {
+        if (!plot || cancelled) return;
+        el.dataset.drawn = "1";
+        window.__tankodromFirstChartMs ??= performance.now();
+        plot.removeAllListeners?.("plotly_relayout");
+        plot.on("plotly_relayout", (ev) => {
+          const start = ev["xaxis.range[0]"];
+          const end = ev["xaxis.range[1]"];
+          if (start !== undefined && end !== undefined) onXRangeRef.current?.(start, end);
+        });
+      })
+      .catch((e: unknown) => {
+        if (!cancelled) setFailed(e instanceof Error ? e.message : String(e));
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [figure, height, logY, name, empty]);
+
+  useEffect(() => {
+    const el = ref.current;
+    return () => {
+      if (el && plotlyPromise) void plotlyPromise.then((Plotly) => Plotly.purge(el));
+    };
+  }, []);
+
+  if (failed) return <div className="state error">The chart could not be drawn: {failed}</div>;
+  if (empty) {
+    return (
+      <div className="chart-empty" role="img" aria-label={`${name}: no data`} style={{ height }}>
+        No data for {name} in this window.
+      </div>
+    );
+  }
+  return <div ref={ref} className="chart" role="img" aria-label={name} data-chart={name} style={{ minHeight: height }} />;
+}

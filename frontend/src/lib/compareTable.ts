@@ -1,0 +1,63 @@
+/**
+ * The compare page's cumulative-quantiles table in Overload's form: the first test's cell `1065.000 ms`,
+ * the others `1715.000 (+650.000)`, each with the compare API's verdict and interval where it has them.
+ */
+import type { CompareAnswer } from "../api/types";
+import { formatMs, formatMsWithDiff } from "./format";
+
+export interface CompareCell {
+  text: string;
+  verdict: string | null;
+  interval: string | null;
+}
+
+export interface CompareRow {
+  level: string;
+  cells: CompareCell[];
+}
+
+/** Rows from the highest level down, as Overload's table read (99 %, 98 %, ... 50 %). */
+export function quantileRows(answer: CompareAnswer): CompareRow[] {
+  const levels = Object.keys(answer.quantiles_ms).sort((a, b) => Number(b) - Number(a));
+  return levels.map((level) => {
+    const values = answer.quantiles_ms[level] ?? [];
+    const diffs = answer.diff_ms?.[level] ?? [];
+    const verdicts = answer.verdict?.[level] ?? [];
+    const intervals = answer.interval_ms?.[level] ?? [];
+    return {
+      level,
+      cells: answer.tests.map((_, i) => {
+        const value = values[i] ?? null;
+        const diff = diffs[i] ?? (i > 0 && value !== null && values[0] != null ? value - values[0] : null);
+        const iv = intervals[i] ?? null;
+        return {
+          text: i === 0 ? `${formatMs(value)}${value === null ? "" : " ms"}` : formatMsWithDiff(value, diff),
+          verdict: i === 0 ? null : (verdicts[i] ?? null),
+          interval: iv ? `${formatMs(iv[0])} … ${formatMs(iv[1])}` : null,
+        };
+      }),
+    };
+  });
+}
+
+export interface CodeDiffRow {
+  code: string;
+  counts: number[];
+  /** Each test's count minus the first test's. */
+  diffs: number[];
+}
+
+/** Code tables side by side, the codes that differ most first. */
+export function codeRows(codes: Record<string, number[]> | undefined, n: number): CodeDiffRow[] {
+  if (!codes) return [];
+  return Object.entries(codes)
+    .map(([code, raw]) => {
+      const counts = Array.from({ length: n }, (_, i) => raw[i] ?? 0);
+      const base = counts[0] ?? 0;
+      return { code, counts, diffs: counts.map((c) => c - base) };
+    })
+    .sort((a, b) => {
+      const spread = (r: CodeDiffRow) => Math.max(...r.diffs.map(Math.abs));
+      return spread(b) - spread(a) || Number(a.code) - Number(b.code);
+    });
+}

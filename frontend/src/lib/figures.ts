@@ -1,0 +1,76 @@
+/** Pure helpers around the backend's Plotly JSON: find figures in an answer, read zoomed axis values. */
+import type { PlotlyFigureJson } from "../api/types";
+
+export function isFigure(value: unknown): value is PlotlyFigureJson {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Array.isArray((value as Record<string, unknown>).data) &&
+    ((value as Record<string, unknown>).layout === undefined ||
+      typeof (value as Record<string, unknown>).layout === "object")
+  );
+}
+
+export interface FoundFigure {
+  /** Names on the way to the figure (host, group, ...), for headings and filters. */
+  path: string[];
+  figure: PlotlyFigureJson;
+}
+
+function labelOf(o: Record<string, unknown>): string | null {
+  for (const k of ["host", "name", "group", "title", "metric"]) {
+    const v = o[k];
+    if (typeof v === "string" && v) return v;
+  }
+  return null;
+}
+
+/**
+ * Every figure in a JSON answer, in document order, with the names leading to it. Shapes such as
+ * `{hosts: [{host, groups: [{name, figure}]}]}` and `{host: {group: figure}}` both give [host, group].
+ */
+export function collectFigures(value: unknown, path: string[] = []): FoundFigure[] {
+  if (isFigure(value)) return [{ path, figure: value }];
+  if (Array.isArray(value)) return value.flatMap((item) => collectFigures(item, path));
+  if (typeof value !== "object" || value === null) return [];
+  const o = value as Record<string, unknown>;
+  const here = labelOf(o);
+  const base = here ? [...path, here] : path;
+  const out: FoundFigure[] = [];
+  for (const [k, v] of Object.entries(o)) {
+    if (typeof v !== "object" || v === null) continue;
+    // Keys of a dict of named things are names; container keys (figure, groups, hosts...) are not.
+    const container = ["figure", "figures", "groups", "hosts", "items", "metrics", "charts", "data"].includes(k);
+    out.push(...collectFigures(v, container || Array.isArray(o) ? base : [...base, k]));
+  }
+  return out;
+}
+
+/**
+ * An x-axis value from a zoom as unix seconds. Numbers are seconds (or ms when huge); date strings without a
+ * zone are UTC, since the backend writes UTC and plotly hands the strings back as they were shown.
+ */
+export function axisValueToUnix(value: unknown): number | null {
+  if (typeof value === "number" && Number.isFinite(value)) return value >= 1e11 ? value / 1000 : value;
+  if (typeof value !== "string" || value.trim() === "") return null;
+  const s = value.trim();
+  if (/^-?\d+(\.\d+)?$/.test(s)) return axisValueToUnix(Number(s));
+  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/.test(s);
+  const t = Date.parse(hasZone ? s : `${s.replace(" ", "T")}Z`);
+  return Number.isNaN(t) ? null : t / 1000;
+}
+
+/** A zoom's range as a whole-second window inside the test's bounds, or null when it is not a usable range. */
+export function zoomToWindow(
+  start: unknown,
+  end: unknown,
+  bounds: { first: number; last: number },
+): { from: number; to: number } | null {
+  const a = axisValueToUnix(start);
+  const b = axisValueToUnix(end);
+  // Charts of relative time (seconds from start) or of load (RPS) are not on the wall clock: ignore them.
+  if (a === null || b === null || a < 1e9 || b < 1e9) return null;
+  const from = Math.max(bounds.first, Math.floor(Math.min(a, b)));
+  const to = Math.min(bounds.last, Math.ceil(Math.max(a, b)));
+  return from <= to ? { from, to } : null;
+}

@@ -1,0 +1,71 @@
+/** The test list's filters, kept in the page's query string (`/?search=api&status=ready&page=2`) so links work. */
+
+export interface ListQuery {
+  search: string;
+  component: string;
+  person: string;
+  status: string;
+  starred: boolean;
+  /** Dates as `YYYY-MM-DD` (the browser's date input format); sent to the API as given. */
+  since: string;
+  until: string;
+  page: number;
+}
+
+export const EMPTY_LIST_QUERY: ListQuery = {
+  search: "",
+  component: "",
+  person: "",
+  status: "",
+  starred: false,
+  since: "",
+  until: "",
+  page: 1,
+};
+
+export const STATUSES = ["online", "processing", "ready", "failed"] as const;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function parseListQuery(search: string): ListQuery {
+  const p = new URLSearchParams(search);
+  const page = Number(p.get("page") ?? "1");
+  const status = p.get("status") ?? "";
+  const since = p.get("since") ?? "";
+  const until = p.get("until") ?? "";
+  return {
+    search: p.get("search") ?? "",
+    component: p.get("component") ?? "",
+    person: p.get("person") ?? "",
+    status: (STATUSES as readonly string[]).includes(status) ? status : "",
+    starred: p.get("starred") === "1" || p.get("starred") === "true",
+    since: DATE.test(since) ? since : "",
+    until: DATE.test(until) ? until : "",
+    page: Number.isInteger(page) && page >= 1 ? page : 1,
+  };
+}
+
+/** Only the non-default values, so the plain list is plain `/`. */
+export function listQueryParams(q: ListQuery): [string, string][] {
+  const out: [string, string][] = [];
+  if (q.search) out.push(["search", q.search]);
+  if (q.component) out.push(["component", q.component]);
+  if (q.person) out.push(["person", q.person]);
+  if (q.status) out.push(["status", q.status]);
+  if (q.starred) out.push(["starred", "1"]);
+  if (q.since) out.push(["since", q.since]);
+  if (q.until) out.push(["until", q.until]);
+  if (q.page > 1) out.push(["page", String(q.page)]);
+  return out;
+}
+
+export function serializeListQuery(q: ListQuery): string {
+  const s = new URLSearchParams(listQueryParams(q)).toString();
+  return s ? `?${s}` : "";
+}
+
+/** The compare page for the chosen tests, oldest first so differences read "newer vs older". */
+export function compareUrl(ids: number[]): string | null {
+  const unique = [...new Set(ids)].sort((a, b) => a - b);
+  return unique.length >= 2 ? `/compare/${unique.join("/")}` : null;
+}

@@ -1,0 +1,220 @@
+/**
+ * `/compare/<a>/<b>[/<c>...]`: overlaid charts aligned from each test's start, the cumulative-quantiles table
+ * in Overload's form with the compare API's verdicts, and the code differences. The window and cases are in
+ * the hash (`#tags=&slider_start=&slider_end=&align=start`); with align=start they are seconds from each start.
+ */
+import { useEffect, useState } from "react";
+import type { Params } from "../../api/client";
+import { getCompare, getTest } from "../../api/endpoints";
+import type { TestMeta } from "../../api/types";
+import { PlotlyFigure } from "../../components/charts/PlotlyFigure";
+import { Empty, ErrorBox, Loading } from "../../components/States";
+import { useApi } from "../../hooks/useApi";
+import { codeRows, quantileRows } from "../../lib/compareTable";
+import { formatCount, netCodeName } from "../../lib/format";
+
+const FIGURE_TITLES: Record<string, string> = {
+  quantiles: "Response time quantiles, aligned from each test's start",
+  rps: "Responses per second",
+  distribution: "Response time distributions",
+  http_codes: "HTTP codes",
+  net_codes: "Net codes",
+};
+
+function readHash(): { align: "start" | "absolute"; cases: string[]; from: string; to: string } {
+  const p = new URLSearchParams(window.location.hash.slice(1));
+  return {
+    align: p.get("align") === "absolute" ? "absolute" : "start",
+    cases: (p.get("tags") ?? "").split(",").filter((c) => c !== ""),
+    from: /^\d+$/.test(p.get("slider_start") ?? "") ? (p.get("slider_start") as string) : "",
+    to: /^\d+$/.test(p.get("slider_end") ?? "") ? (p.get("slider_end") as string) : "",
+  };
+}
+
+function writeHash(h: ReturnType<typeof readHash>): void {
+  const hash = `align=${h.align}&tags=${h.cases.map(encodeURIComponent).join(",")}&slider_start=${h.from}&slider_end=${h.to}`;
+  window.history.replaceState(null, "", `${window.location.pathname}#${hash}`);
+}
+
+function Verdict({ verdict }: { verdict: string | null }) {
+  if (!verdict) return null;
+  return <span className={`verdict verdict-${verdict}`}>{verdict}</span>;
+}
+
+function CodeDiff({
+  title,
+  codes,
+  tests,
+  names,
+}: {
+  title: string;
+  codes: Record<string, number[]> | undefined;
+  tests: number[];
+  names?: (code: string) => string;
+}) {
+  const rows = codeRows(codes, tests.length);
+  return (
+    <section className="card table-card" aria-label={title}>
+      <h2>{title}</h2>
+      {rows.length === 0 ? (
+        <Empty>No codes.</Empty>
+      ) : (
+        <table className="data" data-table={title}>
+          <thead>
+            <tr>
+              <th scope="col">Code</th>
+              {tests.map((t) => (
+                <th scope="col" className="num" key={t}>
+                  #{t}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.code}>
+                <th scope="row">
+                  {r.code}
+                  {names && names(r.code) ? <span className="hint"> {names(r.code)}</span> : null}
+                </th>
+                {r.counts.map((c, i) => (
+                  <td className="num" key={tests[i]}>
+                    {formatCount(c)}
+                    {i > 0 && r.diffs[i] !== 0 && (
+                      <span className={(r.diffs[i] ?? 0) > 0 ? "diff up" : "diff down"}>
+                        {" "}
+                        ({(r.diffs[i] ?? 0) > 0 ? "+" : "−"}
+                        {formatCount(Math.abs(r.diffs[i] ?? 0))})
+                      </span>
+                    )}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function ComparePage({ ids }: { ids: number[] }) {
+  const [h, setH] = useState(readHash);
+  useEffect(() => {
+    writeHash(h);
+  }, [h]);
+  useEffect(() => {
+    document.title = `Compare ${ids.map((i) => `#${i}`).join(" vs ")} · Tankodrom`;
+  }, [ids]);
+
+  const params: Params = [["tests", ids.join(",")], ["align", h.align]];
+  if (h.from) params.push(["from", h.from]);
+  if (h.to) params.push(["to", h.to]);
+  for (const c of h.cases) params.push(["case", c]);
+  const answer = useApi(JSON.stringify(params), (signal) => getCompare(params, signal));
+  const metas = useApi(`metas|${ids.join(",")}`, (signal) =>
+    Promise.all(ids.map((id) => getTest(id, signal).catch(() => null))),
+  );
+  const byId = new Map<number, TestMeta>();
+  for (const m of metas.data ?? []) if (m) byId.set(m.id, m);
+
+  const data = answer.data;
+  const tests = data?.tests ?? ids;
+  const rows = data ? quantileRows(data) : [];
+
+  return (
+    <main className="page wide compare">
+      <h1>Compare {tests.map((t) => `#${t}`).join(" · ")}</h1>
+      <section className="card compare-tests" aria-label="Tests">
+        <ol>
+          {tests.map((t, i) => (
+            <li key={t}>
+              <a href={`/${t}`}>#{t}</a> {byId.get(t)?.name ?? ""}
+              {byId.get(t)?.version ? <span className="hint"> version {byId.get(t)?.version}</span> : null}
+              {i === 0 && <span className="hint"> (baseline)</span>}
+            </li>
+          ))}
+        </ol>
+        <div className="row">
+          <label>
+            Align
+            <select
+              value={h.align}
+              onChange={(e) => setH({ ...h, align: e.target.value === "absolute" ? "absolute" : "start" })}
+            >
+              <option value="start">from each test's start</option>
+              <option value="absolute">absolute time</option>
+            </select>
+          </label>
+          {h.cases.length > 0 && (
+            <span>
+              Cases: {h.cases.join(", ")}{" "}
+              <button type="button" onClick={() => setH({ ...h, cases: [] })}>
+                All requests
+              </button>
+            </span>
+          )}
+        </div>
+      </section>
+      {answer.error ? (
+        <ErrorBox error={answer.error} what="the comparison" />
+      ) : !data ? (
+        <Loading what="the comparison" />
+      ) : (
+        <>
+          <section className="card table-card" aria-label="Cumulative quantiles">
+            <h2>Cumulative quantiles, ms</h2>
+            {rows.length === 0 ? (
+              <Empty>No responses to compare in this window.</Empty>
+            ) : (
+              <div className="scroll-x">
+                <table className="data compare-table" data-table="compare-quantiles">
+                  <thead>
+                    <tr>
+                      <th scope="col" />
+                      {tests.map((t) => (
+                        <th scope="col" className="num" key={t}>
+                          #{t}
+                        </th>
+                      ))}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {rows.map((r) => (
+                      <tr key={r.level} data-level={r.level}>
+                        <th scope="row">{r.level}%</th>
+                        {r.cells.map((c, i) => (
+                          <td className="num" key={tests[i]}>
+                            <span className="value">{c.text}</span> <Verdict verdict={c.verdict} />
+                            {c.interval && (
+                              <div className="hint interval" title="interval of the difference">
+                                Δ in {c.interval}
+                              </div>
+                            )}
+                          </td>
+                        ))}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            {data.method && <p className="hint">{data.method}</p>}
+          </section>
+          <div className="two-col">
+            <CodeDiff title="HTTP codes" codes={data.http_codes} tests={tests} />
+            <CodeDiff title="Net codes" codes={data.net_codes} tests={tests} names={netCodeName} />
+          </div>
+          <div className="charts">
+            {Object.entries(data.figures ?? {}).map(([name, figure]) => (
+              <section className="card chart-box" key={name} aria-label={FIGURE_TITLES[name] ?? name}>
+                <h2>{FIGURE_TITLES[name] ?? name}</h2>
+                <PlotlyFigure figure={figure} name={FIGURE_TITLES[name] ?? name} height={380} />
+              </section>
+            ))}
+          </div>
+        </>
+      )}
+    </main>
+  );
+}

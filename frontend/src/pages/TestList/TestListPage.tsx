@@ -1,0 +1,257 @@
+/**
+ * `/`: the tests, newest first, with search, filters, pagination, stars, and a pick of two or more tests to
+ * compare. The filters live in the query string, so a filtered list is a link.
+ */
+import { useEffect, useState } from "react";
+import { listTests, setStar } from "../../api/endpoints";
+import type { TestMeta } from "../../api/types";
+import { Empty, ErrorBox, Loading } from "../../components/States";
+import { StatusBadge } from "../../components/StatusBadge";
+import { useApi } from "../../hooks/useApi";
+import { formatDuration, formatIso } from "../../lib/format";
+import {
+  STATUSES,
+  compareUrl,
+  listQueryParams,
+  parseListQuery,
+  serializeListQuery,
+  type ListQuery,
+} from "../../lib/listQuery";
+
+function duration(t: TestMeta): number | null {
+  if (t.first_ts && t.last_ts) return t.last_ts - t.first_ts + 1;
+  if (t.created_at && t.finished_at) return (Date.parse(t.finished_at) - Date.parse(t.created_at)) / 1000;
+  return null;
+}
+
+function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery) => void }) {
+  const [draft, setDraft] = useState(query);
+  useEffect(() => setDraft(query), [query]);
+  const set = <K extends keyof ListQuery>(k: K, v: ListQuery[K]) => setDraft((d) => ({ ...d, [k]: v }));
+  return (
+    <form
+      className="filters card"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onApply({ ...draft, page: 1 });
+      }}
+    >
+      <label>
+        Search
+        <input
+          type="search"
+          name="search"
+          placeholder="name, description, id"
+          value={draft.search}
+          onChange={(e) => set("search", e.target.value)}
+        />
+      </label>
+      <label>
+        Component
+        <input type="text" name="component" value={draft.component} onChange={(e) => set("component", e.target.value)} />
+      </label>
+      <label>
+        Author
+        <input type="text" name="person" value={draft.person} onChange={(e) => set("person", e.target.value)} />
+      </label>
+      <label>
+        Status
+        <select name="status" value={draft.status} onChange={(e) => set("status", e.target.value)}>
+          <option value="">any</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Since
+        <input type="date" name="since" value={draft.since} onChange={(e) => set("since", e.target.value)} />
+      </label>
+      <label>
+        Until
+        <input type="date" name="until" value={draft.until} onChange={(e) => set("until", e.target.value)} />
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={draft.starred} onChange={(e) => set("starred", e.target.checked)} />
+        Starred only
+      </label>
+      <div className="buttons">
+        <button type="submit" className="primary">
+          Apply
+        </button>
+        <button type="button" onClick={() => onApply(parseListQuery(""))}>
+          Reset
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function StarButton({ test }: { test: TestMeta }) {
+  const [starred, setStarred] = useState(Boolean(test.starred));
+  const [error, setError] = useState<string | null>(null);
+  const toggle = () => {
+    const next = !starred;
+    setStarred(next);
+    setStar(test.id, next).then(
+      () => setError(null),
+      (e: unknown) => {
+        setStarred(!next);
+        setError(e instanceof Error ? e.message : String(e));
+      },
+    );
+  };
+  return (
+    <button
+      type="button"
+      className={`star ${starred ? "on" : ""}`}
+      aria-pressed={starred}
+      aria-label={starred ? `Unstar test ${test.id}` : `Star test ${test.id}`}
+      title={error ?? (starred ? "Starred" : "Star")}
+      onClick={toggle}
+    >
+      {starred ? "★" : "☆"}
+    </button>
+  );
+}
+
+export function TestListPage() {
+  const [query, setQuery] = useState(() => parseListQuery(window.location.search));
+  const [selected, setSelected] = useState<number[]>([]);
+  const key = JSON.stringify(listQueryParams(query));
+  const list = useApi(key, (signal) => listTests(listQueryParams(query), signal));
+
+  useEffect(() => {
+    document.title = "Tests · Tankodrom";
+    const onPop = () => setQuery(parseListQuery(window.location.search));
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, []);
+
+  const apply = (q: ListQuery) => {
+    window.history.pushState(null, "", `/${serializeListQuery(q)}`);
+    setQuery(q);
+  };
+  const toggle = (id: number) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+  const compare = compareUrl(selected);
+
+  const results = list.data?.results ?? [];
+  const total = list.data?.count ?? 0;
+  const pageSize = list.data?.page_size ?? (list.data?.next || query.page > 1 ? Math.max(results.length, 1) : 0);
+  const pages = pageSize ? Math.max(1, Math.ceil(total / pageSize)) : 1;
+  const hasNext = list.data?.next ? true : query.page < pages;
+
+  return (
+    <main className="page wide">
+      <div className="title-row">
+        <h1>Tests</h1>
+        <div className="compare-bar" aria-live="polite">
+          {selected.length > 0 && <span>{selected.length} selected</span>}
+          {compare ? (
+            <a className="button primary" href={compare}>
+              Compare {selected.length} tests
+            </a>
+          ) : (
+            <span className="hint">Tick two or more tests to compare them</span>
+          )}
+          {selected.length > 0 && (
+            <button type="button" onClick={() => setSelected([])}>
+              Clear
+            </button>
+          )}
+        </div>
+      </div>
+      <Filters query={query} onApply={apply} />
+      {list.error ? (
+        <ErrorBox error={list.error} what="the tests" />
+      ) : list.loading && !list.data ? (
+        <Loading what="tests" />
+      ) : results.length === 0 ? (
+        <Empty>
+          No tests match.{" "}
+          {key !== "[]" ? (
+            <button type="button" className="link" onClick={() => apply(parseListQuery(""))}>
+              Clear the filters
+            </button>
+          ) : (
+            <>
+              Point a tank at this service or upload a phout file (<a href="/api/docs/">API docs</a>).
+            </>
+          )}
+        </Empty>
+      ) : (
+        <div className="card flush">
+          <table className="tests" aria-busy={list.loading}>
+            <thead>
+              <tr>
+                <th scope="col">
+                  <span className="sr-only">Select</span>
+                </th>
+                <th scope="col">
+                  <span className="sr-only">Star</span>
+                </th>
+                <th scope="col">Id</th>
+                <th scope="col">Name</th>
+                <th scope="col">Component</th>
+                <th scope="col">Author</th>
+                <th scope="col">Status</th>
+                <th scope="col">Started</th>
+                <th scope="col">Duration</th>
+              </tr>
+            </thead>
+            <tbody>
+              {results.map((t) => (
+                <tr key={t.id} className={selected.includes(t.id) ? "selected" : ""}>
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select test ${t.id} for comparison`}
+                      checked={selected.includes(t.id)}
+                      onChange={() => toggle(t.id)}
+                    />
+                  </td>
+                  <td>
+                    <StarButton test={t} />
+                  </td>
+                  <td>
+                    <a href={`/${t.id}`}>#{t.id}</a>
+                  </td>
+                  <td className="name">
+                    <a href={`/${t.id}`}>{t.name || <span className="hint">(no name)</span>}</a>
+                    {t.description && <div className="hint clip">{t.description}</div>}
+                  </td>
+                  <td>
+                    {t.component ? <a href={`/component/${encodeURIComponent(t.component)}`}>{t.component}</a> : "—"}
+                  </td>
+                  <td>{t.person || "—"}</td>
+                  <td>
+                    <StatusBadge status={t.status} />
+                  </td>
+                  <td className="num">{t.first_ts ? formatIso(new Date(t.first_ts * 1000).toISOString()) : formatIso(t.created_at)}</td>
+                  <td className="num">{formatDuration(duration(t))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {(query.page > 1 || hasNext) && (
+        <nav className="pager" aria-label="Pages">
+          <button type="button" disabled={query.page <= 1} onClick={() => apply({ ...query, page: query.page - 1 })}>
+            ← Newer
+          </button>
+          <span>
+            Page {query.page}
+            {pageSize ? ` of ${pages}` : ""} · {total} tests
+          </span>
+          <button type="button" disabled={!hasNext} onClick={() => apply({ ...query, page: query.page + 1 })}>
+            Older →
+          </button>
+        </nav>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,41 @@
+/** One report chart: asks /charts/<name> for the view's window and cases, then draws it (or says why not). */
+import { getChart, type ChartName } from "../../api/endpoints";
+import type { Params } from "../../api/client";
+import { PlotlyFigure } from "../../components/charts/PlotlyFigure";
+import { ErrorBox, Loading } from "../../components/States";
+import { useApi } from "../../hooks/useApi";
+
+export function ChartBox({
+  testId,
+  name,
+  title,
+  params,
+  refresh,
+  logY,
+  height,
+  onXRange,
+}: {
+  testId: number;
+  name: ChartName;
+  title: string;
+  params: Params;
+  refresh: number;
+  logY?: boolean;
+  height?: number;
+  onXRange?: (start: unknown, end: unknown) => void;
+}) {
+  const key = `${testId}|${name}|${JSON.stringify(params)}|${refresh}`;
+  const chart = useApi(key, (signal) => getChart(testId, name, params, signal));
+  return (
+    <section className="chart-box card" aria-label={title}>
+      <h2>{title}</h2>
+      {chart.data ? (
+        <PlotlyFigure figure={chart.data.figure} name={title} logY={logY} height={height} onXRange={onXRange} />
+      ) : chart.error ? (
+        <ErrorBox error={chart.error} what={`the ${title.toLowerCase()} chart`} />
+      ) : (
+        <Loading what={title.toLowerCase()} />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * The controls every tab shares: the time window (two sliders over the test's seconds, or typed clock times),
+ * the cases, and the chart resolution. Changes are written to the hash after a short pause, so dragging a
+ * slider does not fire a request per pixel.
+ */
+import { useEffect, useState } from "react";
+import { formatClock, formatDuration } from "../../lib/format";
+import type { ViewState } from "../../lib/viewState";
+
+const RATIOS = [1, 2, 5, 10, 15, 30, 60, 300];
+
+export function Controls({
+  view,
+  bounds,
+  cases,
+  onChange,
+}: {
+  view: ViewState;
+  bounds: { first: number; last: number } | null;
+  cases: string[];
+  onChange: (patch: Partial<ViewState>) => void;
+}) {
+  const from = view.from ?? bounds?.first ?? 0;
+  const to = view.to ?? bounds?.last ?? 0;
+  const [draft, setDraft] = useState({ from, to });
+  useEffect(() => setDraft({ from, to }), [from, to]);
+
+  useEffect(() => {
+    if (!bounds || (draft.from === from && draft.to === to)) return;
+    const id = window.setTimeout(() => {
+      const full = draft.from <= bounds.first && draft.to >= bounds.last;
+      onChange(full ? { from: null, to: null } : { from: draft.from, to: draft.to });
+    }, 350);
+    return () => window.clearTimeout(id);
+  }, [draft, bounds, from, to, onChange]);
+
+  const toggleCase = (c: string) =>
+    onChange({ cases: view.cases.includes(c) ? view.cases.filter((x) => x !== c) : [...view.cases, c] });
+
+  return (
+    <section className="controls card" aria-label="View controls">
+      <div className="window">
+        <div className="window-head">
+          <strong>Time window</strong>
+          {bounds ? (
+            <span>
+              {formatClock(draft.from)} – {formatClock(draft.to)} ({formatDuration(draft.to - draft.from + 1)} of{" "}
+              {formatDuration(bounds.last - bounds.first + 1)})
+            </span>
+          ) : (
+            <span className="hint">no data yet</span>
+          )}
+          {(view.from !== null || view.to !== null) && (
+            <button type="button" onClick={() => onChange({ from: null, to: null })}>
+              Whole test
+            </button>
+          )}
+        </div>
+        {bounds && bounds.last > bounds.first && (
+          <div className="sliders">
+            <label>
+              <span className="sr-only">Window start</span>
+              <input
+                type="range"
+                name="slider_start"
+                min={bounds.first}
+                max={bounds.last}
+                step={1}
+                value={draft.from}
+                aria-valuetext={formatClock(draft.from)}
+                onChange={(e) => {
+                  const v = Number(e.target.value);
+                  setDraft((d) => ({ from: Math.min(v, d.to), to: d.to }));
+                }}
+              />
+            </label>
+            <label>
+              <span className="sr-only">Window end</span>
+              <input
+                type="range"
+                name="slider_end"
+                min={bounds.first}
+                max={bounds.last}
+                step={1}
+                value={draft.to}
+                aria-valuetext={formatClock(draft.to)}
+                onChange={(e) => {
+                  const v = Number(e.target.value);
+                  setDraft((d) => ({ from: d.from, to: Math.max(v, d.from) }));
+                }}
+              />
+            </label>
+          </div>
+        )}
+      </div>
+      <div className="row">
+        <fieldset className="cases">
+          <legend>Cases</legend>
+          <label className="check">
+            <input type="checkbox" checked={view.cases.length === 0} onChange={() => onChange({ cases: [] })} />
+            All requests
+          </label>
+          {cases.map((c) => (
+            <label className="check" key={c}>
+              <input type="checkbox" checked={view.cases.includes(c)} onChange={() => toggleCase(c)} />
+              {c}
+            </label>
+          ))}
+          {cases.length === 0 && <span className="hint">the test has no cases</span>}
+        </fieldset>
+        <label className="resolution">
+          Resolution
+          <select
+            name="compress_ratio"
+            value={view.compressRatio === null ? "auto" : String(view.compressRatio)}
+            onChange={(e) => onChange({ compressRatio: e.target.value === "auto" ? null : Number(e.target.value) })}
+          >
+            <option value="auto">auto</option>
+            {RATIOS.map((r) => (
+              <option key={r} value={r}>
+                {r} sec. per dot
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,30 @@
+/** A `processing` test: how far its latest upload got (/uploads/), and the bad lines met so far. */
+import { getUploads } from "../../api/endpoints";
+import { useApi } from "../../hooks/useApi";
+import { formatCount, formatPercent } from "../../lib/format";
+
+export function ProgressPanel({ testId, refresh }: { testId: number; refresh: number }) {
+  const uploads = useApi(`${testId}|${refresh}`, (signal) => getUploads(testId, signal));
+  const latest = uploads.data?.[0];
+  const share = latest?.size_bytes ? Math.min(1, (latest.progress_bytes ?? 0) / latest.size_bytes) : null;
+  return (
+    <section className="progress card" aria-label="Processing" aria-live="polite">
+      <h2>Processing the uploaded file…</h2>
+      {latest ? (
+        <>
+          <progress max={1} value={share ?? undefined} aria-label="Upload processed" />
+          <p>
+            {share !== null ? formatPercent(share, 1) : "starting"} · {formatCount(latest.progress_bytes ?? 0)} of{" "}
+            {formatCount(latest.size_bytes ?? 0)} bytes · {formatCount(latest.lines_total ?? 0)} lines
+            {latest.lines_bad ? `, ${formatCount(latest.lines_bad)} bad` : ""} · {latest.status}
+          </p>
+        </>
+      ) : uploads.error && uploads.error.status !== 404 ? (
+        <p className="hint">Progress unavailable: {uploads.error.message}</p>
+      ) : (
+        <p className="hint">Waiting for the upload to start.</p>
+      )}
+      <p className="hint">The page refreshes by itself when the figures are ready.</p>
+    </section>
+  );
+}

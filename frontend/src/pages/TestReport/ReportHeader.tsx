@@ -1,0 +1,106 @@
+/** The report's header: who, what, when, how, the status with its reason, the star and the summary chips. */
+import { useState } from "react";
+import { setStar } from "../../api/endpoints";
+import type { Summary, TestMeta } from "../../api/types";
+import { StatusBadge } from "../../components/StatusBadge";
+import { codeShares, formatCount, formatDuration, formatLoadScheme, formatMs, formatPercent, formatUnix } from "../../lib/format";
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  if (children === null || children === undefined || children === "" || children === "—") return null;
+  return (
+    <div className="field">
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+function Chip({ label, value, tone }: { label: string; value: string; tone?: "good" | "bad" }) {
+  return (
+    <div className={`chip ${tone ?? ""}`} data-chip={label}>
+      <span className="chip-value">{value}</span>
+      <span className="chip-label">{label}</span>
+    </div>
+  );
+}
+
+export function ReportHeader({
+  test,
+  summary,
+  bounds,
+}: {
+  test: TestMeta;
+  summary: Summary | null;
+  bounds: { first: number; last: number } | null;
+}) {
+  const [starred, setStarred] = useState(Boolean(test.starred));
+  const [starError, setStarError] = useState<string | null>(null);
+  const target = test.target_host ? `${test.target_host}${test.target_port ? `:${test.target_port}` : ""}` : "";
+  const shares = summary ? codeShares(summary.count, summary.http_codes, summary.net_codes) : null;
+  const toggleStar = () => {
+    const next = !starred;
+    setStarred(next);
+    setStar(test.id, next).then(
+      () => setStarError(null),
+      (e: unknown) => {
+        setStarred(!next);
+        setStarError(e instanceof Error ? e.message : String(e));
+      },
+    );
+  };
+  const exit =
+    test.exit_code !== null && test.exit_code !== undefined
+      ? `exit code ${test.exit_code}${test.exit_reason ? `: ${test.exit_reason}` : ""}`
+      : test.exit_reason || "";
+
+  return (
+    <section className="report-header card" aria-label="Test">
+      <div className="title-row">
+        <h1>
+          <span className="test-id">#{test.id}</span> {test.name || <span className="hint">(no name)</span>}
+        </h1>
+        <button
+          type="button"
+          className={`star big ${starred ? "on" : ""}`}
+          aria-pressed={starred}
+          aria-label={starred ? "Unstar this test" : "Star this test"}
+          title={starError ?? (starred ? "Starred" : "Star")}
+          onClick={toggleStar}
+        >
+          {starred ? "★" : "☆"}
+        </button>
+        <StatusBadge status={test.status} />
+        {exit && <span className="exit">{exit}</span>}
+      </div>
+      {test.description && <p className="description">{test.description}</p>}
+      <dl className="fields">
+        <Field label="Author">{test.person}</Field>
+        <Field label="Task">{test.task}</Field>
+        <Field label="Component">
+          {test.component ? <a href={`/component/${encodeURIComponent(test.component)}`}>{test.component}</a> : null}
+        </Field>
+        <Field label="Version">{test.version}</Field>
+        <Field label="Target">{target}</Field>
+        <Field label="Tank">{test.tank_host}</Field>
+        <Field label="Start">{bounds ? formatUnix(bounds.first) : null}</Field>
+        <Field label="Duration">{bounds ? formatDuration(bounds.last - bounds.first + 1) : null}</Field>
+        <Field label="Load scheme">{formatLoadScheme(test.loadscheme)}</Field>
+        <Field label="Instances">{test.instances ?? null}</Field>
+      </dl>
+      {summary && summary.count > 0 && (
+        <div className="chips" aria-label="Summary of the whole test">
+          <Chip label="responses" value={formatCount(summary.count)} />
+          <Chip label="2xx" value={formatPercent(shares?.ok2xx)} tone={(shares?.ok2xx ?? 0) >= 0.99 ? "good" : "bad"} />
+          <Chip
+            label="net errors"
+            value={formatPercent(shares?.netErrors)}
+            tone={(shares?.netErrors ?? 0) > 0 ? "bad" : "good"}
+          />
+          <Chip label="max RPS" value={formatCount(summary.rps.max)} />
+          <Chip label="q99, ms" value={formatMs(summary.quantiles_ms["99"])} />
+          {!summary.exact && <Chip label="quantiles" value="from histograms" />}
+        </div>
+      )}
+    </section>
+  );
+}
