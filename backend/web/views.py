@@ -12,6 +12,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_GET
 
@@ -56,6 +57,8 @@ def _render(request: HttpRequest, kind: str, ids: list[int], *, status: int = 20
         head = format_html("<title>{} · Tankodrom</title>{}", title, head)
         html = html.replace("<title>Tankodrom</title>", "", 1)
     body = html.replace("</head>", f"{head}</head>", 1)
+    # Sets the csrftoken cookie: the SPA's session writes (star, logout) send it back as X-CSRFToken.
+    get_token(request)
     response = HttpResponse(body, status=status, content_type="text/html; charset=utf-8")
     # The page is tiny and names hashed assets: always revalidate so a new build is seen at once.
     response["Cache-Control"] = "no-cache"

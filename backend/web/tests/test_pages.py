@@ -39,6 +39,8 @@ def test_list_page_is_the_spa(client: Client, dist: Path, db: None) -> None:
     assert '<div id="root"></div>' in body
     assert "/static/assets/index-abc.js" in body
     assert response["Cache-Control"] == "no-cache"
+    # The SPA's session writes need the CSRF cookie; the page is where it gets it.
+    assert response.cookies["csrftoken"].value
 
 
 def test_report_page_carries_escaped_unfurl_tags(client: Client, dist: Path, test_obj: Test) -> None:
