@@ -42,3 +42,24 @@ def weighted_mean(values: npt.ArrayLike, weights: npt.ArrayLike) -> float | None
     if total <= 0:
         return None
     return float((v * w).sum() / total)
+
+
+MONITORING_GROUPS: tuple[str, ...] = ("cpu", "memory", "load", "network", "disk", "custom")
+
+
+def metric_group(metric: str) -> str:
+    """Group of a monitoring metric by the tank's names (tank-protocol.md §4.5): legacy names such as
+    `Memory_used`, `System_la1`, `Net_retransmit`, and `custom:<measurement>[-<tag>]_<field>` for the rest."""
+    name = metric.lower()
+    bare = name.removeprefix("custom:")
+    if bare.startswith("cpu"):
+        return "cpu"
+    if name.startswith("memory_") or bare.startswith(("mem_", "mem-", "swap")):
+        return "memory"
+    if name.startswith("system_la") or bare.startswith("system_load"):
+        return "load"
+    if name.startswith("net_") or bare.startswith(("net-", "net_", "netstat")):
+        return "network"
+    if bare.startswith(("diskio", "disk")):
+        return "disk"
+    return "custom"

@@ -72,3 +72,19 @@ def test_figures_are_json_with_gaps_as_null() -> None:
     assert fig["data"][1]["fill"] == "tonexty"
     dist = distribution_figure({"overall": ([1.0], [1.0], [3])}, log=True)
     assert dist["layout"]["yaxis"]["type"] == "log"
+
+
+def test_monitoring_metrics_fall_into_the_tabs_groups() -> None:
+    from analytics.series import metric_group
+
+    expected = {
+        "custom:cpu-cpu-total_usage_user": "cpu",
+        "Memory_used": "memory",
+        "System_la1": "load",
+        "custom:net-eth0_bytes_recv": "network",
+        "Net_retransmit": "network",
+        "custom:diskio-sda_read_bytes": "disk",
+        "custom:queue": "custom",
+        "System_csw": "custom",
+    }
+    assert {name: metric_group(name) for name in expected} == expected

@@ -1,0 +1,256 @@
+"""Per-second reads of `second_aggregates` behind the report's charts, tables and (for streamed tests) summary.
+
+Rows are read with FINAL: the table is a ReplacingMergeTree and a second the tank pushed twice must count once
+before any merge has run. FINAL costs little here because every read names one test and one source, the head
+of the sort key. Charts read buckets of `ratio` seconds counted from `origin`, so a long test ships a few
+hundred points per series; tables read the whole window at full resolution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from backend.clickhouse import client
+from backend.clickhouse.queries.selection import Selection
+from backend.clickhouse.tables import second_aggregates
+
+T = second_aggregates.NAME
+
+
+@dataclass(frozen=True)
+class Span:
+    first_ts: int | None
+    last_ts: int | None
+    cases: list[str]
+
+
+def span(test_id: int, source_id: int) -> Span:
+    """First and last second of a source and the cases seen in it (overall '' excluded)."""
+    rows = client.execute(
+        f"""
+        SELECT min(ts), max(ts), count(), groupUniqArray(case)
+        FROM {T}
+        WHERE test_id = %(test_id)s AND source_id = %(source_id)s
+        """,
+        {"test_id": test_id, "source_id": source_id},
+        tag="reports.series.span",
+    )
+    first, last, count, cases = rows[0]
+    if int(count) == 0:
+        return Span(None, None, [])
+    return Span(int(first), int(last), sorted(str(c) for c in cases if c != ""))
+
+
+def sources(test_id: int) -> dict[int, tuple[int, int]]:
+    """Every source of a test in second_aggregates with its first and last second."""
+    rows = client.execute(
+        f"SELECT source_id, min(ts), max(ts) FROM {T} WHERE test_id = %(test_id)s GROUP BY source_id",
+        {"test_id": test_id},
+        tag="reports.series.sources",
+    )
+    return {int(r[0]): (int(r[1]), int(r[2])) for r in rows}
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """One entry per bucket that has rows, ascending. Sums over the selected cases and the bucket's seconds."""
+
+    start: list[int]
+    seconds: list[int]  # distinct seconds with rows in the bucket
+    resps: list[int]
+    input_bytes: list[int]
+    output_bytes: list[int]
+    connect_ms_x_resps: list[float]
+    send_ms_x_resps: list[float]
+    latency_ms_x_resps: list[float]
+    receive_ms_x_resps: list[float]
+    expect_ms_x_resps: list[float]
+    http_codes: list[tuple[list[int], list[int]]]
+    net_codes: list[tuple[list[int], list[int]]]
+    hist: list[tuple[list[int], list[int]]]
+
+
+def buckets(sel: Selection, origin: int, ratio: int, *, with_hist: bool = True) -> Buckets:
+    hist_sql = "sumMap(hist_bins, hist_counts)" if with_hist else "([], [])"
+    rows = client.execute(
+        f"""
+        SELECT
+            intDiv(ts - %(origin)s, %(ratio)s) * %(ratio)s + %(origin)s AS bucket,
+            uniqExact(ts),
+            sum(resps),
+            sum(input_bytes),
+            sum(output_bytes),
+            sum(connect_time_ms * resps),
+            sum(send_time_ms * resps),
+            sum(latency_ms * resps),
+            sum(receive_time_ms * resps),
+            sum(expect_ms * resps),
+            sumMap(http_codes, http_counts),
+            sumMap(net_codes, net_counts),
+            {hist_sql}
+        FROM {T} FINAL
+        WHERE {sel.aggregates_where()}
+        GROUP BY bucket
+        ORDER BY bucket
+        """,
+        {**sel.params(), "origin": origin, "ratio": ratio},
+        tag="reports.series.buckets",
+    )
+    return Buckets(
+        start=[int(r[0]) for r in rows],
+        seconds=[int(r[1]) for r in rows],
+        resps=[int(r[2]) for r in rows],
+        input_bytes=[int(r[3]) for r in rows],
+        output_bytes=[int(r[4]) for r in rows],
+        connect_ms_x_resps=[float(r[5]) for r in rows],
+        send_ms_x_resps=[float(r[6]) for r in rows],
+        latency_ms_x_resps=[float(r[7]) for r in rows],
+        receive_ms_x_resps=[float(r[8]) for r in rows],
+        expect_ms_x_resps=[float(r[9]) for r in rows],
+        http_codes=[(list(r[10][0]), list(r[10][1])) for r in rows],
+        net_codes=[(list(r[11][0]), list(r[11][1])) for r in rows],
+        hist=[(list(r[12][0]), list(r[12][1])) for r in rows],
+    )
+
+
+@dataclass(frozen=True)
+class Load:
+    """The generator's side per bucket, from the overall rows: planned RPS, instances, responses."""
+
+    start: list[int]
+    planned_rps: list[float]
+    instances: list[float]
+    resps: list[int]
+    seconds: list[int]
+
+
+def load(sel: Selection, origin: int, ratio: int) -> Load:
+    rows = client.execute(
+        f"""
+        SELECT
+            intDiv(ts - %(origin)s, %(ratio)s) * %(ratio)s + %(origin)s AS bucket,
+            avg(reqps),
+            avg(threads),
+            sum(resps),
+            uniqExact(ts)
+        FROM {T} FINAL
+        WHERE {sel.aggregates_where(all_cases=True)} AND case = ''
+        GROUP BY bucket
+        ORDER BY bucket
+        """,
+        {**sel.params(), "origin": origin, "ratio": ratio},
+        tag="reports.series.load",
+    )
+    return Load(
+        start=[int(r[0]) for r in rows],
+        planned_rps=[float(r[1]) for r in rows],
+        instances=[float(r[2]) for r in rows],
+        resps=[int(r[3]) for r in rows],
+        seconds=[int(r[4]) for r in rows],
+    )
+
+
+@dataclass(frozen=True)
+class SecondHists:
+    """Per second: responses of the overall rows (the load) and the merged histogram of the selected cases."""
+
+    ts: list[int]
+    load_resps: list[int]
+    hist: list[tuple[list[int], list[int]]]
+
+
+def second_hists(sel: Selection) -> SecondHists:
+    rows = client.execute(
+        f"""
+        SELECT
+            ts,
+            sumIf(resps, case = ''),
+            sumMapIf(hist_bins, hist_counts, case IN %(cases)s)
+        FROM {T} FINAL
+        WHERE {sel.aggregates_where(all_cases=True)} AND (case = '' OR case IN %(cases)s)
+        GROUP BY ts
+        ORDER BY ts
+        """,
+        sel.params(),
+        tag="reports.series.second_hists",
+    )
+    return SecondHists(
+        ts=[int(r[0]) for r in rows],
+        load_resps=[int(r[1]) for r in rows],
+        hist=[(list(r[2][0]), list(r[2][1])) for r in rows],
+    )
+
+
+@dataclass(frozen=True)
+class CaseTotals:
+    """Whole-window totals of one case ('' = overall) at full resolution."""
+
+    case: str
+    resps: int
+    max_rps: int
+    first_ts: int | None
+    last_ts: int | None
+    expect_ms_x_resps: float
+    http_codes: dict[int, int]
+    net_codes: dict[int, int]
+    hist_bins: list[int]
+    hist_counts: list[int]
+
+
+def case_totals(sel: Selection, *, all_cases: bool) -> list[CaseTotals]:
+    """Totals per case in the window: every case and the overall row when `all_cases`, else the selected ones."""
+    rows = client.execute(
+        f"""
+        SELECT
+            case,
+            sum(resps),
+            max(resps),
+            minIf(ts, resps > 0),
+            maxIf(ts, resps > 0),
+            countIf(resps > 0),
+            sum(expect_ms * resps),
+            sumMap(http_codes, http_counts),
+            sumMap(net_codes, net_counts),
+            sumMap(hist_bins, hist_counts)
+        FROM {T} FINAL
+        WHERE {sel.aggregates_where(all_cases=all_cases)}
+        GROUP BY case
+        ORDER BY case
+        """,
+        sel.params(),
+        tag="reports.series.case_totals",
+    )
+    out = []
+    for r in rows:
+        busy = int(r[5]) > 0
+        out.append(
+            CaseTotals(
+                case=str(r[0]),
+                resps=int(r[1]),
+                max_rps=int(r[2]),
+                first_ts=int(r[3]) if busy else None,
+                last_ts=int(r[4]) if busy else None,
+                expect_ms_x_resps=float(r[6]),
+                http_codes=dict(zip((int(c) for c in r[7][0]), (int(n) for n in r[7][1]), strict=True)),
+                net_codes=dict(zip((int(c) for c in r[8][0]), (int(n) for n in r[8][1]), strict=True)),
+                hist_bins=[int(b) for b in r[9][0]],
+                hist_counts=[int(n) for n in r[9][1]],
+            )
+        )
+    return out
+
+
+def rps_per_second(sel: Selection) -> tuple[list[int], list[int]]:
+    """Responses per second of the selected cases (summed over cases), for RPS mean and max."""
+    rows = client.execute(
+        f"""
+        SELECT ts, sum(resps)
+        FROM {T} FINAL
+        WHERE {sel.aggregates_where()}
+        GROUP BY ts
+        ORDER BY ts
+        """,
+        sel.params(),
+        tag="reports.series.rps_per_second",
+    )
+    return [int(r[0]) for r in rows], [int(r[1]) for r in rows]

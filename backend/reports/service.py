@@ -1,0 +1,472 @@
+"""Report logic: which source a test reads, and every figure, table and summary of the report for a window.
+
+Views call one function here and serialize its dict. Sources follow ARCHITECTURE.md ("Which data a report
+reads"): the active upload's raw samples and derived per-second rows when there is an upload (exact), else the
+tank's stream (source 0, histogram quantiles). Numbers are computed by analytics/ (pure); this module only
+fetches through backend.clickhouse.queries and assembles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from analytics import figures
+from analytics.codes import code_shares, is_http_error, merge_counts
+from analytics.downsample import auto_compress_ratio
+from analytics.histogram import BIN_COUNT, BIN_EDGES_US
+from analytics.quantiles import (
+    as_ms_dict,
+    dense_histogram,
+    histogram_quantiles_us,
+    level_key,
+)
+from analytics.series import MONITORING_GROUPS, metric_group, rps_stats
+from backend.clickhouse.queries import monitoring as q_monitoring
+from backend.clickhouse.queries import series as q_series
+from backend.clickhouse.queries import summary as q_summary
+from backend.clickhouse.queries.selection import NOTAG, Selection
+from backend.loadtests.models import Test
+from backend.reports.window import Window
+
+CHART_NAMES: tuple[str, ...] = (
+    "quantiles",
+    "http_codes",
+    "net_codes",
+    "times",
+    "sizes",
+    "quantiles_by_load",
+    "instances_rps",
+    "distribution",
+)
+OVERALL = "overall"
+# quantiles_by_load groups seconds into at most this many load levels.
+MAX_LOAD_LEVELS = 60
+_LOWER_EDGES_US = np.concatenate([[0], BIN_EDGES_US[:-1]])
+
+
+class UnknownChart(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Source:
+    source_id: int
+    upload_id: int | None
+
+    @property
+    def exact(self) -> bool:
+        return self.upload_id is not None
+
+
+def source_of(test: Test) -> Source:
+    if test.active_upload_id:
+        return Source(source_id=int(test.active_upload_id), upload_id=int(test.active_upload_id))
+    return Source(source_id=0, upload_id=None)
+
+
+def _selection(test: Test, window: Window, source: Source) -> Selection:
+    return Selection(
+        test_id=int(test.pk),
+        source_id=source.source_id,
+        upload_id=source.upload_id,
+        from_ts=window.from_ts,
+        to_ts=window.to_ts,
+        cases=window.cases,
+    )
+
+
+@dataclass(frozen=True)
+class Bounds:
+    first_ts: int | None
+    last_ts: int | None
+    cases: list[str]
+
+
+def bounds(test: Test, source: Source) -> Bounds:
+    span = q_series.span(int(test.pk), source.source_id)
+    if span.first_ts is None and source.upload_id is not None:
+        first, last, _ = q_summary.sample_span(int(test.pk), source.upload_id)
+        return Bounds(first, last, [])
+    return Bounds(span.first_ts, span.last_ts, span.cases)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    origin: int
+    end: int  # exclusive
+    ratio: int
+
+
+def _resolution(window: Window, b: Bounds) -> Resolution | None:
+    first = window.from_ts if window.from_ts is not None else b.first_ts
+    end = window.to_ts if window.to_ts is not None else (b.last_ts + 1 if b.last_ts is not None else None)
+    if first is None or end is None or end <= first:
+        return None
+    ratio = window.compress_ratio or auto_compress_ratio(end - first)
+    return Resolution(origin=first, end=end, ratio=ratio)
+
+
+# ── report ──────────────────────────────────────────────────────────────────────────────────────────────
+
+
+def report(test: Test) -> dict[str, Any]:
+    source = source_of(test)
+    b = bounds(test, source)
+    stream_span = q_series.sources(int(test.pk))
+    sources = [
+        {
+            "source_id": sid,
+            "kind": "stream" if sid == 0 else "upload",
+            "first_ts": first,
+            "last_ts": last,
+            "active": sid == source.source_id,
+        }
+        for sid, (first, last) in sorted(stream_span.items())
+    ]
+    duration = (b.last_ts - b.first_ts + 1) if b.first_ts is not None and b.last_ts is not None else 0
+    return {
+        "id": int(test.pk),
+        "status": test.status,
+        "exact": source.exact,
+        "first_ts": b.first_ts,
+        "last_ts": b.last_ts,
+        "cases": b.cases,
+        "sources": sources,
+        "monitoring_hosts": q_monitoring.hosts(int(test.pk)),
+        "compress_ratio": auto_compress_ratio(duration) if duration else 1,
+        "charts": list(CHART_NAMES),
+    }
+
+
+# ── summary (contract.md) ───────────────────────────────────────────────────────────────────────────────
+
+
+def _str_keys(counts: dict[int, int]) -> dict[str, int]:
+    return {str(code): int(n) for code, n in sorted(counts.items()) if n}
+
+
+def summary(test: Test, window: Window) -> dict[str, Any]:
+    source = source_of(test)
+    sel = _selection(test, window, source)
+    levels = window.levels_pct
+    if source.exact:
+        cs = q_summary.code_seconds(sel)
+        count = int(sum(cs.count))
+        http: dict[int, int] = {}
+        net: dict[int, int] = {}
+        for proto, netc, n in zip(cs.proto_code, cs.net_code, cs.count, strict=True):
+            http[proto] = http.get(proto, 0) + n
+            net[netc] = net.get(netc, 0) + n
+        rps = rps_stats(cs.receive_sec, cs.count)
+        values_us, counted = q_summary.exact_quantiles_us(sel, levels)
+        quantiles = as_ms_dict(levels, values_us if counted else [float("nan")] * len(levels))
+    else:
+        totals = q_series.case_totals(sel, all_cases=False)
+        count = sum(t.resps for t in totals)
+        http = merge_counts(*(t.http_codes for t in totals))
+        net = merge_counts(*(t.net_codes for t in totals))
+        hist = dense_histogram([b for t in totals for b in t.hist_bins], [c for t in totals for c in t.hist_counts])
+        quantiles = as_ms_dict(levels, histogram_quantiles_us(hist, levels))
+        ts, resps = q_series.rps_per_second(sel)
+        rps = rps_stats(ts, resps)
+    b = bounds(test, source) if window.from_ts is None or window.to_ts is None else None
+    return {
+        "test": int(test.pk),
+        "from": window.from_ts if window.from_ts is not None else (b.first_ts if b else None),
+        "to": window.to_ts if window.to_ts is not None else (b.last_ts + 1 if b and b.last_ts is not None else None),
+        "cases": list(window.cases),
+        "exact": source.exact,
+        "count": count,
+        "quantiles_ms": quantiles,
+        "http_codes": _str_keys(http),
+        "net_codes": _str_keys(net),
+        "rps": {"mean": rps.mean, "max": rps.max},
+    }
+
+
+# ── charts ──────────────────────────────────────────────────────────────────────────────────────────────
+
+
+def _hist_matrix(hists: Sequence[tuple[Sequence[int], Sequence[int]]]) -> npt.NDArray[np.int64]:
+    matrix = np.zeros((len(hists), BIN_COUNT), dtype=np.int64)
+    for row, (bins, counts) in enumerate(hists):
+        if len(bins):
+            np.add.at(matrix[row], np.asarray(bins, dtype=np.int64), np.asarray(counts, dtype=np.int64))
+    return matrix
+
+
+def _per_second(values: Sequence[float], starts: Sequence[int], res: Resolution) -> npt.NDArray[np.float64]:
+    # A bucket cut by the window's end holds fewer seconds: divide by what it really covers.
+    lengths = np.minimum(res.ratio, res.end - np.asarray(starts, dtype=np.int64)).clip(min=1)
+    out: npt.NDArray[np.float64] = np.asarray(values, dtype=np.float64) / lengths
+    return out
+
+
+def _code_series(
+    per_bucket: Sequence[tuple[Sequence[int], Sequence[int]]], starts: Sequence[int], res: Resolution
+) -> dict[int, npt.NDArray[np.float64]]:
+    codes = sorted({int(c) for keys, _ in per_bucket for c in keys})
+    out: dict[int, npt.NDArray[np.float64]] = {}
+    for code in codes:
+        values = [float(dict(zip(keys, counts, strict=True)).get(code, 0)) for keys, counts in per_bucket]
+        out[code] = _per_second(values, starts, res)
+    return out
+
+
+def _with_time_range(figure: dict[str, Any], res: Resolution) -> dict[str, Any]:
+    # Every time chart of a view shares one axis range, so the tabs line up (monitoring too).
+    figure["layout"]["xaxis"]["range"] = [res.origin * 1000, res.end * 1000]
+    return figure
+
+
+def _empty(name: str) -> dict[str, Any]:
+    return {"data": [], "layout": {"title": {"text": f"{name}: no data in this window"}}}
+
+
+def chart(test: Test, name: str, window: Window) -> dict[str, Any]:
+    if name not in CHART_NAMES:
+        raise UnknownChart(f"unknown chart {name!r}; charts: {', '.join(CHART_NAMES)}")
+    source = source_of(test)
+    b = bounds(test, source)
+    res = _resolution(window, b)
+    if res is None:
+        return {"figure": _empty(name), "compress_ratio": window.compress_ratio or 1}
+    sel = _selection(test, window, source)
+    builders: dict[str, Callable[[Selection, Resolution, Window], dict[str, Any]]] = {
+        "quantiles": _quantiles_chart,
+        "http_codes": _http_codes_chart,
+        "net_codes": _net_codes_chart,
+        "times": _times_chart,
+        "sizes": _sizes_chart,
+        "quantiles_by_load": _quantiles_by_load_chart,
+        "instances_rps": _instances_rps_chart,
+        "distribution": _distribution_chart,
+    }
+    figure = builders[name](sel, res, window)
+    return {"figure": figure, "compress_ratio": res.ratio}
+
+
+def _quantiles_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
+    b = q_series.buckets(sel, res.origin, res.ratio)
+    load = q_series.load(sel, res.origin, res.ratio)
+    q_ms = histogram_quantiles_us(_hist_matrix(b.hist), window.levels_pct) / 1000.0 if b.start else np.zeros((0, 0))
+    by_start = {s: i for i, s in enumerate(load.start)}
+    planned = [load.planned_rps[by_start[s]] if s in by_start else float("nan") for s in b.start]
+    instances = [load.instances[by_start[s]] if s in by_start else float("nan") for s in b.start]
+    fig = figures.quantiles_figure(
+        b.start, window.levels_pct, q_ms, _per_second(b.resps, b.start, res), planned, instances
+    )
+    return _with_time_range(fig, res)
+
+
+def _http_codes_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
+    b = q_series.buckets(sel, res.origin, res.ratio, with_hist=False)
+    fig = figures.codes_figure("HTTP codes", b.start, _code_series(b.http_codes, b.start, res), "responses/s")
+    return _with_time_range(fig, res)
+
+
+def _net_codes_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
+    b = q_series.buckets(sel, res.origin, res.ratio, with_hist=False)
+    fig = figures.codes_figure("Net codes", b.start, _code_series(b.net_codes, b.start, res), "responses/s")
+    return _with_time_range(fig, res)
+
+
+def _times_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
+    b = q_series.buckets(sel, res.origin, res.ratio, with_hist=False)
+    resps = np.asarray(b.resps, dtype=np.float64)
+    resps[resps == 0] = np.nan
+
+    def mean(values: list[float]) -> npt.NDArray[np.float64]:
+        return np.asarray(values, dtype=np.float64) / resps
+
+    series = {
+        "connect": mean(b.connect_ms_x_resps),
+        "send": mean(b.send_ms_x_resps),
+        "latency": mean(b.latency_ms_x_resps),
+        "receive": mean(b.receive_ms_x_resps),
+    }
+    return _with_time_range(figures.lines_figure("Mean phase times", b.start, series, "ms"), res)
+
+
+def _sizes_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
+    b = q_series.buckets(sel, res.origin, res.ratio, with_hist=False)
+    series = {
+        "bytes in/s": _per_second(b.input_bytes, b.start, res),
+        "bytes out/s": _per_second(b.output_bytes, b.start, res),
+    }
+    return _with_time_range(figures.lines_figure("Bytes in and out", b.start, series, "bytes/s"), res)
+
+
+def _nice_step(value: float) -> int:
+    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 50000):
+        if step >= value:
+            return step
+    return int(np.ceil(value / 100000.0)) * 100000
+
+
+def _quantiles_by_load_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
+    sh = q_series.second_hists(sel)
+    load = np.asarray(sh.load_resps, dtype=np.int64)
+    if load.size == 0:
+        return _empty("quantiles by load")
+    step = _nice_step(float(load.max()) / MAX_LOAD_LEVELS)
+    level_of = load // step
+    levels, group = np.unique(level_of, return_inverse=True)
+    matrix = np.zeros((levels.size, BIN_COUNT), dtype=np.int64)
+    for second, (bins, counts) in enumerate(sh.hist):
+        if len(bins):
+            np.add.at(matrix[group[second]], np.asarray(bins, dtype=np.int64), np.asarray(counts, dtype=np.int64))
+    mean_rps = np.bincount(group, weights=load) / np.bincount(group)
+    q_ms = histogram_quantiles_us(matrix, window.levels_pct) / 1000.0
+    fig = figures.quantiles_by_load_figure(mean_rps, window.levels_pct, q_ms)
+    fig["layout"]["xaxis"]["title"]["text"] = f"responses/s (seconds grouped by {step} rps)"
+    return fig
+
+
+def _instances_rps_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
+    load = q_series.load(sel, res.origin, res.ratio)
+    return figures.instances_rps_figure(load.start, load.instances, _per_second(load.resps, load.start, res))
+
+
+def _distribution_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
+    totals = q_series.case_totals(sel, all_cases=False)
+    per_series: dict[str, tuple[Any, Any, Any]] = {}
+    for t in totals:
+        hist = dense_histogram(t.hist_bins, t.hist_counts)
+        nonzero = np.nonzero(hist)[0]
+        if nonzero.size == 0:
+            continue
+        lows = _LOWER_EDGES_US[nonzero] / 1000.0
+        widths = (BIN_EDGES_US[nonzero] - _LOWER_EDGES_US[nonzero]) / 1000.0
+        per_series[t.case or OVERALL] = (lows, widths, hist[nonzero])
+    return figures.distribution_figure(per_series, log=window.log)
+
+
+# ── tables ──────────────────────────────────────────────────────────────────────────────────────────────
+
+
+def tables(test: Test, window: Window) -> dict[str, Any]:
+    """Cumulative tables for the window, never downsampled: quantiles (overall and per case), codes, cases."""
+    source = source_of(test)
+    sel = _selection(test, window, source)
+    everything = q_series.case_totals(replace(sel, cases=()), all_cases=True)
+    by_case = {t.case: t for t in everything}
+    wanted = list(window.cases) if window.cases else sorted(c for c in by_case if c)
+    levels = window.levels_pct
+
+    columns = [OVERALL, *wanted]
+    values: dict[str, list[float | None]] = {}
+    if source.exact:
+        overall_us, counted = q_summary.exact_quantiles_us(replace(sel, cases=()), levels)
+        values[OVERALL] = list(as_ms_dict(levels, overall_us if counted else [float("nan")] * len(levels)).values())
+        tag_sel = replace(sel, cases=tuple(wanted)) if wanted else replace(sel, cases=())
+        per_tag = {NOTAG if s.tag == "" else s.tag: s for s in q_summary.exact_by_tag(tag_sel, levels)}
+        for case in wanted:
+            stats = per_tag.get(case)
+            vals = stats.quantiles_us if stats and stats.count else [float("nan")] * len(levels)
+            values[case] = list(as_ms_dict(levels, vals).values())
+    else:
+        for column, key in [(OVERALL, ""), *((c, c) for c in wanted)]:
+            t = by_case.get(key)
+            hist = dense_histogram(t.hist_bins, t.hist_counts) if t else np.zeros(BIN_COUNT, dtype=np.int64)
+            values[column] = list(as_ms_dict(levels, histogram_quantiles_us(hist, levels)).values())
+    quantile_rows = [
+        {"level": level_key(level), "values": [values[c][i] for c in columns]} for i, level in enumerate(levels)
+    ]
+
+    overall = by_case.get("")
+    if window.cases:
+        picked = [by_case[c] for c in window.cases if c in by_case]
+        http = merge_counts(*(t.http_codes for t in picked))
+        net = merge_counts(*(t.net_codes for t in picked))
+    else:
+        http = dict(overall.http_codes) if overall else {}
+        net = dict(overall.net_codes) if overall else {}
+
+    case_rows = []
+    for column, key in [(OVERALL, ""), *((c, c) for c in wanted)]:
+        t = by_case.get(key)
+        if t is None:
+            case_rows.append(_case_row(column, None))
+            continue
+        case_rows.append(_case_row(column, t))
+    return {
+        "exact": source.exact,
+        "quantiles": {"columns": columns, "rows": quantile_rows},
+        "http_codes": [{"code": r.code, "count": r.count, "percent": r.percent} for r in code_shares(http)],
+        "net_codes": [
+            {"code": r.code, "name": r.name, "count": r.count, "percent": r.percent}
+            for r in code_shares(net, with_names=True)
+        ],
+        "cases": case_rows,
+    }
+
+
+def _case_row(name: str, t: q_series.CaseTotals | None) -> dict[str, Any]:
+    if t is None or t.resps == 0 or t.first_ts is None or t.last_ts is None:
+        return {
+            "case": name,
+            "count": 0,
+            "rps_mean": 0.0,
+            "rps_max": 0,
+            "mean_ms": None,
+            "net_errors": 0,
+            "http_errors": 0,
+        }
+    return {
+        "case": name,
+        "count": t.resps,
+        "rps_mean": round(t.resps / (t.last_ts - t.first_ts + 1), 3),
+        "rps_max": t.max_rps,
+        "mean_ms": round(t.expect_ms_x_resps / t.resps, 3),
+        "net_errors": sum(n for code, n in t.net_codes.items() if code != 0),
+        "http_errors": sum(n for code, n in t.http_codes.items() if is_http_error(code)),
+    }
+
+
+# ── monitoring ──────────────────────────────────────────────────────────────────────────────────────────
+
+
+def monitoring(test: Test, window: Window) -> dict[str, Any]:
+    source = source_of(test)
+    b = bounds(test, source)
+    res = _resolution(window, b)
+    hosts = q_monitoring.hosts(int(test.pk))
+    if res is None or not hosts:
+        return {"compress_ratio": window.compress_ratio or 1, "hosts": [{"host": h, "groups": []} for h in hosts]}
+    points = q_monitoring.series(int(test.pk), res.origin, res.end, res.origin, res.ratio)
+    grouped: dict[str, dict[str, dict[str, tuple[list[int], list[float]]]]] = {}
+    for p in points:
+        metrics = grouped.setdefault(p.host, {}).setdefault(metric_group(p.metric), {})
+        xs, ys = metrics.setdefault(p.metric, ([], []))
+        xs.append(p.bucket)
+        ys.append(p.value)
+    out_hosts = []
+    for host in hosts:
+        groups = []
+        for group in MONITORING_GROUPS:
+            in_group = grouped.get(host, {}).get(group)
+            if not in_group:
+                continue
+            data = []
+            for metric, (xs, ys) in sorted(in_group.items()):
+                single = figures.lines_figure("", xs, {metric: ys}, "")
+                data.extend(single["data"])
+            layout = figures.lines_figure(f"{host}: {group}", [], {}, "")["layout"]
+            fig = _with_time_range({"data": data, "layout": layout}, res)
+            groups.append({"group": group, "metrics": sorted(in_group), "figure": fig})
+        out_hosts.append({"host": host, "groups": groups})
+    return {"compress_ratio": res.ratio, "hosts": out_hosts}
+
+
+def config(test: Test) -> dict[str, Any]:
+    return {
+        "configinitial": test.config_initial,
+        "configinfo": test.config_info,
+        "monitoringconfig": test.config_monitoring,
+    }

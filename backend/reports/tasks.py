@@ -1,0 +1,62 @@
+"""Celery post-processing of a test: on close (tank) and on upload end, compute and cache the default view.
+
+Idempotent: running it twice recomputes the same figures and overwrites the same cache entries. Then the test
+is `ready` (a failed test stays failed) and the diagnosis is queued by name, so this app does not import it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import shared_task
+
+from backend.celery_app import app as celery_app
+from backend.clickhouse.client import ClickHouseUnavailable
+from backend.loadtests.models import Test, TestStatus
+from backend.reports import cache, service
+from backend.reports.window import Window
+
+log = logging.getLogger(__name__)
+
+DEFAULT_VIEWS: tuple[tuple[str, Window], ...] = (
+    *((f"chart:{name}", Window()) for name in service.CHART_NAMES),
+    ("chart:distribution", Window(log=True)),
+)
+
+
+def warm_default_views(test: Test) -> list[str]:
+    """Compute every default figure of the test and store it in the cache; returns the entries written."""
+    default = Window()
+    computed: dict[str, Any] = {
+        "report": service.report(test),
+        "summary": service.summary(test, default),
+        "tables": service.tables(test, default),
+        "monitoring": service.monitoring(test, default),
+    }
+    for name, value in computed.items():
+        cache.store(test, name, default, value)
+    written = list(computed)
+    for name, window in DEFAULT_VIEWS:
+        cache.store(test, name, window, service.chart(test, name.removeprefix("chart:"), window))
+        written.append(f"{name}{':log' if window.log else ''}")
+    return written
+
+
+@shared_task(
+    name="backend.reports.tasks.postprocess_test",
+    queue="analysis",
+    autoretry_for=(ClickHouseUnavailable,),
+    retry_backoff=True,
+    max_retries=10,
+)
+def postprocess_test(test_id: int) -> dict[str, Any]:
+    test = Test.objects.filter(pk=test_id).first()
+    if test is None:
+        log.info("postprocess_test: test %s is gone", test_id)
+        return {"test": test_id, "skipped": "deleted"}
+    written = warm_default_views(test)
+    if test.status != TestStatus.FAILED:
+        Test.objects.filter(pk=test_id).exclude(status=TestStatus.FAILED).update(status=TestStatus.READY)
+    celery_app.send_task("backend.diagnosis.tasks.diagnose_test", args=[test_id], queue="analysis")
+    return {"test": test_id, "cached": written}

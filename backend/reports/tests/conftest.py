@@ -1,0 +1,72 @@
+"""Fixtures of the reports suite: users with API tokens, and tests stored as streamed or uploaded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.loadtests.tokens import create_token
+from backend.reports.tests import factory
+
+
+@pytest.fixture
+def owner(db: Any) -> User:
+    return User.objects.create_user("owner", password="x")
+
+
+@pytest.fixture
+def owner_api(owner: User) -> APIClient:
+    _, raw = create_token(owner)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    return api
+
+
+@pytest.fixture
+def other_api(db: Any) -> APIClient:
+    user = User.objects.create_user("other", password="x")
+    _, raw = create_token(user)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    return api
+
+
+@pytest.fixture
+def anon_api() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def cache_clear(redis_db: Any) -> None:
+    """The Django cache lives in the test Redis database, emptied by redis_db."""
+
+
+@pytest.fixture
+def streamed(owner: User, clickhouse: None, cache_clear: None) -> tuple[Test, factory.Samples]:
+    """A closed test the tank streamed (source 0, no raw samples): 120 s, 3 cases."""
+    test = Test.objects.create(owner=owner, name="streamed", status=TestStatus.PROCESSING, has_stream=True)
+    s = factory.random_samples(6000, 120, seed=11)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, 0, s, reqps=60.0, threads=7))
+    return test, s
+
+
+@pytest.fixture
+def uploaded(owner: User, clickhouse: None, cache_clear: None) -> tuple[Test, factory.Samples]:
+    """A test with an uploaded phout (raw samples and derived rows of its upload): 90 s, 3 cases."""
+    test = Test.objects.create(owner=owner, name="uploaded", status=TestStatus.PROCESSING)
+    upload = Upload.objects.create(test=test, status=UploadStatus.READY)
+    s = factory.random_samples(8000, 90, seed=23)
+    factory.insert_samples(test.pk, upload.pk, s)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, upload.pk, s, reqps=90.0, threads=5))
+    test.active_upload = upload
+    test.save(update_fields=["active_upload"])
+    return test, s
+
+
+@pytest.fixture(autouse=True)
+def reports_urls(settings: Any) -> None:
+    settings.ROOT_URLCONF = "backend.reports.tests.urls"

@@ -1,0 +1,264 @@
+"""Thin views of the reports API: check access (backend.loadtests.permissions), parse, call service, respond.
+
+Errors are JSON `{"error": ...}` (backend.core.errors): 400 for a bad parameter (named), 401 without
+credentials where they are needed, 403 when the user may not, 404 for a missing test or chart.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from backend.clickhouse.queries import purge
+from backend.loadtests.models import Test, TestStatus
+from backend.loadtests.permissions import can_create, can_read, can_write
+from backend.reports import cache, serializers, service
+from backend.reports.window import Window, WindowError, parse_window
+
+WINDOW_PARAMETERS = [
+    OpenApiParameter("from", OpenApiTypes.INT, description="window start, unix s (response second), inclusive"),
+    OpenApiParameter("to", OpenApiTypes.INT, description="window end, unix s, exclusive"),
+    OpenApiParameter("case", OpenApiTypes.STR, many=True, description="case (tag), repeatable; none = overall"),
+    OpenApiParameter("q", OpenApiTypes.STR, description="quantile levels in percent, comma-separated, e.g. 50,99,99.9"),
+]
+CHART_PARAMETERS = [
+    *WINDOW_PARAMETERS,
+    OpenApiParameter("compress_ratio", OpenApiTypes.STR, description="seconds per chart point, or 'auto' (default)"),
+]
+
+
+def _authenticated(user: Any) -> bool:
+    return bool(user is not None and user.is_authenticated)
+
+
+def get_test(request: Request, test_id: int, *, write: bool = False) -> Test:
+    test = Test.objects.select_related("owner").filter(pk=test_id).first()
+    if test is None:
+        raise NotFound(f"test {test_id} not found")
+    allowed = can_write(request.user, test) if write else can_read(request.user, test)
+    if not allowed:
+        if not _authenticated(request.user):
+            raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
+        if not write and test.is_private:
+            raise NotFound(f"test {test_id} not found")  # a private test's existence is not disclosed
+        raise PermissionDenied(f"you may not {'change' if write else 'read'} test {test_id}")
+    return test
+
+
+def window_of(request: Request) -> Window:
+    try:
+        return parse_window(request.query_params)
+    except WindowError as exc:
+        raise ValidationError({"error": str(exc)}) from exc
+
+
+# ── tests CRUD ──────────────────────────────────────────────────────────────────────────────────────────
+
+
+class TestPagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+def _time_bound(name: str, raw: str) -> datetime:
+    raw = raw.strip()
+    if raw.isdigit():
+        return datetime.fromtimestamp(int(raw), tz=UTC)
+    parsed = parse_datetime(raw)
+    if parsed is None:
+        day = parse_date(raw)
+        if day is not None:
+            parsed = datetime(day.year, day.month, day.day)
+    if parsed is None:
+        raise ValidationError({name: f"expected unix seconds or an ISO date, got {raw!r}"})
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def readable_tests(user: Any) -> QuerySet[Test]:
+    """The queryset form of permissions.can_read, so a list never shows what a detail would refuse."""
+    tests = Test.objects.select_related("owner")
+    if _authenticated(user) and user.is_staff:
+        return tests
+    if not _authenticated(user):
+        if getattr(settings, "TANKODROM_PRIVATE_INSTANCE", False):
+            raise NotAuthenticated("this instance is private: log in or send an API token")
+        return tests.filter(is_private=False)
+    return tests.filter(Q(is_private=False) | Q(owner=user))
+
+
+LIST_PARAMETERS = [
+    OpenApiParameter("search", OpenApiTypes.STR, description="in id, name, description, task, component, person"),
+    OpenApiParameter("component", OpenApiTypes.STR),
+    OpenApiParameter("person", OpenApiTypes.STR),
+    OpenApiParameter("status", OpenApiTypes.STR, enum=[s.value for s in TestStatus]),
+    OpenApiParameter("starred", OpenApiTypes.BOOL),
+    OpenApiParameter("since", OpenApiTypes.STR, description="created at or after (unix s or ISO date)"),
+    OpenApiParameter("until", OpenApiTypes.STR, description="created before (unix s or ISO date)"),
+]
+
+
+class TestListCreateView(generics.ListCreateAPIView[Test]):
+    serializer_class = serializers.TestSerializer
+    pagination_class = TestPagination
+
+    def get_queryset(self) -> QuerySet[Test]:
+        qs = readable_tests(self.request.user)
+        params = self.request.query_params
+        search = (params.get("search") or "").strip()
+        if search:
+            cond = (
+                Q(name__icontains=search)
+                | Q(description__icontains=search)
+                | Q(task__icontains=search)
+                | Q(component__icontains=search)
+                | Q(person__icontains=search)
+                | Q(version__icontains=search)
+            )
+            if search.isdigit():
+                cond |= Q(pk=int(search))
+            qs = qs.filter(cond)
+        for field in ("component", "person"):
+            if params.get(field):
+                qs = qs.filter(**{field: params[field]})
+        if params.get("status"):
+            if params["status"] not in TestStatus.values:
+                raise ValidationError({"status": f"one of {', '.join(TestStatus.values)}"})
+            qs = qs.filter(status=params["status"])
+        if params.get("starred"):
+            value = params["starred"].lower()
+            if value not in ("1", "0", "true", "false"):
+                raise ValidationError({"starred": "true or false"})
+            qs = qs.filter(starred=value in ("1", "true"))
+        if params.get("since"):
+            qs = qs.filter(created_at__gte=_time_bound("since", params["since"]))
+        if params.get("until"):
+            qs = qs.filter(created_at__lt=_time_bound("until", params["until"]))
+        return qs.order_by("-created_at", "-id")
+
+    @extend_schema(parameters=LIST_PARAMETERS, summary="Tests, newest first, filtered and paginated")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(summary="Create a test from metadata (owner: the caller); upload phout into it next")
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if not can_create(request.user):
+            raise NotAuthenticated("creating a test needs an API token (Authorization: Token ...)")
+        return super().post(request, *args, **kwargs)
+
+    def perform_create(self, serializer: Any) -> None:
+        # Created empty, waiting for its data (a phout upload): not `online`, which means a tank is streaming.
+        serializer.save(owner=self.request.user, status=TestStatus.PROCESSING)
+
+
+class TestDetailView(generics.RetrieveUpdateDestroyAPIView[Test]):
+    serializer_class = serializers.TestSerializer
+    http_method_names = ["get", "patch", "delete", "head", "options"]
+
+    def get_object(self) -> Test:
+        write = self.request.method not in ("GET", "HEAD", "OPTIONS")
+        return get_test(self.request, int(self.kwargs["test_id"]), write=write)
+
+    def perform_destroy(self, instance: Test) -> None:
+        # ClickHouse first: if it is down the request fails with 503 and the test stays whole, to be retried.
+        purge.delete_test_rows(int(instance.pk))
+        with transaction.atomic():
+            instance.delete()
+
+
+class StarView(APIView):
+    @extend_schema(request=None, responses=serializers.StarSerializer, summary="Star a test")
+    def post(self, request: Request, test_id: int) -> Response:
+        return self._set(request, test_id, True)
+
+    @extend_schema(request=None, responses=serializers.StarSerializer, summary="Unstar a test")
+    def delete(self, request: Request, test_id: int) -> Response:
+        return self._set(request, test_id, False)
+
+    def _set(self, request: Request, test_id: int, starred: bool) -> Response:
+        test = get_test(request, test_id, write=True)
+        Test.objects.filter(pk=test.pk).update(starred=starred)
+        return Response({"id": test.pk, "starred": starred})
+
+
+# ── report ──────────────────────────────────────────────────────────────────────────────────────────────
+
+
+class SummaryView(APIView):
+    @extend_schema(
+        parameters=WINDOW_PARAMETERS,
+        responses=serializers.SummarySerializer,
+        summary="Cumulative figures of a window and cases (contract.md)",
+    )
+    def get(self, request: Request, test_id: int) -> Response:
+        test = get_test(request, test_id)
+        window = window_of(request)
+        return Response(cache.cached(test, "summary", window, lambda: service.summary(test, window)))
+
+
+class ReportView(APIView):
+    @extend_schema(responses=serializers.ReportSerializer, summary="What the report has: cases, span, sources")
+    def get(self, request: Request, test_id: int) -> Response:
+        test = get_test(request, test_id)
+        return Response(cache.cached(test, "report", Window(), lambda: service.report(test)))
+
+
+class ChartView(APIView):
+    @extend_schema(
+        parameters=[
+            *CHART_PARAMETERS,
+            OpenApiParameter("log", OpenApiTypes.BOOL, description="distribution: logarithmic count axis"),
+        ],
+        responses=serializers.ChartSerializer,
+        summary="One chart as a Plotly figure: " + ", ".join(service.CHART_NAMES),
+    )
+    def get(self, request: Request, test_id: int, name: str) -> Response:
+        test = get_test(request, test_id)
+        if name not in service.CHART_NAMES:
+            raise NotFound(f"unknown chart {name!r}; charts: {', '.join(service.CHART_NAMES)}")
+        window = window_of(request)
+        return Response(cache.cached(test, f"chart:{name}", window, lambda: service.chart(test, name, window)))
+
+
+class TablesView(APIView):
+    @extend_schema(
+        parameters=WINDOW_PARAMETERS,
+        responses=serializers.TablesSerializer,
+        summary="Cumulative quantiles per case, HTTP and net codes, per-case summary (never downsampled)",
+    )
+    def get(self, request: Request, test_id: int) -> Response:
+        test = get_test(request, test_id)
+        window = window_of(request)
+        return Response(cache.cached(test, "tables", window, lambda: service.tables(test, window)))
+
+
+class MonitoringView(APIView):
+    @extend_schema(
+        parameters=CHART_PARAMETERS,
+        responses=serializers.MonitoringSerializer,
+        summary="Monitoring per host, grouped (cpu, memory, load, network, disk, custom), as figures",
+    )
+    def get(self, request: Request, test_id: int) -> Response:
+        test = get_test(request, test_id)
+        window = window_of(request)
+        return Response(cache.cached(test, "monitoring", window, lambda: service.monitoring(test, window)))
+
+
+class ConfigView(APIView):
+    @extend_schema(responses=serializers.ConfigSerializer, summary="The tank configs uploaded with the test")
+    def get(self, request: Request, test_id: int) -> Response:
+        test = get_test(request, test_id)
+        return Response(service.config(test), status=status.HTTP_200_OK)

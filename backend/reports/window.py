@@ -1,0 +1,90 @@
+"""The view window of every report call: `from`, `to`, `case` (repeatable), `q`, `compress_ratio`, `log`.
+
+Parsed once from the query string into a frozen Window; bad values raise WindowError, which the views turn
+into `400 {"error": ...}` naming the parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import QueryDict
+
+from analytics.downsample import parse_compress_ratio
+from analytics.quantiles import DEFAULT_LEVELS_PCT, parse_levels
+
+MAX_CASES = 100
+
+
+class WindowError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Window:
+    from_ts: int | None = None
+    to_ts: int | None = None
+    cases: tuple[str, ...] = ()
+    levels_pct: tuple[float, ...] = DEFAULT_LEVELS_PCT
+    compress_ratio: int | None = None  # None: chosen from the window's length
+    log: bool = False
+
+    @property
+    def is_default(self) -> bool:
+        """The whole test, overall, default levels, automatic resolution: the view that is cached."""
+        return (
+            self.from_ts is None
+            and self.to_ts is None
+            and not self.cases
+            and self.levels_pct == DEFAULT_LEVELS_PCT
+            and self.compress_ratio is None
+        )
+
+    def cache_key(self) -> str:
+        cases = ",".join(self.cases)
+        levels = ",".join(f"{x:g}" for x in self.levels_pct)
+        return f"{self.from_ts}:{self.to_ts}:{cases}:{levels}:{self.compress_ratio}:{int(self.log)}"
+
+
+def _unix_seconds(name: str, raw: str | None) -> int | None:
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        value = int(float(raw))
+    except ValueError as exc:
+        raise WindowError(f"{name} must be unix seconds, got {raw!r}") from exc
+    if value < 0 or value > 2**32 - 1:
+        raise WindowError(f"{name} must be unix seconds between 0 and 2^32-1, got {raw!r}")
+    return value
+
+
+def parse_window(query: QueryDict) -> Window:
+    from_ts = _unix_seconds("from", query.get("from"))
+    to_ts = _unix_seconds("to", query.get("to"))
+    if from_ts is not None and to_ts is not None and to_ts <= from_ts:
+        raise WindowError("to must be greater than from (the window is [from, to))")
+    cases: list[str] = []
+    for raw in query.getlist("case"):
+        # Overload put several tags in one parameter, comma-separated; both forms are accepted.
+        cases.extend(part.strip() for part in raw.split(",") if part.strip())
+    if len(cases) > MAX_CASES:
+        raise WindowError(f"at most {MAX_CASES} cases, got {len(cases)}")
+    try:
+        levels = parse_levels(query.get("q"))
+    except ValueError as exc:
+        raise WindowError(f"q: {exc}") from exc
+    try:
+        ratio = parse_compress_ratio(query.get("compress_ratio"))
+    except ValueError as exc:
+        raise WindowError(str(exc)) from exc
+    log_raw = (query.get("log") or "").strip().lower()
+    if log_raw not in ("", "0", "1", "true", "false"):
+        raise WindowError(f"log must be 0 or 1, got {log_raw!r}")
+    return Window(
+        from_ts=from_ts,
+        to_ts=to_ts,
+        cases=tuple(dict.fromkeys(cases)),
+        levels_pct=levels,
+        compress_ratio=ratio,
+        log=log_raw in ("1", "true"),
+    )
