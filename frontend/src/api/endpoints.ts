@@ -5,9 +5,11 @@ import type {
   CompareAnswer,
   Finding,
   Me,
+  MonitoringAnswer,
   Paginated,
   ReportInfo,
   Summary,
+  TablesAnswer,
   TestMeta,
   TrendAnswer,
   UploadInfo,
@@ -45,10 +47,10 @@ export const getChart = (id: number, name: ChartName, params: Params, signal?: A
   getJson<ChartAnswer>(`${API}/tests/${id}/charts/${name}`, params, signal);
 
 export const getTables = (id: number, params: Params, signal?: AbortSignal) =>
-  getJson<unknown>(`${API}/tests/${id}/tables`, params, signal);
+  getJson<TablesAnswer>(`${API}/tests/${id}/tables`, params, signal);
 
 export const getMonitoring = (id: number, params: Params, signal?: AbortSignal) =>
-  getJson<unknown>(`${API}/tests/${id}/monitoring`, params, signal);
+  getJson<MonitoringAnswer>(`${API}/tests/${id}/monitoring`, params, signal);
 
 export const getConfig = (id: number, signal?: AbortSignal) =>
   getJson<Record<string, unknown>>(`${API}/tests/${id}/config`, [], signal);

@@ -117,3 +117,24 @@ export interface Me {
   username: string;
   is_staff: boolean;
 }
+
+export interface TablesAnswer {
+  exact: boolean;
+  quantiles: { columns: string[]; rows: { level: string; values: (number | null)[] }[] };
+  http_codes: { code: number; count: number; percent: number }[];
+  net_codes: { code: number; name: string; count: number; percent: number }[];
+  cases: {
+    case: string;
+    count: number;
+    rps_mean: number;
+    rps_max: number;
+    mean_ms: number | null;
+    net_errors: number;
+    http_errors: number;
+  }[];
+}
+
+export interface MonitoringAnswer {
+  compress_ratio?: number;
+  hosts: { host: string; groups: { group: string; metrics: string[]; figure: PlotlyFigureJson }[] }[];
+}

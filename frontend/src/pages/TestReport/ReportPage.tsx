@@ -149,7 +149,6 @@ export function ReportPage({ id }: { id: number }) {
     ...tableParams,
     ["compress_ratio", view.compressRatio === null ? "auto" : String(view.compressRatio)],
   ];
-  const tableCases = view.cases.length ? view.cases : cases;
   const hasData = bounds !== null;
 
   return (
@@ -194,7 +193,7 @@ export function ReportPage({ id }: { id: number }) {
               />
             )}
             {view.tab === "tables" && (
-              <TablesTab testId={id} params={tableParams} refresh={refresh} cases={tableCases} />
+              <TablesTab testId={id} params={tableParams} refresh={refresh} />
             )}
             {view.tab === "monitoring" && (
               <MonitoringTab

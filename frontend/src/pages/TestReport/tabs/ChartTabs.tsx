@@ -54,7 +54,9 @@ export function DistributionsTab({
   onLog,
 }: Omit<ChartTabProps, "onXRange"> & { cases: string[]; log: boolean; onLog: (log: boolean) => void }) {
   // One chart for the selection, then one per selected case, as Overload showed them per tag.
-  const base = params.filter(([k]) => k !== "case");
+  // The backend draws the log axis (`log=true`), so the figure layer stays the only one that builds figures.
+  const withLog: Params = log ? [...params, ["log", "true"]] : params;
+  const base = withLog.filter(([k]) => k !== "case");
   const perCase = cases.length > 1 ? cases : [];
   return (
     <div className="charts">
@@ -66,9 +68,8 @@ export function DistributionsTab({
         testId={testId}
         name="distribution"
         title={cases.length ? `Response time distribution: ${cases.join(", ")}` : "Response time distribution"}
-        params={params}
+        params={withLog}
         refresh={refresh}
-        logY={log}
         height={380}
       />
       {perCase.map((c) => (
@@ -79,7 +80,6 @@ export function DistributionsTab({
           title={`Response time distribution: ${c}`}
           params={[...base, ["case", c]]}
           refresh={refresh}
-          logY={log}
         />
       ))}
     </div>
