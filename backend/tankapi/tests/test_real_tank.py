@@ -1,0 +1,350 @@
+"""The real client end to end: yandextank 2.0.11 shoots a local target and uploads to this server's live instance.
+
+A cached virtualenv (var/ytvenv) holds yandextank 2.0.11 with pandas<2 (its BFG crashes on pandas 2) and
+setuptools (it imports pkg_resources). A short BFG test (line 1→20 rps over 8 s, then 20 rps for 6 s; cases index,
+search, missing = 404, errors = 500 every other time, one untagged line) runs against a tiny HTTP target on
+127.0.0.1, with monitoring from a stand-in telegraf, and `overload:` pointed at pytest-django's live server. A
+thread drains the buffer every half second, as the beat does in production. Then everything stored is compared
+with the tank's own artifacts: test_data.log (the aggregates it uploaded) and monitoring.log.
+The second test replays `tank-postloader` on the same artifacts into a new job and checks the same figures.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection as pg_connection
+
+from backend.clickhouse import client as ch
+from backend.clickhouse.tables import monitoring, second_aggregates
+from backend.loadtests.models import Test
+from backend.loadtests.models import TestStatus as Status
+from backend.loadtests.tokens import create_token
+from backend.tankapi import flush, views
+
+YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
+E2E_DIR = Path(__file__).parent / "e2e"
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("clickhouse", "redis_db")]
+
+
+@pytest.fixture(scope="session")
+def tank_venv() -> Path:
+    """var/ytvenv with yandextank installed once and reused (a marker file says the install completed)."""
+    venv = Path(settings.VAR_DIR) / "ytvenv"
+    ready = venv / ".ready"
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv.parent / "ytvenv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two sessions at once must not build it twice
+        if not ready.exists():
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *YANDEXTANK], check=True, timeout=900)
+            ready.write_text(" ".join(YANDEXTANK))
+    return venv
+
+
+class _Target(http.server.BaseHTTPRequestHandler):
+    """200 for most paths, 404 for /missing, 500 for every other /error."""
+
+    errors_seen = 0
+    lock = threading.Lock()
+
+    def do_GET(self) -> None:
+        status = 200
+        if self.path.startswith("/missing"):
+            status = 404
+        elif self.path.startswith("/error"):
+            with _Target.lock:
+                _Target.errors_seen += 1
+                status = 500 if _Target.errors_seen % 2 else 200
+        body = b"hello from the target\n"
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def target() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Target)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+class _BeatFlusher:
+    """Drains the buffer twice a second in a thread, as the Celery beat does every second in production."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.errors: list[str] = []
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        try:
+            while not self.stop.is_set():
+                result = flush.flush_all(max_seconds=5)
+                if result.error:
+                    self.errors.append(result.error)
+                self.stop.wait(0.5)
+        finally:
+            pg_connection.close()
+
+    def __enter__(self) -> _BeatFlusher:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(30)
+
+
+def _tank_config(work: Path, api: str, target_url: str, venv: Path) -> Path:
+    telegraf = work / "telegraf"
+    telegraf.write_text(f"#!{venv / 'bin' / 'python'}\n" + (E2E_DIR / "fake_telegraf.py").read_text())
+    telegraf.chmod(0o755)
+    (work / "mon.xml").write_text(
+        "<Monitoring>\n"
+        f'  <Host address="localhost" interval="1" telegraf="{telegraf}" python="{venv / "bin" / "python"}"'
+        ' comment="stand-in telegraf">\n    <CPU/><System/><Memory/><Net/><Kernel/>\n  </Host>\n</Monitoring>\n'
+    )
+    (work / "ammo.txt").write_text(
+        "index\t/\nindex\t/index.html\nsearch\t/search?q=tank\nmissing\t/missing/page\nerrors\t/error/maybe\n/untagged\n"
+    )
+    config = f"""
+core:
+  artifacts_base_dir: {work}/logs
+  lock_dir: {work}
+overload:
+  enabled: true
+  package: yandextank.plugins.DataUploader
+  api_address: {api}/
+  token_file: {work}/token.txt
+  job_name: real tank
+  job_dsc: yandextank 2.0.11 against the live server
+  ver: "2.0.11"
+  component: tankapi-e2e
+  operator: tester
+  task: E2E-1
+  api_attempts: 10
+  api_timeout: 1
+  network_attempts: 10
+  network_timeout: 1
+  maintenance_attempts: 3
+  maintenance_timeout: 1
+  connection_timeout: 10
+phantom:
+  enabled: false
+  package: yandextank.plugins.Phantom
+bfg:
+  enabled: true
+  package: yandextank.plugins.Bfg
+  instances: 4
+  gun_type: http
+  gun_config:
+    base_address: {target_url}
+  ammofile: {work}/ammo.txt
+  ammo_type: caseline
+  load_profile:
+    load_type: rps
+    schedule: line(1, 20, 8s) const(20, 6s)
+telegraf:
+  enabled: true
+  package: yandextank.plugins.Telegraf
+  config: {work}/mon.xml
+  disguise_hostnames: false
+autostop:
+  enabled: true
+  package: yandextank.plugins.Autostop
+  autostop:
+    - time(5s, 10s)
+console:
+  enabled: false
+  package: yandextank.plugins.Console
+json_report:
+  enabled: true
+  package: yandextank.plugins.JsonReport
+  monitoring_log: monitoring.log
+  test_data_log: test_data.log
+"""
+    path = work / "load.yaml"
+    path.write_text(config)
+    return path
+
+
+def _run(cmd: list[str], work: Path, log_name: str, timeout_s: int = 240) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "PYTHON", "VIRTUAL_ENV"))}
+    log = work / log_name
+    with open(log, "w") as out:
+        proc = subprocess.run(cmd, cwd=work, stdout=out, stderr=subprocess.STDOUT, env=env, timeout=timeout_s)
+    text = log.read_text()
+    assert proc.returncode == 0, f"{cmd[0]} exited {proc.returncode}:\n" + text[-6000:]
+    return text
+
+
+def _tank_seconds(artifacts: Path) -> dict[tuple[int, str], tuple[int, dict[int, int], dict[int, int]]]:
+    """(second, case) -> (responses, HTTP codes, net codes) from the tank's test_data.log ('' = overall)."""
+    seconds = {}
+    for line in (artifacts / "test_data.log").read_text().splitlines():
+        data = json.loads(line)["data"]
+        blocks = {"": data["overall"], **{("__NOTAG__" if tag == "" else tag): b for tag, b in data["tagged"].items()}}
+        for case, block in blocks.items():
+            http = {int(k): int(v) for k, v in block["proto_code"]["count"].items()}
+            net = {int(k): int(v) for k, v in block["net_code"]["count"].items()}
+            seconds[(int(data["ts"]), case)] = (int(block["interval_real"]["len"]), http, net)
+    return seconds
+
+
+def _stored_seconds(job: int) -> dict[tuple[int, str], tuple[int, dict[int, int], dict[int, int]]]:
+    rows = ch.execute(
+        f"SELECT ts, case, resps, http_codes, http_counts, net_codes, net_counts, arraySum(hist_counts)"
+        f" FROM {second_aggregates.NAME} FINAL WHERE test_id = %(t)s AND source_id = 0",
+        {"t": job},
+        tag="tests.tankapi.e2e.seconds",
+    )
+    for row in rows:
+        assert row[7] == row[2], f"histogram of {row[:2]} counts {row[7]} of {row[2]} responses"
+    return {(r[0], r[1]): (r[2], dict(zip(r[3], r[4], strict=True)), dict(zip(r[5], r[6], strict=True))) for r in rows}
+
+
+def _tank_monitoring(artifacts: Path) -> dict[tuple[int, str, str], float]:
+    points = {}
+    for line in (artifacts / "monitoring.log").read_text().splitlines():
+        for chunk in json.loads(line):
+            for host, block in chunk["data"].items():
+                for metric, value in block["metrics"].items():
+                    points[(int(chunk["timestamp"]), host, metric)] = float(value)
+    return points
+
+
+def _stored_monitoring(job: int) -> dict[tuple[int, str, str], float]:
+    rows = ch.execute(
+        f"SELECT ts, host, metric, value FROM {monitoring.NAME} FINAL WHERE test_id = %(t)s",
+        {"t": job},
+        tag="tests.tankapi.e2e.monitoring",
+    )
+    return {(r[0], r[1], r[2]): r[3] for r in rows}
+
+
+_ARTIFACTS: list[Path] = []  # the first test's artifacts, replayed by the second
+
+
+def _shoot(live_server: Any, target_url: str, venv: Path, work: Path, token: str) -> tuple[int, Path, str]:
+    (work / "token.txt").write_text(token + "\n")
+    config = _tank_config(work, live_server.url, target_url, venv)
+    with _BeatFlusher() as beat:
+        output = _run([str(venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
+    flush.flush_all()
+    assert not beat.errors
+    job = _job_from(output)
+    (artifacts,) = [p.parent for p in (work / "logs").glob("*/test_data.log")]
+    return job, artifacts, output
+
+
+def _job_from(output: str) -> int:
+    links = [line.rsplit("/", 1)[-1].strip() for line in output.splitlines() if "Web link:" in line]
+    assert links, "the tank printed no web link"
+    return int(links[-1])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
+    live_server: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    views.clear_caches()
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_user("tank-e2e", password="x-not-used-3")
+    _token, raw = create_token(user, "tank")
+    work = tmp_path_factory.mktemp("tank")
+    job, artifacts, output = _shoot(live_server, target, tank_venv, work, raw)
+    assert f"Web link: {live_server.url}/{job}" in output  # the link the tank prints opens /<id>
+
+    test = Test.objects.get(pk=job)
+    assert test.owner == user
+    assert (test.status, test.exit_code, test.exit_reason) == (Status.PROCESSING, 0, "completed")
+    assert (test.name, test.component, test.version, test.task, test.person) == (
+        "real tank",
+        "tankapi-e2e",
+        "2.0.11",
+        "E2E-1",
+        "tester",
+    )
+    assert "bfg:" in test.config_initial and "api_jobno" in test.config_info
+    assert "stand-in telegraf" in test.config_monitoring
+
+    expected = _tank_seconds(artifacts)
+    stored = _stored_seconds(job)
+    assert stored == expected
+    cases = {case for _ts, case in stored}
+    assert cases == {"", "index", "search", "missing", "errors"}
+    codes = {code for _resps, http, _net in stored.values() for code in http}
+    assert {200, 404, 500} <= codes
+    assert test.has_stream and test.first_ts == min(ts for ts, _c in expected)
+    assert test.last_ts == max(ts for ts, _c in expected)
+
+    tank_points = _tank_monitoring(artifacts)
+    assert len(tank_points) > 20 and {host for _ts, host, _m in tank_points} == {"localhost"}
+    assert _stored_monitoring(job) == pytest.approx(tank_points)
+    _ARTIFACTS.append(artifacts)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tank_postloader_replays_the_artifacts_into_a_new_job(
+    live_server: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    views.clear_caches()
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_user("postloader", password="x-not-used-4")
+    _token, raw = create_token(user, "tank")
+    if _ARTIFACTS:
+        artifacts = _ARTIFACTS[0]
+    else:  # run alone: shoot first (the replay needs a real run's artifacts)
+        _job, artifacts, _out = _shoot(live_server, target, tank_venv, tmp_path_factory.mktemp("tank"), raw)
+    work = tmp_path_factory.mktemp("postloader")
+    token_file = work / "token.txt"
+    token_file.write_text(raw + "\n")
+    with _BeatFlusher():
+        output = _run(
+            [
+                str(tank_venv / "bin" / "tank-postloader"),
+                "-a",
+                live_server.url + "/",
+                "--token",
+                str(token_file),
+                "-t",
+                "127.0.0.1:8080",
+                "--job_name",
+                "replayed",
+                str(artifacts),
+            ],
+            work,
+            "postloader.log",
+        )
+    flush.flush_all()
+    links = [line for line in output.splitlines() if "LP job created:" in line]
+    assert links, output[-3000:]
+    job = int(links[-1].rsplit("/", 1)[-1])
+    test = Test.objects.get(pk=job)
+    assert (test.owner, test.name, test.status, test.exit_code) == (user, "replayed", Status.PROCESSING, 0)
+    assert (test.target_host, test.target_port) == ("127.0.0.1", "8080")
+    assert _stored_seconds(job) == _tank_seconds(artifacts)
+    assert _stored_monitoring(job) == pytest.approx(_tank_monitoring(artifacts))
