@@ -16,7 +16,7 @@ from pytest_django.fixtures import Settings
 
 from backend.loadtests.models import Test
 from backend.sharing.preview import CACHE_VERSION, _fingerprint
-from backend.sharing.tests.conftest import START_TS, insert_seconds
+from backend.sharing.tests.rows import START_TS, insert_seconds
 
 SLACKBOT = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
 
