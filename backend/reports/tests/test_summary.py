@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
@@ -47,7 +48,7 @@ def _query(window: tuple[int | None, int | None], cases: tuple[str, ...]) -> dic
     return params
 
 
-def _check_counts(body: dict, part: factory.Samples) -> None:
+def _check_counts(body: dict[str, Any], part: factory.Samples) -> None:
     assert body["count"] == len(part)
     assert body["http_codes"] == {str(k): v for k, v in sorted(Counter(part.proto_code.tolist()).items())}
     assert body["net_codes"] == {str(k): v for k, v in sorted(Counter(part.net_code.tolist()).items())}

@@ -1,0 +1,169 @@
+"""Report, charts, tables, monitoring and config of streamed and uploaded tests; caching and post-processing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+
+from backend.loadtests.models import Test, TestStatus
+from backend.reports import service
+from backend.reports.tasks import postprocess_test
+from backend.reports.tests import factory
+
+
+@pytest.mark.parametrize("kind", ["streamed", "uploaded"])
+def test_every_chart_is_a_plotly_figure(kind, request, anon_api) -> None:
+    test, _ = request.getfixturevalue(kind)
+    for name in service.CHART_NAMES:
+        response = anon_api.get(f"/api/v1/tests/{test.pk}/charts/{name}")
+        assert response.status_code == 200, (name, response.json())
+        body = response.json()
+        json.dumps(body, allow_nan=False)
+        assert set(body) == {"figure", "compress_ratio"} and body["figure"]["data"], name
+        assert "layout" in body["figure"]
+    assert anon_api.get(f"/api/v1/tests/{test.pk}/charts/pie").status_code == 404
+
+
+def test_quantiles_chart_series(streamed, anon_api) -> None:
+    test, s = streamed
+    body = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles", {"compress_ratio": 1, "q": "50,100"}).json()
+    traces = {t["name"]: t for t in body["figure"]["data"]}
+    assert set(traces) == {"50 %", "100 %", "responses/s", "planned RPS", "instances"}
+    assert traces["planned RPS"]["line"]["color"] == "#e00000" and traces["planned RPS"]["yaxis"] == "y2"
+    seconds, per_second = np.unique(s.receive_sec, return_counts=True)
+    assert traces["responses/s"]["y"] == [float(x) for x in per_second]
+    assert traces["100 %"]["x"][0] == int(seconds[0]) * 1000
+    assert traces["instances"]["y"][0] == 7.0
+    # Five seconds per point: a fifth of the points, the same responses in total.
+    coarse = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles", {"compress_ratio": 5}).json()
+    rps = next(t for t in coarse["figure"]["data"] if t["name"] == "responses/s")
+    assert coarse["compress_ratio"] == 5 and len(rps["y"]) == 24
+    assert sum(rps["y"]) * 5 == pytest.approx(len(s))
+
+
+def test_long_tests_are_downsampled_for_charts_only(owner, clickhouse, cache_clear, anon_api) -> None:
+    test = Test.objects.create(owner=owner, status=TestStatus.READY)
+    s = factory.random_samples(7200, 3600, tags=("a",), seed=5)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, 0, s))
+    body = anon_api.get(f"/api/v1/tests/{test.pk}/charts/http_codes").json()
+    assert body["compress_ratio"] > 1
+    assert all(len(trace["x"]) <= 600 for trace in body["figure"]["data"])
+    tables = anon_api.get(f"/api/v1/tests/{test.pk}/tables").json()
+    assert tables["cases"][0]["count"] == len(s)
+
+
+def test_window_and_cases_select_chart_data(uploaded, anon_api) -> None:
+    test, s = uploaded
+    t0 = int(s.receive_sec.min())
+    params = {"from": t0 + 10, "to": t0 + 20, "case": "index", "compress_ratio": 1}
+    body = anon_api.get(f"/api/v1/tests/{test.pk}/charts/http_codes", params).json()
+    part = s.mask((s.receive_sec >= t0 + 10) & (s.receive_sec < t0 + 20) & (s.tag == "index"))
+    total = sum(sum(v for v in trace["y"] if v) for trace in body["figure"]["data"])
+    assert total == len(part)
+    assert body["figure"]["layout"]["xaxis"]["range"] == [(t0 + 10) * 1000, (t0 + 20) * 1000]
+    dist = anon_api.get(f"/api/v1/tests/{test.pk}/charts/distribution", {"case": ["index", "search"], "log": 1})
+    names = [t["name"] for t in dist.json()["figure"]["data"]]
+    assert names == ["index", "search"] and dist.json()["figure"]["layout"]["yaxis"]["type"] == "log"
+
+
+def test_tables_of_an_uploaded_test_are_exact(uploaded, anon_api) -> None:
+    test, s = uploaded
+    body = anon_api.get(f"/api/v1/tests/{test.pk}/tables", {"q": "50,99"}).json()
+    assert body["exact"] is True
+    assert body["quantiles"]["columns"] == ["overall", "index", "missing", "search"]
+    timed = s.mask(s.net_code != 777)
+    for row in body["quantiles"]["rows"]:
+        level = float(row["level"])
+        for column, value in zip(body["quantiles"]["columns"], row["values"], strict=True):
+            part = timed if column == "overall" else timed.mask(timed.tag == column)
+            lo = np.percentile(part.interval_real_us, level, method="lower") / 1000
+            hi = np.percentile(part.interval_real_us, level, method="higher") / 1000
+            assert lo <= value <= hi
+    assert sum(r["count"] for r in body["http_codes"]) == len(s)
+    assert sum(r["percent"] for r in body["http_codes"]) == pytest.approx(100, abs=0.01)
+    names = {r["code"]: r["name"] for r in body["net_codes"]}
+    assert names[110] == "Connection timed out" and names[777].startswith("Discarded")
+    overall = body["cases"][0]
+    assert overall["case"] == "overall" and overall["count"] == len(s)
+    assert overall["net_errors"] == int((s.net_code != 0).sum())
+    assert overall["http_errors"] == int(((s.proto_code == 0) | (s.proto_code >= 400)).sum())
+    assert overall["rps_max"] == int(np.unique(s.receive_sec, return_counts=True)[1].max())
+
+
+def test_report_monitoring_and_config(streamed, anon_api) -> None:
+    test, s = streamed
+    test.config_initial = "phantom:\n  enabled: true\n"
+    test.save(update_fields=["config_initial"])
+    factory.insert_monitoring(
+        test.pk,
+        "target",
+        {
+            "custom:cpu-cpu-total_usage_user": [10, 20, 30],
+            "Memory_used": [1e9, 1.1e9, 1.2e9],
+            "custom:queue": [1, 2, 3],
+        },
+        t0=int(s.receive_sec.min()),
+    )
+    report = anon_api.get(f"/api/v1/tests/{test.pk}/report").json()
+    assert report["cases"] == ["index", "missing", "search"] and report["exact"] is False
+    assert report["monitoring_hosts"] == ["target"]
+    assert report["first_ts"] == int(s.receive_sec.min()) and report["last_ts"] == int(s.receive_sec.max())
+    assert report["sources"] == [
+        {"source_id": 0, "kind": "stream", "first_ts": report["first_ts"], "last_ts": report["last_ts"], "active": True}
+    ]
+    mon = anon_api.get(f"/api/v1/tests/{test.pk}/monitoring", {"compress_ratio": 1}).json()
+    groups = {g["group"]: g for g in mon["hosts"][0]["groups"]}
+    assert list(groups) == ["cpu", "memory", "custom"]
+    cpu = groups["cpu"]["figure"]["data"][0]
+    assert cpu["y"] == [10.0, 20.0, 30.0]
+    assert groups["cpu"]["figure"]["layout"]["xaxis"]["range"][0] == report["first_ts"] * 1000
+    config = anon_api.get(f"/api/v1/tests/{test.pk}/config").json()
+    assert config == {"configinitial": test.config_initial, "configinfo": "", "monitoringconfig": ""}
+
+
+def test_postprocess_caches_the_default_view_sets_ready_and_queues_diagnosis(streamed, redis_db, anon_api) -> None:
+    test, s = streamed
+    result = postprocess_test(test.pk)
+    assert "summary" in result["cached"] and "chart:quantiles" in result["cached"]
+    test.refresh_from_db()
+    assert test.status == TestStatus.READY
+    queued = [json.loads(m) for m in redis_db.lrange("analysis", 0, -1)]
+    assert [m["headers"]["task"] for m in queued] == ["backend.diagnosis.tasks.diagnose_test"]
+    # Served from the cache: rows written to ClickHouse afterwards do not show in the default view of a
+    # finished test, and do in any other window (computed on demand).
+    extra = factory.random_samples(100, 1, seed=99, t0=int(s.receive_sec.max()) + 5)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, 0, extra))
+    assert anon_api.get(f"/api/v1/tests/{test.pk}/summary").json()["count"] == len(s)
+    assert anon_api.get(f"/api/v1/tests/{test.pk}/summary", {"q": "50"}).json()["count"] == len(s) + 100
+    # Idempotent: a second run changes nothing but refreshes the cache.
+    postprocess_test(test.pk)
+    assert anon_api.get(f"/api/v1/tests/{test.pk}/summary").json()["count"] == len(s) + 100
+    failed = Test.objects.create(owner=test.owner, status=TestStatus.FAILED)
+    postprocess_test(failed.pk)
+    failed.refresh_from_db()
+    assert failed.status == TestStatus.FAILED
+
+
+def test_online_tests_are_served_live(owner, clickhouse, cache_clear, anon_api) -> None:
+    test = Test.objects.create(owner=owner, status=TestStatus.ONLINE, has_stream=True)
+    first = factory.random_samples(200, 5, seed=1)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, 0, first))
+    assert anon_api.get(f"/api/v1/tests/{test.pk}/summary").json()["count"] == 200
+    more = factory.random_samples(300, 5, seed=2, t0=factory.T0 + 5)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, 0, more))
+    assert anon_api.get(f"/api/v1/tests/{test.pk}/summary").json()["count"] == 500
+    chart: dict[str, Any] = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles").json()
+    rps = next(t for t in chart["figure"]["data"] if t["name"] == "responses/s")
+    assert len(rps["x"]) == 10
+
+
+def test_an_empty_test_answers_without_data(owner, clickhouse, cache_clear, anon_api) -> None:
+    test = Test.objects.create(owner=owner, status=TestStatus.PROCESSING)
+    summary = anon_api.get(f"/api/v1/tests/{test.pk}/summary").json()
+    assert summary["count"] == 0 and summary["quantiles_ms"]["50"] is None
+    chart = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles").json()
+    assert chart["figure"]["data"] == []
+    assert anon_api.get(f"/api/v1/tests/{test.pk}/tables").json()["cases"][0]["count"] == 0
