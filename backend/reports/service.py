@@ -29,7 +29,7 @@ from analytics.series import MONITORING_GROUPS, metric_group, rps_stats
 from backend.clickhouse.queries import monitoring as q_monitoring
 from backend.clickhouse.queries import series as q_series
 from backend.clickhouse.queries import summary as q_summary
-from backend.clickhouse.queries.selection import NOTAG, Selection
+from backend.clickhouse.queries.selection import Selection
 from backend.loadtests.models import Test
 from backend.reports.window import Window
 
@@ -365,7 +365,8 @@ def tables(test: Test, window: Window) -> dict[str, Any]:
         overall_us, counted = q_summary.exact_quantiles_us(replace(sel, cases=()), levels)
         values[OVERALL] = list(as_ms_dict(levels, overall_us if counted else [float("nan")] * len(levels)).values())
         tag_sel = replace(sel, cases=tuple(wanted)) if wanted else replace(sel, cases=())
-        per_tag = {NOTAG if s.tag == "" else s.tag: s for s in q_summary.exact_by_tag(tag_sel, levels)}
+        # Tag '' holds requests of no case: they count in the overall column only.
+        per_tag = {s.tag: s for s in q_summary.exact_by_tag(tag_sel, levels) if s.tag}
         for case in wanted:
             stats = per_tag.get(case)
             vals = stats.quantiles_us if stats and stats.count else [float("nan")] * len(levels)

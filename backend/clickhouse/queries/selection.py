@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# The tank renames an empty tag to __NOTAG__ in its stream; raw samples keep the empty tag.
-NOTAG = "__NOTAG__"
+# Case names are the same in both tables (analytics.phout.case_of_tag): a phout tag emptied by the cut at the
+# last '#' is the tank's `__NOTAG__` case in both; a request with an empty tag is stored with tag '' in samples
+# and belongs to no case (overall only), just as the tank leaves it out of its per-case items.
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,6 @@ class Selection:
             "from_ts": self.from_ts or 0,
             "to_ts": self.to_ts or 0,
             "cases": tuple(self.cases) or ("",),
-            "tags": tuple("" if c == NOTAG else c for c in self.cases) or ("",),
         }
 
     def aggregates_where(self, *, all_cases: bool = False) -> str:
@@ -46,7 +46,7 @@ class Selection:
         parts = ["test_id = %(test_id)s", "upload_id = %(upload_id)s"]
         parts += self._window("receive_sec")
         if self.cases and not all_tags:
-            parts.append("tag IN %(tags)s")
+            parts.append("tag IN %(cases)s")
         return " AND ".join(parts)
 
     def _window(self, column: str) -> list[str]:

@@ -56,10 +56,11 @@ def streamed(owner: User, clickhouse: None, cache_clear: None) -> tuple[Test, fa
 
 @pytest.fixture
 def uploaded(owner: User, clickhouse: None, cache_clear: None) -> tuple[Test, factory.Samples]:
-    """A test with an uploaded phout (raw samples and derived rows of its upload): 90 s, 3 cases."""
+    """A test with an uploaded phout (raw samples and derived rows of its upload): 90 s, 4 cases, and requests
+    with an empty tag (overall only)."""
     test = Test.objects.create(owner=owner, name="uploaded", status=TestStatus.PROCESSING)
     upload = Upload.objects.create(test=test, status=UploadStatus.READY)
-    s = factory.random_samples(8000, 90, seed=23)
+    s = factory.random_samples(8000, 90, tags=("index", "search", "missing", "__NOTAG__", ""), seed=23)
     factory.insert_samples(test.pk, upload.pk, s)
     factory.insert_aggregates(factory.aggregate_rows(test.pk, upload.pk, s, reqps=90.0, threads=5))
     test.active_upload = upload

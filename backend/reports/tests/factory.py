@@ -101,9 +101,8 @@ def aggregate_rows(
     rows: list[tuple[Any, ...]] = []
     for sec in np.unique(s.receive_sec):
         in_sec = s.receive_sec == sec
-        groups = [("", in_sec)] + [
-            ("__NOTAG__" if tag == "" else str(tag), in_sec & (s.tag == tag)) for tag in np.unique(s.tag[in_sec])
-        ]
+        # A request with an empty tag counts in the overall row only (analytics.phout.case_of_tag).
+        groups = [("", in_sec)] + [(str(tag), in_sec & (s.tag == tag)) for tag in np.unique(s.tag[in_sec]) if tag]
         for case, m in groups:
             iv = s.interval_real_us[m]
             n = int(iv.size)
