@@ -369,7 +369,7 @@ def tables(test: Test, window: Window) -> dict[str, Any]:
         per_tag = {s.tag: s for s in q_summary.exact_by_tag(tag_sel, levels) if s.tag}
         for case in wanted:
             stats = per_tag.get(case)
-            vals = stats.quantiles_us if stats and stats.count else [float("nan")] * len(levels)
+            vals = stats.quantiles_us if stats and stats.timed else [float("nan")] * len(levels)
             values[case] = list(as_ms_dict(levels, vals).values())
     else:
         for column, key in [(OVERALL, ""), *((c, c) for c in wanted)]:

@@ -72,6 +72,7 @@ def exact_quantiles_us(sel: Selection, levels_pct: Sequence[float]) -> tuple[lis
 class TagStats:
     tag: str
     count: int
+    timed: int  # responses with a response time (discarded rows excluded): what the quantiles cover
     quantiles_us: list[float]
     mean_us: float | None
     net_errors: int
@@ -86,6 +87,7 @@ def exact_by_tag(sel: Selection, levels_pct: Sequence[float]) -> list[TagStats]:
         SELECT
             tag,
             count(),
+            countIf(net_code != {DISCARDED_NET_CODE}),
             quantilesExactIf({placeholders})(interval_real_us, net_code != {DISCARDED_NET_CODE}),
             avgIf(interval_real_us, net_code != {DISCARDED_NET_CODE}),
             countIf(net_code != 0),
@@ -99,12 +101,13 @@ def exact_by_tag(sel: Selection, levels_pct: Sequence[float]) -> list[TagStats]:
         tag="reports.samples.exact_by_tag",
     )
     out = []
-    for tag, count, quantiles, mean, net_errors, http_errors in rows:
+    for tag, count, timed, quantiles, mean, net_errors, http_errors in rows:
         mean_f = float(mean)
         out.append(
             TagStats(
                 tag=str(tag),
                 count=int(count),
+                timed=int(timed),
                 quantiles_us=[float(v) for v in quantiles],
                 mean_us=mean_f if mean_f == mean_f else None,  # avgIf of nothing is NaN
                 net_errors=int(net_errors),
