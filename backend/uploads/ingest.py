@@ -1,0 +1,473 @@
+"""Ingestion of one stored phout upload into ClickHouse: raw samples, then the per-second aggregates derived from them.
+
+The file is read in pieces (gunzipped on the fly), parsed by analytics.phout into numpy batches and aggregated by
+analytics.aggregate, so memory stays bounded whatever the file size. Inserts run in a second thread behind a queue
+of two batches: parsing (pyarrow, numpy) and sending (the driver, the socket) overlap, and a slow ClickHouse
+slows the reader down instead of piling batches up in memory.
+
+All-or-nothing from the reader's side: every row carries the upload id, and readers see only `Test.active_upload`,
+which is switched in one PostgreSQL transaction after the last row is written. A failed or superseded upload has
+its rows deleted. Re-running an upload (a retried task) first deletes what an earlier attempt left behind, so the
+task is idempotent. The same file (same SHA-256) uploaded again into the same test is recognised and not ingested
+twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from analytics.aggregate import SampleColumns, SecondAggregator, SecondCase, aggregate
+from analytics.phout import PhoutBatch, PhoutParser, not_phout_error
+from backend.celery_app import app as celery_app
+from backend.clickhouse import client
+from backend.clickhouse.tables import samples, second_aggregates
+from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.uploads.storage import open_decoded, sha256_of
+
+log = logging.getLogger(__name__)
+
+POSTPROCESS_TASK = "backend.reports.tasks.postprocess_test"
+READ_BYTES = 4 * 1024 * 1024
+PROGRESS_EVERY_BYTES = 32 * 1024 * 1024
+# Judge "is this phout at all" early, once this many lines are in, instead of after gigabytes of garbage.
+EARLY_VERDICT_LINES = 5_000
+LATE_SECONDS_PER_QUERY = 200
+MUTATION_WAIT_S = 120.0
+
+
+class IngestError(Exception):
+    """The upload cannot be ingested for a reason the uploader must be told (shown as the upload's error)."""
+
+
+@dataclass
+class IngestResult:
+    lines_total: int = 0
+    lines_bad: int = 0
+    bad_examples: list[dict[str, Any]] = field(default_factory=list)
+    rows: int = 0
+    first_ts: int | None = None
+    last_ts: int | None = None
+
+
+# ── entry point ─────────────────────────────────────────────────────────────────────────────────────────────
+def ingest_upload(upload_id: int) -> str:
+    """Ingest one upload; returns its final status. Safe to run again for the same id (see the module docstring)."""
+    upload = Upload.objects.select_related("test").filter(pk=upload_id).first()
+    if upload is None:
+        return "missing"
+    if upload.status != UploadStatus.PARSING:
+        return str(upload.status)  # not complete yet, or already finished: nothing to do
+    path = Path(upload.file_path)
+    try:
+        if not path.is_file():
+            raise IngestError("the uploaded file is no longer on the server; upload it again")
+        if not upload.sha256:
+            upload.sha256 = sha256_of(path)
+            upload.save(update_fields=["sha256"])
+        original = _same_file_already_active(upload)
+        if original is not None:
+            return _finish_as_duplicate(upload, original, path)
+        delete_upload_rows(upload.test_id, upload.pk)  # what a crashed earlier attempt may have left
+        result = _load(upload, path)
+        return _activate(upload, result, path)
+    except IngestError as exc:
+        _fail(upload, str(exc))
+        return UploadStatus.FAILED
+    except client.ClickHouseUnavailable:
+        raise  # the task retries later; the upload stays `parsing` and the next attempt starts clean
+    except Exception as exc:
+        log.exception("ingestion of upload %s failed", upload_id)
+        _fail(upload, f"internal error while ingesting: {exc.__class__.__name__}: {exc}")
+        return UploadStatus.FAILED
+
+
+def fail_upload(upload_id: int, error: str) -> None:
+    """Give up on an upload (e.g. ClickHouse stayed down through every retry)."""
+    upload = Upload.objects.select_related("test").filter(pk=upload_id).first()
+    if upload is not None and upload.status == UploadStatus.PARSING:
+        _fail(upload, error)
+
+
+# ── loading ─────────────────────────────────────────────────────────────────────────────────────────────────
+def _load(upload: Upload, path: Path) -> IngestResult:
+    parser = PhoutParser()
+    aggregator = SecondAggregator()
+    result = IngestResult()
+    received_at_us = _now_us()
+    test_id, upload_id = int(upload.test_id), int(upload.pk)
+    tags = _TagColumn(parser)
+    inserter = _Inserter()
+    try:
+
+        def handle(batch: PhoutBatch) -> None:
+            result.rows += batch.rows
+            low, high = int(batch.receive_sec.min()), int(batch.receive_sec.max())
+            result.first_ts = low if result.first_ts is None else min(result.first_ts, low)
+            result.last_ts = high if result.last_ts is None else max(result.last_ts, high)
+            inserter.put(samples.NAME, _sample_columns(test_id, upload_id, batch, tags.of(batch)), numpy=True)
+            rows = aggregator.add(_aggregation_columns(batch), parser.cases)
+            inserter.put(second_aggregates.NAME, _aggregate_rows(test_id, upload_id, rows, received_at_us), numpy=False)
+
+        with path.open("rb") as raw:
+            stream = open_decoded(raw)
+            next_progress = PROGRESS_EVERY_BYTES
+            while piece := stream.read(READ_BYTES):
+                for batch in parser.feed(piece):
+                    handle(batch)
+                if parser.stats.lines_total >= EARLY_VERDICT_LINES and (error := not_phout_error(parser.stats)):
+                    raise IngestError(error)
+                position = raw.tell()
+                if position >= next_progress:
+                    next_progress = position + PROGRESS_EVERY_BYTES
+                    Upload.objects.filter(pk=upload_id).update(
+                        progress_bytes=position,
+                        lines_total=parser.stats.lines_total,
+                        lines_bad=parser.stats.lines_bad,
+                    )
+            for batch in parser.finish():
+                handle(batch)
+        error = not_phout_error(parser.stats)
+        if error:
+            raise IngestError(error)
+        final_rows = aggregator.finish(parser.cases)
+        inserter.put(
+            second_aggregates.NAME, _aggregate_rows(test_id, upload_id, final_rows, received_at_us), numpy=False
+        )
+        inserter.close()
+    except BaseException:
+        inserter.abort()
+        raise
+    if aggregator.late_seconds:
+        _recompute_seconds(test_id, upload_id, sorted(aggregator.late_seconds))
+    result.lines_total = parser.stats.lines_total
+    result.lines_bad = parser.stats.lines_bad
+    result.bad_examples = [{"line": b.line, "reason": b.reason, "text": b.text} for b in parser.stats.bad_examples]
+    return result
+
+
+class _TagColumn:
+    """The tag column as an object array of bytes (the driver writes bytes as they are, no encoding per row)."""
+
+    def __init__(self, parser: PhoutParser) -> None:
+        self._parser = parser
+        self._encoded = np.empty(0, dtype=object)
+
+    def of(self, batch: PhoutBatch) -> np.ndarray[Any, np.dtype[np.object_]]:
+        if self._encoded.size != len(self._parser.cases):
+            self._encoded = np.array([c.encode() for c in self._parser.cases] + [b""], dtype=object)[:-1]
+        taken: np.ndarray[Any, np.dtype[np.object_]] = self._encoded[batch.case_codes]
+        return taken
+
+
+def _sample_columns(
+    test_id: int, upload_id: int, batch: PhoutBatch, tag: np.ndarray[Any, np.dtype[np.object_]]
+) -> dict[str, Any]:
+    n = batch.rows
+    return {
+        "test_id": np.full(n, test_id, dtype=np.uint64),
+        "upload_id": np.full(n, upload_id, dtype=np.uint64),
+        "receive_sec": batch.receive_sec.astype(np.uint32),
+        "send_ts_us": batch.send_ts_us.astype(np.uint64),
+        "tag": tag,
+        "interval_real_us": batch.interval_real_us,
+        "connect_time_us": batch.connect_time_us,
+        "send_time_us": batch.send_time_us,
+        "latency_us": batch.latency_us,
+        "receive_time_us": batch.receive_time_us,
+        "interval_event_us": batch.interval_event_us,
+        "size_out_bytes": batch.size_out_bytes,
+        "size_in_bytes": batch.size_in_bytes,
+        "net_code": batch.net_code,
+        "proto_code": batch.proto_code,
+    }
+
+
+def _aggregation_columns(batch: PhoutBatch) -> SampleColumns:
+    return SampleColumns(
+        receive_sec=batch.receive_sec,
+        case_codes=batch.case_codes,
+        interval_real_us=batch.interval_real_us,
+        connect_time_us=batch.connect_time_us,
+        send_time_us=batch.send_time_us,
+        latency_us=batch.latency_us,
+        receive_time_us=batch.receive_time_us,
+        size_out_bytes=batch.size_out_bytes,
+        size_in_bytes=batch.size_in_bytes,
+        net_code=batch.net_code,
+        proto_code=batch.proto_code,
+    )
+
+
+def _aggregate_rows(
+    test_id: int, upload_id: int, rows: Sequence[SecondCase], received_at_us: int
+) -> list[tuple[Any, ...]]:
+    # reqps and threads are the generator's figures (planned RPS, instances): phout does not carry them.
+    return [
+        (
+            test_id,
+            upload_id,
+            r.ts,
+            r.case,
+            0.0,
+            0,
+            r.resps,
+            r.expect_ms,
+            r.connect_time_ms,
+            r.send_time_ms,
+            r.latency_ms,
+            r.receive_time_ms,
+            r.input_bytes,
+            r.output_bytes,
+            *r.quantiles_ms,
+            list(r.net_codes),
+            list(r.net_counts),
+            list(r.http_codes),
+            list(r.http_counts),
+            list(r.hist_bins),
+            list(r.hist_counts),
+            received_at_us,
+        )
+        for r in rows
+    ]
+
+
+class _Inserter:
+    """One thread that sends inserts in order; at most two batches wait, so memory stays bounded."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[tuple[str, Any, bool] | None] = queue.Queue(maxsize=2)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="phout-insert", daemon=True)
+        self._thread.start()
+
+    def put(self, table: str, data: Any, *, numpy: bool) -> None:
+        if self._error is not None:
+            raise self._error
+        if len(data) == 0:
+            return
+        self._queue.put((table, data, numpy))
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+    def abort(self) -> None:
+        if self._thread.is_alive():
+            self._error = self._error or RuntimeError("aborted")
+            while True:  # unblock a full queue, then stop the thread
+                try:
+                    self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            self._queue.put(None)
+            self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            while (item := self._queue.get()) is not None:
+                if self._error is not None:
+                    continue
+                table, data, numpy = item
+                try:
+                    if numpy:
+                        client.insert_columns(table, data, tag="uploads.insert_samples", use_numpy=True)
+                    else:
+                        client.insert_rows(table, second_aggregates.COLUMNS, data, tag="uploads.insert_aggregates")
+                except BaseException as exc:
+                    self._error = exc
+        finally:
+            client.reset_connections()  # this thread's connection dies with it
+
+
+def _recompute_seconds(test_id: int, upload_id: int, seconds: list[int]) -> None:
+    """Seconds that got rows after they were aggregated: aggregate them again from the stored samples.
+
+    The first rows of those seconds are deleted (and the deletion awaited) before the exact ones are written, so no
+    reader ever sees a second twice, with or without FINAL.
+    """
+    for start in range(0, len(seconds), LATE_SECONDS_PER_QUERY):
+        part = seconds[start : start + LATE_SECONDS_PER_QUERY]
+        params = {"test_id": test_id, "upload_id": upload_id, "seconds": part}
+        client.execute(
+            f"ALTER TABLE {second_aggregates.NAME} DELETE "
+            "WHERE test_id = %(test_id)s AND source_id = %(upload_id)s AND ts IN %(seconds)s",
+            params,
+            tag="uploads.delete_late_seconds",
+        )
+        cols = client.execute_numpy(
+            "SELECT receive_sec, tag, interval_real_us, connect_time_us, send_time_us, latency_us, receive_time_us, "
+            f"size_out_bytes, size_in_bytes, net_code, proto_code FROM {samples.NAME} "
+            "WHERE test_id = %(test_id)s AND upload_id = %(upload_id)s AND receive_sec IN %(seconds)s",
+            params,
+            tag="uploads.late_seconds_samples",
+        )
+        cases, codes = np.unique(np.asarray(cols[1], dtype=object).astype(str), return_inverse=True)
+        sample_cols = SampleColumns(
+            receive_sec=np.asarray(cols[0], dtype=np.int64),
+            case_codes=codes.astype(np.int32),
+            interval_real_us=np.asarray(cols[2], dtype=np.int64),
+            connect_time_us=np.asarray(cols[3], dtype=np.int64),
+            send_time_us=np.asarray(cols[4], dtype=np.int64),
+            latency_us=np.asarray(cols[5], dtype=np.int64),
+            receive_time_us=np.asarray(cols[6], dtype=np.int64),
+            size_out_bytes=np.asarray(cols[7], dtype=np.int64),
+            size_in_bytes=np.asarray(cols[8], dtype=np.int64),
+            net_code=np.asarray(cols[9], dtype=np.int32),
+            proto_code=np.asarray(cols[10], dtype=np.int32),
+        )
+        wait_for_mutations(second_aggregates.NAME)
+        rows = aggregate(sample_cols, [str(c) for c in cases])
+        client.insert_rows(
+            second_aggregates.NAME,
+            second_aggregates.COLUMNS,
+            _aggregate_rows(test_id, upload_id, rows, _now_us()),
+            tag="uploads.insert_late_seconds",
+        )
+
+
+# ── finishing ───────────────────────────────────────────────────────────────────────────────────────────────
+def _same_file_already_active(upload: Upload) -> Upload | None:
+    active_id = Test.objects.filter(pk=upload.test_id).values_list("active_upload_id", flat=True).first()
+    if active_id is None:
+        return None
+    active = Upload.objects.filter(pk=active_id, status=UploadStatus.READY, sha256=upload.sha256).first()
+    return active
+
+
+def _finish_as_duplicate(upload: Upload, original: Upload, path: Path) -> str:
+    Upload.objects.filter(pk=upload.pk).update(
+        status=UploadStatus.READY,
+        error=f"same file as upload {original.pk}, which is already this test's data: nothing ingested twice",
+        progress_bytes=upload.size_bytes,
+        lines_total=original.lines_total,
+        lines_bad=original.lines_bad,
+        bad_examples=original.bad_examples,
+        finished_at=timezone.now(),
+    )
+    path.unlink(missing_ok=True)
+    Test.objects.filter(pk=upload.test_id, status=TestStatus.PROCESSING, active_upload_id=original.pk).update(
+        status=TestStatus.READY
+    )
+    return UploadStatus.READY
+
+
+def _activate(upload: Upload, result: IngestResult, path: Path) -> str:
+    """Make this upload the test's data, in one transaction; then drop the rows of the one it replaces."""
+    stats: dict[str, Any] = {
+        "lines_total": result.lines_total,
+        "lines_bad": result.lines_bad,
+        "bad_examples": result.bad_examples,
+        "progress_bytes": upload.size_bytes,
+        "finished_at": timezone.now(),
+    }
+    with transaction.atomic():
+        test = Test.objects.select_for_update().get(pk=upload.test_id)
+        previous = Upload.objects.filter(pk=test.active_upload_id).first() if test.active_upload_id else None
+        if previous is not None and previous.pk > upload.pk:
+            # A newer upload finished first: it stays the test's data, this one is superseded at once.
+            Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.SUPERSEDED, **stats)
+            transaction.on_commit(lambda: delete_upload_rows(int(upload.test_id), int(upload.pk)))
+            status: str = UploadStatus.SUPERSEDED
+        else:
+            Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.READY, error="", **stats)
+            test.active_upload_id = upload.pk
+            test.first_ts = result.first_ts
+            test.last_ts = result.last_ts
+            test.status = TestStatus.PROCESSING
+            test.error = ""
+            test.save(update_fields=["active_upload", "first_ts", "last_ts", "status", "error"])
+            if previous is not None:
+                Upload.objects.filter(pk=previous.pk).update(status=UploadStatus.SUPERSEDED)
+                previous_id = int(previous.pk)
+                transaction.on_commit(lambda: delete_upload_rows(int(upload.test_id), previous_id))
+            test_id = int(test.pk)
+            transaction.on_commit(
+                lambda: celery_app.send_task(POSTPROCESS_TASK, args=[test_id], queue="analysis"),
+            )
+            status = UploadStatus.READY
+    path.unlink(missing_ok=True)  # the samples are in ClickHouse now
+    return status
+
+
+def _fail(upload: Upload, error: str) -> None:
+    log.info("upload %s failed: %s", upload.pk, error)
+    try:
+        delete_upload_rows(int(upload.test_id), int(upload.pk))
+    except client.ClickHouseUnavailable:
+        log.warning("could not delete the rows of failed upload %s (ClickHouse down); they stay invisible", upload.pk)
+    with transaction.atomic():
+        test = Test.objects.select_for_update().get(pk=upload.test_id)
+        Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.FAILED, error=error, finished_at=timezone.now())
+        # A test that has other data (an earlier upload, the tank's stream) keeps it and its status.
+        if test.active_upload_id is None and not test.has_stream:
+            test.status = TestStatus.FAILED
+            test.error = f"phout upload {upload.pk} failed: {error}"
+            test.save(update_fields=["status", "error"])
+
+
+def delete_upload_rows(test_id: int, upload_id: int) -> None:
+    """Delete an upload's samples and derived aggregates (asynchronous mutations; the rows are never read)."""
+    params = {"test_id": test_id, "upload_id": upload_id}
+    for table, column in ((samples.NAME, "upload_id"), (second_aggregates.NAME, "source_id")):
+        rows = client.execute(
+            f"SELECT count() FROM {table} WHERE test_id = %(test_id)s AND {column} = %(upload_id)s",
+            params,
+            tag="uploads.count_upload_rows",
+        )
+        if rows and int(rows[0][0]) > 0:
+            client.execute(
+                f"ALTER TABLE {table} DELETE WHERE test_id = %(test_id)s AND {column} = %(upload_id)s",
+                params,
+                tag="uploads.delete_upload_rows",
+            )
+
+
+def wait_for_mutations(table: str, timeout_s: float = MUTATION_WAIT_S) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        rows = client.execute(
+            "SELECT count() FROM system.mutations WHERE database = %(db)s AND table = %(table)s AND is_done = 0",
+            {"db": client.database(), "table": table},
+            tag="uploads.pending_mutations",
+        )
+        if not rows or int(rows[0][0]) == 0:
+            return
+        if time.monotonic() > deadline:
+            raise client.ClickHouseUnavailable(f"mutations on {table} still running after {timeout_s:.0f} s")
+        time.sleep(0.05)
+
+
+def upload_summary(upload: Upload, active_upload_id: int | None) -> Mapping[str, Any]:
+    return {
+        "id": upload.pk,
+        "test": upload.test_id,
+        "status": upload.status,
+        "active": upload.pk == active_upload_id,
+        "size_bytes": upload.size_bytes,
+        "progress_bytes": upload.progress_bytes,
+        "sha256": upload.sha256,
+        "lines_total": upload.lines_total,
+        "lines_bad": upload.lines_bad,
+        "bad_examples": upload.bad_examples,
+        "error": upload.error,
+        "created_at": upload.created_at.isoformat(),
+        "finished_at": upload.finished_at.isoformat() if upload.finished_at else None,
+    }
+
+
+def _now_us() -> int:
+    return int(datetime.now(UTC).timestamp() * 1_000_000)

@@ -1,0 +1,120 @@
+"""Receiving a phout body: whole in one PUT, or in pieces with `Content-Range` (resumable), always straight to disk.
+
+One upload = one file under VAR_DIR/uploads. A plain PUT carries the whole file. A multi-GB file can be sent as a
+series of PUTs with `Content-Range: bytes START-END/TOTAL`: the first (START = 0) creates the upload, the others
+name it with `?upload=<id>`; a piece must start where the stored bytes end (the answer to a mismatch says where),
+so a client resumes after a broken connection by asking the upload's `received_bytes` and sending from there.
+When the last byte is in, the upload is queued for ingestion (`ingest` queue).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+
+from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.uploads.storage import BodyIncomplete, BodyRefused, Readable, head_error, upload_path, write_body
+
+CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+)$")
+
+
+@dataclass
+class ReceiveError(Exception):
+    status: int
+    message: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Received:
+    upload: Upload
+    complete: bool
+
+
+def parse_content_range(header: str) -> tuple[int, int, int]:
+    match = CONTENT_RANGE.match(header.strip())
+    if not match:
+        raise ReceiveError(400, f"bad Content-Range {header!r}: expected 'bytes START-END/TOTAL'")
+    start, end, total = (int(g) for g in match.groups())
+    if not start <= end < total:
+        raise ReceiveError(400, f"bad Content-Range {header!r}: need START <= END < TOTAL")
+    return start, end, total
+
+
+def receive(test: Test, stream: Readable, length: int, content_range: str | None, upload_id: str | None) -> Received:
+    """Store this request's bytes; queue the ingestion when the file is complete."""
+    if content_range is None:
+        if length <= 0:
+            raise ReceiveError(400, "empty body: send the phout file as the request body")
+        start, end, total = 0, length - 1, length
+    else:
+        start, end, total = parse_content_range(content_range)
+        if end - start + 1 != length:
+            raise ReceiveError(400, f"Content-Range covers {end - start + 1} bytes but the body has {length}")
+    upload = _upload_for(test, start, total, upload_id)
+    path = upload_path(upload.pk)
+    whole = start == 0 and end + 1 == total
+    hasher = hashlib.sha256() if whole else None
+
+    def check_head(head: bytes, is_whole: bool) -> None:
+        error = head_error(head, is_whole and whole)
+        if error:
+            raise BodyRefused(error)
+
+    try:
+        write_body(
+            stream, path, offset=start, length=length, hasher=hasher, check_head=check_head if start == 0 else None
+        )
+    except BodyRefused as exc:
+        path.unlink(missing_ok=True)
+        Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.FAILED, error=str(exc))
+        raise ReceiveError(400, str(exc), {"upload_id": upload.pk}) from exc
+    except BodyIncomplete as exc:
+        # The bytes before `start` are intact; the client may resend this piece.
+        raise ReceiveError(400, str(exc), {"upload_id": upload.pk, "received_bytes": start}) from exc
+    upload.progress_bytes = end + 1
+    upload.file_path = str(path)
+    if end + 1 < total:
+        upload.save(update_fields=["progress_bytes", "file_path"])
+        return Received(upload, complete=False)
+    with path.open("r+b") as f:
+        f.truncate(total)  # an earlier broken attempt may have written past the end
+    upload.sha256 = hasher.hexdigest() if hasher is not None else ""
+    upload.status = UploadStatus.PARSING
+    upload.save(update_fields=["progress_bytes", "file_path", "sha256", "status"])
+    if test.active_upload_id is None and not test.has_stream:
+        Test.objects.filter(pk=test.pk).update(status=TestStatus.PROCESSING, error="")
+    upload_pk = int(upload.pk)
+    transaction.on_commit(lambda: _queue_ingestion(upload_pk))
+    return Received(upload, complete=True)
+
+
+def _upload_for(test: Test, start: int, total: int, upload_id: str | None) -> Upload:
+    if start == 0 and not upload_id:
+        return Upload.objects.create(test=test, size_bytes=total, status=UploadStatus.RECEIVING)
+    if not upload_id or not upload_id.isdigit():
+        raise ReceiveError(400, "a piece after the first must name its upload: ?upload=<id> (from the first answer)")
+    upload = Upload.objects.filter(pk=int(upload_id), test=test).first()
+    if upload is None:
+        raise ReceiveError(404, f"upload {upload_id} of test {test.pk} not found")
+    if upload.status != UploadStatus.RECEIVING:
+        raise ReceiveError(409, f"upload {upload.pk} is already complete ({upload.status})", {"upload_id": upload.pk})
+    if upload.size_bytes != total:
+        raise ReceiveError(400, f"upload {upload.pk} was announced as {upload.size_bytes} bytes, not {total}")
+    if start != upload.progress_bytes:
+        raise ReceiveError(
+            409,
+            f"upload {upload.pk} has {upload.progress_bytes} bytes: the next piece must start there, not at {start}",
+            {"upload_id": upload.pk, "received_bytes": upload.progress_bytes},
+        )
+    return upload
+
+
+def _queue_ingestion(upload_id: int) -> None:
+    from backend.uploads.tasks import ingest_upload
+
+    ingest_upload.delay(upload_id)

@@ -1,0 +1,116 @@
+"""Where uploaded phout bodies live on disk (settings.VAR_DIR / "uploads"), how they are written and read back.
+
+The body of a PUT is copied to disk in fixed-size pieces as it arrives, never held in memory, and hashed on the
+way. A file is read back through `open_decoded`, which recognises gzip by its magic bytes (not by a header or a
+file name: curl and the CLI may or may not say what they send).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Protocol
+
+from django.conf import settings
+
+from analytics.phout import PhoutParser, not_phout_error
+
+GZIP_MAGIC = b"\x1f\x8b"
+COPY_BYTES = 1024 * 1024
+# The head of a body that is checked before the rest is accepted: enough for a few hundred phout lines.
+HEAD_BYTES = 64 * 1024
+# A head with fewer lines than this is judged only when it is the whole file.
+HEAD_MIN_LINES = 10
+
+
+class Readable(Protocol):
+    def read(self, size: int = ..., /) -> bytes: ...
+
+
+class BodyIncomplete(Exception):
+    """The client sent fewer bytes than it announced (it disconnected, or lied in Content-Length)."""
+
+
+class BodyRefused(Exception):
+    """The head of the body shows it is not phout: the rest is not read."""
+
+
+def upload_dir() -> Path:
+    path = Path(settings.VAR_DIR) / "uploads"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def upload_path(upload_id: int) -> Path:
+    return upload_dir() / f"{upload_id}.phout"
+
+
+def write_body(
+    stream: Readable,
+    path: Path,
+    *,
+    offset: int,
+    length: int,
+    hasher: hashlib._Hash | None = None,
+    check_head: Callable[[bytes, bool], None] | None = None,
+) -> None:
+    """Copy exactly `length` bytes of `stream` into `path` at `offset`; `check_head(head, is_whole)` may refuse."""
+    mode = "r+b" if path.exists() else "wb"
+    head = bytearray()
+    remaining = length
+    with path.open(mode) as out:
+        out.seek(offset)
+        while remaining > 0:
+            piece = stream.read(min(COPY_BYTES, remaining))
+            if not piece:
+                raise BodyIncomplete(f"the body ended after {length - remaining} of {length} bytes")
+            remaining -= len(piece)
+            if check_head is not None and len(head) < HEAD_BYTES:
+                head += piece[: HEAD_BYTES - len(head)]
+                if len(head) >= HEAD_BYTES or remaining == 0:
+                    check_head(bytes(head), remaining == 0)
+                    check_head = None
+            out.write(piece)
+            if hasher is not None:
+                hasher.update(piece)
+
+
+def head_error(head: bytes, is_whole: bool) -> str | None:
+    """Why the start of a body (plain or gzip) shows it is not phout, or None when it may well be."""
+    if head[:2] == GZIP_MAGIC:
+        try:
+            text = zlib.decompressobj(wbits=31).decompress(head, HEAD_BYTES * 4)
+        except zlib.error as exc:
+            return f"the body starts like gzip but does not decompress: {exc}"
+        is_whole = is_whole and len(text) < HEAD_BYTES * 4
+    else:
+        text = head
+    if not is_whole:
+        cut = text.rfind(b"\n")
+        text = text[: cut + 1] if cut >= 0 else b""
+    parser = PhoutParser()
+    parser.feed(text)
+    parser.finish()
+    if not is_whole and parser.stats.lines_total < HEAD_MIN_LINES:
+        return None
+    return not_phout_error(parser.stats)
+
+
+def open_decoded(raw: IO[bytes]) -> Readable:
+    """The decompressed view of a stored body: gzip when it starts with gzip's magic bytes, else the file itself."""
+    magic = raw.read(2)
+    raw.seek(0)
+    if magic == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    return raw
+
+
+def sha256_of(path: Path) -> str:
+    hasher = hashlib.sha256()
+    with path.open("rb") as f:
+        while piece := f.read(COPY_BYTES * 8):
+            hasher.update(piece)
+    return hasher.hexdigest()

@@ -1,0 +1,133 @@
+"""The ingestion task on its own: failures leave nothing, re-runs change nothing, late rows stay exact."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+
+from backend.clickhouse import client
+from backend.clickhouse.tables import samples, second_aggregates
+from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.uploads import ingest
+from backend.uploads.storage import upload_path
+from backend.uploads.tests.conftest import GOLDEN, Owner
+from backend.uploads.tests.test_upload_api import overall_rows, put_phout, sample_count
+
+
+def stored_upload(test: Test, body: bytes) -> Upload:
+    """An upload whose body is on disk and complete, as receive() leaves it before the task runs."""
+    upload = Upload.objects.create(test=test, size_bytes=len(body), status=UploadStatus.PARSING)
+    path = upload_path(upload.pk)
+    path.write_bytes(body)
+    Upload.objects.filter(pk=upload.pk).update(file_path=str(path), progress_bytes=len(body))
+    return Upload.objects.get(pk=upload.pk)
+
+
+def phout_line(ts: float, tag: str, interval_real_us: int, http: int = 200) -> bytes:
+    return f"{ts:.3f}\t{tag}\t{interval_real_us}\t0\t0\t0\t0\t0\t0\t0\t0\t{http}\n".encode()
+
+
+def test_a_file_mostly_garbage_fails_and_leaves_no_rows(
+    test_row: Test, django_capture_on_commit_callbacks: Any
+) -> None:
+    good = b"".join(phout_line(1700000000 + i / 10, "a", 1000) for i in range(ingest.EARLY_VERDICT_LINES // 4))
+    bad = b"not phout at all\n" * ingest.EARLY_VERDICT_LINES
+    upload = stored_upload(test_row, good + bad)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ingest.ingest_upload(upload.pk) == UploadStatus.FAILED
+    upload.refresh_from_db()
+    assert "does not look like phout" in upload.error and upload.status == UploadStatus.FAILED
+    test_row.refresh_from_db()
+    assert test_row.status == TestStatus.FAILED and f"phout upload {upload.pk} failed" in test_row.error
+    assert test_row.active_upload_id is None
+    ingest.wait_for_mutations(samples.NAME)
+    ingest.wait_for_mutations(second_aggregates.NAME)
+    assert sample_count(test_row.pk, upload.pk) == 0 and overall_rows(test_row.pk, upload.pk) == {}
+
+
+def test_a_failed_upload_does_not_fail_a_test_that_has_data(
+    owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any
+) -> None:
+    first = put_phout(owner, test_row, (GOLDEN / "bfg.phout").read_bytes(), django_capture_on_commit_callbacks)
+    broken = stored_upload(test_row, b"\x1f\x8b not really gzip")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ingest.ingest_upload(broken.pk) == UploadStatus.FAILED
+    test_row.refresh_from_db()
+    assert test_row.active_upload_id == first.json()["upload_id"] and test_row.status == TestStatus.PROCESSING
+    assert "internal error" in Upload.objects.get(pk=broken.pk).error
+
+
+def test_running_the_task_again_changes_nothing(test_row: Test, django_capture_on_commit_callbacks: Any) -> None:
+    body = (GOLDEN / "bfg_capture.phout").read_bytes()
+    upload = stored_upload(test_row, body)
+    # Rows an interrupted earlier attempt left behind: the re-run must not count them.
+    client.insert_rows(
+        samples.NAME,
+        ("test_id", "upload_id", "receive_sec", "tag"),
+        [(test_row.pk, upload.pk, 1795316038, "leftover")] * 5,
+        tag="tests.leftovers",
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ingest.ingest_upload(upload.pk) == UploadStatus.READY
+        assert ingest.ingest_upload(upload.pk) == UploadStatus.READY
+    ingest.wait_for_mutations(samples.NAME)
+    assert sample_count(test_row.pk, upload.pk) == 203
+    assert sum(r for r, _, _ in overall_rows(test_row.pk, upload.pk).values()) == 203
+
+
+def test_rows_arriving_after_their_second_was_aggregated_are_recomputed_exactly(
+    test_row: Test, django_capture_on_commit_callbacks: Any
+) -> None:
+    # A phout sorted by send time with long timeouts: second 1700000000 gets a row after 60 s of later seconds.
+    lines = [phout_line(1700000000.100, "api", 2000)]
+    lines += [phout_line(1700000001 + i, "api", 1000) for i in range(60)]
+    lines += [phout_line(1699999990.500, "api", 10_000_000, http=0), phout_line(1699999999.990, "", 30_000)]
+    upload = stored_upload(test_row, b"".join(lines))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ingest.ingest_upload(upload.pk) == UploadStatus.READY
+    rows = client.execute(
+        f"SELECT case, resps, http_codes, http_counts, q100_ms FROM {second_aggregates.NAME} "
+        "WHERE test_id = %(t)s AND source_id = %(u)s AND ts = 1700000000 ORDER BY case",
+        {"t": test_row.pk, "u": upload.pk},
+        tag="tests.late_second",
+    )
+    # One row per case, no stale duplicates, and the late samples counted.
+    assert rows == [("", 3, [0, 200], [1, 2], 10000.0), ("api", 2, [0, 200], [1, 1], 10000.0)]
+    assert np.isclose(rows[0][4], 10_000.0)
+
+
+def test_resumable_upload_in_pieces(owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any) -> None:
+    body = (GOLDEN / "bfg_capture.phout").read_bytes()
+    a, b = 4000, 7000
+    url = f"/api/v1/tests/{test_row.pk}/phout"
+
+    def piece(start: int, end: int, upload: int | None = None) -> Any:
+        suffix = f"?upload={upload}" if upload else ""
+        with django_capture_on_commit_callbacks(execute=True):
+            return owner.client().generic(
+                "PUT",
+                url + suffix,
+                cast(Any, body[start:end]),
+                HTTP_CONTENT_RANGE=f"bytes {start}-{end - 1}/{len(body)}",
+            )
+
+    first = piece(0, a)
+    assert first.status_code == 202 and first.json()["status"] == "receiving" and first.json()["received_bytes"] == a
+    upload_id = first.json()["upload_id"]
+    skipped = piece(b, len(body), upload_id)
+    assert skipped.status_code == 409 and skipped.json()["received_bytes"] == a
+    unnamed = piece(a, b)
+    assert unnamed.status_code == 400 and "?upload=" in unnamed.json()["error"]
+    assert piece(a, b, upload_id).json()["received_bytes"] == b
+    status = owner.client().get(f"/api/v1/tests/{test_row.pk}/uploads/{upload_id}/").json()
+    assert status["status"] == "receiving" and status["progress_bytes"] == b
+    last = piece(b, len(body), upload_id)
+    assert last.status_code == 202 and last.json()["status"] == "processing"
+    upload = Upload.objects.get(pk=upload_id)
+    assert upload.status == UploadStatus.READY and upload.lines_total == 203 and upload.lines_bad == 0
+    assert sample_count(test_row.pk, upload_id) == 203
+    again = piece(b, len(body), upload_id)
+    assert again.status_code == 409 and "already complete" in again.json()["error"]
+    assert Path(upload.file_path).exists() is False

@@ -1,0 +1,98 @@
+"""HTTP API of phout uploads: `PUT /api/v1/tests/<id>/phout` (the body is the file) and the uploads' status.
+
+Thin views: access through backend.loadtests.permissions, the work in backend.uploads.receive / .ingest. The
+body is read from the request stream piece by piece (no DRF parser ever touches it), so its size is bounded by
+TANKODROM_MAX_UPLOAD_BYTES only (checked from Content-Length by backend.accounts.middleware).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied
+from rest_framework.parsers import BaseParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from backend.loadtests.models import Test, Upload
+from backend.loadtests.permissions import can_read, can_write
+from backend.uploads import receive
+from backend.uploads.ingest import upload_summary
+
+
+def _test_or_404(test_id: int) -> Test:
+    test = Test.objects.filter(pk=test_id).first()
+    if test is None:
+        raise NotFound(f"test {test_id} not found")
+    return test
+
+
+class PhoutUploadView(APIView):
+    parser_classes: list[type[BaseParser]] = []  # the body is streamed to disk by hand, never parsed
+
+    @extend_schema(
+        request={"application/octet-stream": {"type": "string", "format": "binary"}},
+        parameters=[OpenApiParameter("upload", int, description="the upload a Content-Range piece belongs to")],
+        responses={202: dict},
+        summary="Upload a phout file (plain or gzip) as the test's raw samples; resumable with Content-Range",
+    )
+    def put(self, request: Request, test_id: int) -> Response:
+        test = _test_or_404(test_id)
+        if not (request.user and request.user.is_authenticated):
+            raise NotAuthenticated("an API token is required: header 'Authorization: Token <token>' or ?api_token=")
+        if not can_write(request.user, test):
+            raise PermissionDenied(f"you may not upload into test {test_id}")
+        raw_length = request.META.get("CONTENT_LENGTH") or ""
+        if not raw_length.isdigit():
+            return Response(
+                {"error": "Content-Length is required (send the file with a known size, e.g. curl -T file)"},
+                status=status.HTTP_411_LENGTH_REQUIRED,
+            )
+        try:
+            result = receive.receive(
+                test,
+                request.stream if int(raw_length) > 0 else _Empty(),
+                int(raw_length),
+                request.META.get("HTTP_CONTENT_RANGE"),
+                request.query_params.get("upload"),
+            )
+        except receive.ReceiveError as exc:
+            return Response({"error": exc.message, **exc.extra}, status=exc.status)
+        body: dict[str, Any] = {
+            "id": test.pk,
+            "upload_id": result.upload.pk,
+            "status": "processing" if result.complete else "receiving",
+            "received_bytes": result.upload.progress_bytes,
+            "size_bytes": result.upload.size_bytes,
+        }
+        return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class _Empty:
+    def read(self, size: int = -1, /) -> bytes:
+        return b""
+
+
+class UploadListView(APIView):
+    @extend_schema(responses={200: dict}, summary="The test's phout uploads, newest first, with their progress")
+    def get(self, request: Request, test_id: int) -> Response:
+        test = _test_or_404(test_id)
+        if not can_read(request.user, test):
+            raise PermissionDenied(f"you may not read test {test_id}")
+        uploads = Upload.objects.filter(test=test).order_by("-id")
+        return Response([upload_summary(u, test.active_upload_id) for u in uploads])
+
+
+class UploadDetailView(APIView):
+    @extend_schema(responses={200: dict}, summary="One phout upload: status, progress, bad lines, error")
+    def get(self, request: Request, test_id: int, upload_id: int) -> Response:
+        test = _test_or_404(test_id)
+        if not can_read(request.user, test):
+            raise PermissionDenied(f"you may not read test {test_id}")
+        upload = Upload.objects.filter(pk=upload_id, test=test).first()
+        if upload is None:
+            raise NotFound(f"upload {upload_id} of test {test_id} not found")
+        return Response(upload_summary(upload, test.active_upload_id))

@@ -1,0 +1,1 @@
+"""The `tankodrom` command-line client (console script declared in pyproject.toml)."""

@@ -1,0 +1,244 @@
+"""`tankodrom`: upload a phout file to a Tankodrom server, as a new test or into an existing one.
+
+    tankodrom upload phout.log [--test ID] [--name NAME ...] [--server URL] [--token TOKEN] [--wait]
+
+The file goes as the body of `PUT /api/v1/tests/<id>/phout` (plain or gzip, sent as it is on disk), streamed from
+disk with a progress bar. Files larger than --chunk-mb go in pieces with `Content-Range`; a piece that fails
+(network error, 5xx) is retried from where the server says its bytes end, so a multi-GB upload survives a broken
+connection. The report URL `<server>/<id>` is the last line printed on stdout; everything else goes to stderr.
+Plain curl does the same without the extras:
+`curl -T phout.log -H "Authorization: Token $TOKEN" $SERVER/api/v1/tests/$ID/phout`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import requests
+from tqdm import tqdm
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+DEFAULT_CHUNK_MB = 256.0
+RETRIES = 8
+TERMINAL = {"ready", "failed", "superseded"}
+
+
+class CliError(Exception):
+    """A failure to report to the user in one line (exit status 1)."""
+
+
+class _Body:
+    """A byte range of a file, read in blocks, counting progress; requests streams it with a Content-Length."""
+
+    def __init__(self, f: BinaryIO, start: int, length: int, bar: tqdm) -> None:
+        self._f, self._remaining, self._bar = f, length, bar
+        self._length = length
+        f.seek(start)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def read(self, size: int = -1) -> bytes:
+        if self._remaining <= 0:
+            return b""
+        data = self._f.read(self._remaining if size < 0 else min(size, self._remaining))
+        self._remaining -= len(data)
+        self._bar.update(len(data))
+        return data
+
+
+class Api:
+    def __init__(self, server: str, token: str, timeout_s: float = 600.0) -> None:
+        self.server = server.rstrip("/")
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Token {token}"
+        self.timeout_s = timeout_s
+
+    def url(self, path: str) -> str:
+        return f"{self.server}{path}"
+
+    def call(self, method: str, path: str, **kwargs: Any) -> requests.Response:
+        return self.session.request(method, self.url(path), timeout=self.timeout_s, **kwargs)
+
+
+def _error_of(response: requests.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return f"HTTP {response.status_code}: {response.text[:200]}"
+    if isinstance(body, dict) and "error" in body:
+        return f"HTTP {response.status_code}: {body['error']}"
+    return f"HTTP {response.status_code}: {str(body)[:200]}"
+
+
+def create_test(api: Api, meta: dict[str, str]) -> int:
+    response = api.call("POST", "/api/v1/tests/", json=meta)
+    if response.status_code != 201:
+        raise CliError(f"could not create the test: {_error_of(response)}")
+    return int(response.json()["id"])
+
+
+def upload_file(api: Api, test_id: int, path: Path, chunk_bytes: int, quiet: bool) -> int:
+    """Send the file; return the upload id."""
+    size = path.stat().st_size
+    if size == 0:
+        raise CliError(f"{path} is empty")
+    with (
+        path.open("rb") as f,
+        tqdm(total=size, unit="B", unit_scale=True, unit_divisor=1024, disable=quiet, file=sys.stderr) as bar,
+    ):
+        if size <= chunk_bytes:
+            response = api.call("PUT", f"/api/v1/tests/{test_id}/phout", data=_Body(f, 0, size, bar), headers=_octets())
+            if response.status_code != 202:
+                raise CliError(f"upload refused: {_error_of(response)}")
+            return int(response.json()["upload_id"])
+        return _upload_in_pieces(api, test_id, f, size, chunk_bytes, bar)
+
+
+def _upload_in_pieces(api: Api, test_id: int, f: BinaryIO, size: int, chunk_bytes: int, bar: tqdm) -> int:
+    upload_id: int | None = None
+    start = 0
+    failures = 0
+    while start < size:
+        end = min(start + chunk_bytes, size)
+        bar.n = start
+        bar.refresh()
+        query = f"?upload={upload_id}" if upload_id else ""
+        headers = {**_octets(), "Content-Range": f"bytes {start}-{end - 1}/{size}"}
+        try:
+            response = api.call(
+                "PUT", f"/api/v1/tests/{test_id}/phout{query}", data=_Body(f, start, end - start, bar), headers=headers
+            )
+        except requests.RequestException as exc:
+            response = None
+            reason = str(exc)
+        if response is not None and response.status_code == 202:
+            body = response.json()
+            upload_id = int(body["upload_id"])
+            start = int(body["received_bytes"])
+            failures = 0
+            continue
+        if response is not None and response.status_code < 500 and response.status_code != 409:
+            raise CliError(f"upload refused: {_error_of(response)}")
+        if response is not None:
+            reason = _error_of(response)
+        failures += 1
+        if failures > RETRIES:
+            raise CliError(f"upload failed after {RETRIES} retries: {reason}")
+        print(f"piece at byte {start} failed ({reason}); resuming", file=sys.stderr)
+        time.sleep(min(2**failures, 30))
+        if upload_id is not None:
+            start = _received_bytes(api, test_id, upload_id, fallback=start)
+    assert upload_id is not None
+    return upload_id
+
+
+def _received_bytes(api: Api, test_id: int, upload_id: int, fallback: int) -> int:
+    try:
+        response = api.call("GET", f"/api/v1/tests/{test_id}/uploads/{upload_id}/")
+    except requests.RequestException:
+        return fallback
+    if response.status_code != 200:
+        return fallback
+    return int(response.json()["progress_bytes"])
+
+
+def _octets() -> dict[str, str]:
+    return {"Content-Type": "application/octet-stream"}
+
+
+def wait_for_upload(api: Api, test_id: int, upload_id: int, timeout_s: float, quiet: bool) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        response = api.call("GET", f"/api/v1/tests/{test_id}/uploads/{upload_id}/")
+        if response.status_code != 200:
+            raise CliError(f"could not read the upload's status: {_error_of(response)}")
+        status: dict[str, Any] = response.json()
+        if status["status"] in TERMINAL:
+            return status
+        if time.monotonic() > deadline:
+            raise CliError(f"upload {upload_id} still {status['status']} after {timeout_s:.0f} s")
+        time.sleep(0.2)
+
+
+def _meta(args: argparse.Namespace) -> dict[str, str]:
+    fields = ("name", "description", "component", "version", "task")
+    meta = {name: getattr(args, name) for name in fields if getattr(args, name) is not None}
+    meta.setdefault("name", Path(args.file).name)
+    return meta
+
+
+def _token(args: argparse.Namespace) -> str:
+    if args.token:
+        return str(args.token)
+    if args.token_file:
+        return Path(args.token_file).read_text().strip()
+    token = os.environ.get("TANKODROM_TOKEN", "")
+    if not token:
+        raise CliError("an API token is needed: --token, --token-file or the TANKODROM_TOKEN variable")
+    return token
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tankodrom", description="Tankodrom command-line client.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("upload", help="upload a phout file (plain or gzip) as a new test or into --test ID")
+    up.add_argument("file", help="phout file, plain or gzip")
+    up.add_argument("--test", type=int, help="upload into this existing test instead of creating one")
+    for name in ("name", "description", "component", "version", "task"):
+        up.add_argument(f"--{name}", help=f"the new test's {name}")
+    up.add_argument("--server", default=os.environ.get("TANKODROM_URL", DEFAULT_SERVER), help="server base URL")
+    up.add_argument("--token", help="API token (default: $TANKODROM_TOKEN)")
+    up.add_argument("--token-file", help="file holding the API token")
+    up.add_argument(
+        "--chunk-mb", type=float, default=DEFAULT_CHUNK_MB, help="send bigger files in resumable pieces of this size"
+    )
+    up.add_argument("--wait", action="store_true", help="wait until the server has ingested the file")
+    up.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
+    up.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    path = Path(args.file)
+    if not path.is_file():
+        raise CliError(f"no such file: {path}")
+    api = Api(args.server, _token(args))
+    test_id = args.test if args.test is not None else create_test(api, _meta(args))
+    upload_id = upload_file(api, test_id, path, max(1, int(args.chunk_mb * 1024 * 1024)), args.quiet)
+    print(f"test {test_id}: upload {upload_id} received", file=sys.stderr)
+    code = 0
+    if args.wait:
+        status = wait_for_upload(api, test_id, upload_id, args.timeout, args.quiet)
+        print(
+            f"upload {upload_id} {status['status']}: {status['lines_total']} lines, {status['lines_bad']} bad"
+            + (f" ({status['error']})" if status["error"] else ""),
+            file=sys.stderr,
+        )
+        for bad in status["bad_examples"][:5]:
+            print(f"  line {bad['line']}: {bad['reason']}", file=sys.stderr)
+        code = 0 if status["status"] == "ready" else 1
+    print(f"{api.server}/{test_id}")
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return run(argv)
+    except CliError as exc:
+        print(f"tankodrom: {exc}", file=sys.stderr)
+        return 1
+    except requests.RequestException as exc:
+        print(f"tankodrom: cannot reach the server: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The `tankodrom` CLI against a live server (real PostgreSQL, ClickHouse, Redis; Celery runs the ingestion inline)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from backend.loadtests.models import Test, Upload, UploadStatus
+from backend.loadtests.tokens import create_token
+from tankodrom_cli.main import main
+
+GOLDEN = Path(__file__).resolve().parents[2] / "analytics" / "tests" / "golden" / "phout"
+
+
+@pytest.fixture
+def server(
+    transactional_db: None, clickhouse: None, redis_db: object, live_server: Any, settings: Any, tmp_path: Path
+) -> Any:
+    settings.VAR_DIR = tmp_path
+    return live_server
+
+
+@pytest.fixture
+def account(server: Any) -> tuple[User, str]:
+    user = User.objects.create_user("cli-user", password="x" * 12)
+    _token, raw = create_token(user, name="cli")
+    return user, raw
+
+
+def test_upload_in_resumable_pieces_waits_and_prints_the_report_url(
+    server: Any, account: tuple[User, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    user, token = account
+    test = Test.objects.create(owner=user, name="from the cli")
+    phout = tmp_path / "phout.log.gz"
+    phout.write_bytes(gzip.compress((GOLDEN / "bfg_capture.phout").read_bytes()))
+    argv = ["upload", str(phout), "--test", str(test.pk), "--server", server.url, "--token", token]
+    code = main([*argv, "--chunk-mb", "0.0005", "--wait", "--quiet"])  # 524-byte pieces: several PUTs
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.strip().splitlines()[-1] == f"{server.url}/{test.pk}"
+    upload = Upload.objects.get(test=test)
+    assert upload.status == UploadStatus.READY and upload.lines_total == 203
+    assert f"upload {upload.pk} ready: 203 lines, 0 bad" in err
+    test.refresh_from_db()
+    assert test.active_upload_id == upload.pk
+
+
+def test_a_refused_file_exits_non_zero_with_the_servers_reason(
+    server: Any, account: tuple[User, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    user, token = account
+    test = Test.objects.create(owner=user)
+    code = main(
+        ["upload", str(GOLDEN / "not_phout.txt"), "--test", str(test.pk), "--server", server.url, "--token", token]
+    )
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert "upload refused: HTTP 400: this does not look like phout" in err
+
+
+def test_missing_token_and_wrong_owner(
+    server: Any, account: tuple[User, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TANKODROM_TOKEN", raising=False)
+    user, _token = account
+    test = Test.objects.create(owner=user)
+    assert main(["upload", str(GOLDEN / "bfg.phout"), "--test", str(test.pk), "--server", server.url]) == 1
+    assert "an API token is needed" in capsys.readouterr().err
+    other = User.objects.create_user("someone-else", password="x" * 12)
+    _t, other_token = create_token(other)
+    argv = ["upload", str(GOLDEN / "bfg.phout"), "--test", str(test.pk), "--server", server.url, "--token", other_token]
+    assert main([*argv, "--quiet"]) == 1
+    assert "HTTP 403" in capsys.readouterr().err
+    assert not Upload.objects.filter(test=test).exists()
