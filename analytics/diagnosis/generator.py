@@ -5,7 +5,8 @@ so by Little's law it cannot send more than RPS = 1000 / T(ms) × N when respons
 earliest sustained one wins:
 - instances at their configured maximum while answered responses fall behind the plan;
 - requests discarded by the generator (Pandora's net code 777) in more than 1 % of a second's rows;
-- the planned RPS above the Little's-law ceiling for the observed mean time and the configured instances.
+- the planned RPS above the Little's-law ceiling for the observed mean time and the configured instances
+  (only when the test says how many instances were configured).
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ def generator_limit(
     if index >= 0:
         onsets.append((index, "discarded"))
     mean_ms = rolling_median(series.mean_ms, SMOOTH_S)
-    ceiling = None
-    if n_max is not None:
+    # Little's law needs the configured maximum: the largest active count seen is what the load needed, and
+    # comparing the plan with it would flag every test whose response times wobble.
+    if configured is not None and configured > 0 and n_max is not None:
         ceiling = np.where(mean_ms > 0, 1000.0 / np.maximum(mean_ms, 1e-6) * n_max, np.inf)
         planned = np.where(np.isfinite(planned_rps), planned_rps, 0.0)
         index = first_sustained((planned >= 1.0) & (planned > 1.05 * ceiling))

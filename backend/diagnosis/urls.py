@@ -1,5 +1,11 @@
 """URLs of the diagnosis app (included from backend/urls.py)."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from backend.diagnosis import views
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("api/v1/tests/<int:test_id>/analysis", views.AnalysisView.as_view(), name="test-analysis"),
+    path("api/v1/components/<str:name>/trend", views.TrendView.as_view(), name="component-trend"),
+    path("api/v1/components/<str:name>/check/<int:test_id>", views.CheckView.as_view(), name="component-check"),
+]

@@ -1,0 +1,286 @@
+"""Diagnosis logic between the stores and the pure engine: run it for a test, read it back, trends and CI checks.
+
+Views call one function here each; the Celery task calls `run`. Access is decided by
+`backend.loadtests.permissions.can_read` for every test a trend shows.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from analytics.diagnosis import DiagnosisInput, MonitoringSeries, TestSeries, diagnose
+from analytics.diagnosis.figures import trend_figure
+from analytics.diagnosis.trend import FIGURES, FigureSpec, TrendAnalysis, TrendInput, analyse_trend, judge
+from backend.clickhouse.queries import diagnosis as queries
+from backend.diagnosis.models import ENGINE_VERSION, AnalysisStatus, TestAnalysis
+from backend.loadtests.models import Test, TestStatus
+from backend.loadtests.permissions import can_read
+
+log = logging.getLogger(__name__)
+
+# A pending analysis older than this is requested again (its worker may have died).
+PENDING_RETRY = timedelta(minutes=10)
+TREND_MAX_TESTS = 200
+FIGURE_FIELDS = {"q99": "q99_steady_ms", "imbalance_rps": "imbalance_rps", "error_share": "error_share"}
+
+
+def source_of(test: Test) -> int:
+    """The second_aggregates source a report reads: the active upload's derived rows, else the tank stream."""
+    return int(test.active_upload_id) if test.active_upload_id else 0
+
+
+def load_input(test: Test) -> DiagnosisInput:
+    rows = queries.overall_seconds(int(test.pk), source_of(test))
+    series = TestSeries.from_columns(
+        ts=rows.ts,
+        planned_rps=rows.planned_rps,
+        instances=rows.instances,
+        resps=rows.resps,
+        errors=rows.errors,
+        timeouts=rows.timeouts,
+        discarded=rows.discarded,
+        mean_ms=rows.mean_ms,
+        q50_ms=rows.q50_ms,
+        q95_ms=rows.q95_ms,
+        q99_ms=rows.q99_ms,
+    )
+    hosts = [
+        MonitoringSeries(
+            host=host,
+            metrics={
+                name: (np.asarray(ts, dtype=np.float64), np.asarray(values, dtype=np.float64))
+                for name, (ts, values) in metrics.items()
+            },
+        )
+        for host, metrics in queries.monitoring_points(int(test.pk)).items()
+    ]
+    return DiagnosisInput(
+        series=series,
+        load_scheme=test.loadscheme,
+        configured_instances=test.instances if test.instances and test.instances > 0 else None,
+        monitoring=hosts,
+    )
+
+
+def run(test: Test) -> TestAnalysis:
+    """Diagnose a test from its current data and store the result (overwriting any earlier one)."""
+    data = load_input(test)
+    result = diagnose(data)
+    findings = [f.as_dict() for f in result.findings]
+    if result.scheme_error:
+        findings.append(
+            {
+                "kind": "load_scheme",
+                "severity": "info",
+                "title": "The load scheme could not be read",
+                "text": f"The planned load is unknown where the generator did not report it: {result.scheme_error}.",
+                "evidence": {"load_scheme": test.loadscheme, "error": result.scheme_error},
+                "annotations": [],
+            }
+        )
+    analysis, _ = TestAnalysis.objects.update_or_create(
+        test=test,
+        defaults={
+            "status": AnalysisStatus.READY,
+            "engine_version": ENGINE_VERSION,
+            "source_id": source_of(test),
+            "seconds": len(data.series),
+            "findings": findings,
+            "figures": result.figures,
+            "q99_steady_ms": result.q99_steady_ms,
+            "imbalance_rps": result.imbalance_rps,
+            "imbalance_ts": result.imbalance_ts,
+            "error_share": result.error_share,
+            "generator_limited_ts": result.generator_limited_ts,
+            "error": "",
+            "computed_at": timezone.now(),
+        },
+    )
+    return analysis
+
+
+def mark_failed(test_id: int, message: str) -> None:
+    TestAnalysis.objects.update_or_create(
+        test_id=test_id,
+        defaults={"status": AnalysisStatus.FAILED, "error": message[:2000], "computed_at": timezone.now()},
+    )
+
+
+def is_current(analysis: TestAnalysis | None, test: Test) -> bool:
+    return (
+        analysis is not None
+        and analysis.status == AnalysisStatus.READY
+        and analysis.engine_version == ENGINE_VERSION
+        and analysis.source_id == source_of(test)
+    )
+
+
+def _request(test: Test) -> None:
+    """Queue a diagnosis once: the row turns pending first, so polling clients do not queue it again."""
+    from backend.diagnosis.tasks import diagnose_test
+
+    with transaction.atomic():
+        TestAnalysis.objects.update_or_create(
+            test=test, defaults={"status": AnalysisStatus.PENDING, "requested_at": timezone.now()}
+        )
+    transaction.on_commit(lambda: diagnose_test.delay(int(test.pk)))
+
+
+def analysis_payload(test: Test) -> dict[str, Any]:
+    """What `GET /tests/<id>/analysis` answers; queues a diagnosis when none is current and the test is closed."""
+    analysis = TestAnalysis.objects.filter(test=test).first()
+    if not is_current(analysis, test):
+        waiting = (
+            analysis is not None
+            and analysis.status == AnalysisStatus.PENDING
+            and analysis.requested_at is not None
+            and timezone.now() - analysis.requested_at < PENDING_RETRY
+        )
+        if test.status != TestStatus.ONLINE and not waiting:
+            _request(test)
+        analysis = TestAnalysis.objects.filter(test=test).first()
+    if analysis is None or not is_current(analysis, test):
+        failed = analysis is not None and analysis.status == AnalysisStatus.FAILED
+        body: dict[str, Any] = {"status": "failed" if failed else "pending", "findings": [], "figures": {}}
+        if failed and analysis is not None:
+            body["error"] = analysis.error
+        return body
+    return {
+        "status": "ready",
+        "findings": analysis.findings,
+        "figures": analysis.figures,
+        "trend_figures": {
+            "q99": analysis.q99_steady_ms,
+            "imbalance_rps": analysis.imbalance_rps,
+            "error_share": analysis.error_share,
+        },
+        "computed_at": analysis.computed_at.isoformat() if analysis.computed_at else None,
+    }
+
+
+class UnknownFigure(ValueError):
+    pass
+
+
+def figure_spec(name: str) -> FigureSpec:
+    spec = FIGURES.get(name)
+    if spec is None:
+        raise UnknownFigure(f"unknown figure {name!r}; one of {', '.join(FIGURES)}")
+    return spec
+
+
+def _test_ts(test: Test) -> int:
+    return int(test.first_ts) if test.first_ts else int(test.created_at.timestamp())
+
+
+def _component_history(
+    component: str, user: Any, field: str, *, before: Test | None = None
+) -> list[tuple[Test, float]]:
+    """Readable tests of a component with a stored value of `field`, oldest first (at most TREND_MAX_TESTS)."""
+    analyses = (
+        TestAnalysis.objects.select_related("test", "test__owner")
+        .filter(test__component=component, status=AnalysisStatus.READY, **{f"{field}__isnull": False})
+        .order_by("-test__first_ts", "-test_id")
+    )
+    out: list[tuple[Test, float]] = []
+    for analysis in analyses:
+        test = analysis.test
+        if before is not None and (_test_ts(test), test.pk) >= (_test_ts(before), before.pk):
+            continue
+        if can_read(user, test):
+            out.append((test, float(getattr(analysis, field))))
+        if len(out) >= TREND_MAX_TESTS:
+            break
+    out.sort(key=lambda item: (_test_ts(item[0]), item[0].pk))
+    return out
+
+
+def _current_thresholds(trend: TrendAnalysis) -> dict[str, Any]:
+    """The thresholds the next test will be judged against: the regime in force after the last change point."""
+    values = [p.value for p in trend.points]
+    start = max([0, *trend.change_points])
+    _, _, median, bounds = judge(trend.spec, values[-1] if values else 0.0, values[start:][-10:])
+    return {"baseline": median, **bounds, "direction": trend.spec.direction}
+
+
+def component_trend(component: str, figure: str, user: Any) -> dict[str, Any]:
+    spec = figure_spec(figure)
+    history = _component_history(component, user, FIGURE_FIELDS[figure])
+    inputs = [TrendInput(test_id=int(t.pk), ts=_test_ts(t), value=v) for t, v in history]
+    trend = analyse_trend(spec, inputs)
+    data = trend.as_dict()
+    return {
+        "component": component,
+        "figure_name": figure,
+        "unit": spec.unit,
+        "figure": trend_figure(trend, f"{component}: {spec.title}", spec.unit),
+        "tests": data["tests"],
+        "change_points": data["change_points"],
+        "thresholds": _current_thresholds(trend) if trend.points else {},
+    }
+
+
+class CheckError(Exception):
+    """A check that cannot be answered; `status` is the HTTP status the view answers with."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def check_test(component: str, test: Test, user: Any) -> dict[str, Any]:
+    """CI verdict of a test against the earlier tests of its component, figure by figure."""
+    if test.component != component:
+        raise CheckError(f"test {test.pk} belongs to component {test.component!r}, not {component!r}", 400)
+    if test.status == TestStatus.ONLINE:
+        raise CheckError(f"test {test.pk} is still running; check it after it is closed", 409)
+    analysis = TestAnalysis.objects.filter(test=test).first()
+    if not is_current(analysis, test):
+        # A CI job waits for its answer: diagnose now rather than answer "pending".
+        analysis = run(test)
+    assert analysis is not None
+    figures: dict[str, Any] = {}
+    reasons: list[str] = []
+    notes: list[str] = []
+    passed = True
+    for name, field in FIGURE_FIELDS.items():
+        spec = FIGURES[name]
+        value = getattr(analysis, field)
+        if value is None:
+            figures[name] = {"value": None, "pass": True, "note": "not measured in this test"}
+            continue
+        history = _component_history(component, user, field, before=test)
+        inputs = [TrendInput(int(t.pk), _test_ts(t), v) for t, v in history]
+        inputs.append(TrendInput(int(test.pk), _test_ts(test), float(value)))
+        point = analyse_trend(spec, inputs).points[-1]
+        figures[name] = {
+            "value": value,
+            "pass": not point.broke_trend,
+            "baseline": point.baseline,
+            "thresholds": point.thresholds,
+            "baseline_tests": len(history),
+            "reasons": point.reasons,
+        }
+        if point.broke_trend:
+            passed = False
+            reasons.extend(point.reasons)
+        elif point.reasons:
+            notes.extend(point.reasons)
+    critical = [f for f in analysis.findings if f.get("severity") == "critical"]
+    notes.extend(f"{f['title']}" for f in critical)
+    return {
+        "pass": passed,
+        "reasons": reasons,
+        "notes": notes,
+        "test_id": int(test.pk),
+        "component": component,
+        "figures": figures,
+        "findings": analysis.findings,
+    }

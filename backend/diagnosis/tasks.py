@@ -1,0 +1,41 @@
+"""Celery task of the diagnosis: called by name (`backend.diagnosis.tasks.diagnose_test`) after close/upload.
+
+Takes a test id, reads the current data and overwrites the stored analysis: idempotent. ClickHouse being
+unreachable is retried; any other failure is stored on the analysis (status failed) so the report can say so.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import shared_task
+
+from backend.clickhouse.client import ClickHouseUnavailable
+from backend.diagnosis import service
+from backend.loadtests.models import Test
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(
+    name="backend.diagnosis.tasks.diagnose_test",
+    queue="analysis",
+    autoretry_for=(ClickHouseUnavailable,),
+    retry_backoff=True,
+    max_retries=10,
+)
+def diagnose_test(test_id: int) -> dict[str, Any]:
+    test = Test.objects.filter(pk=test_id).first()
+    if test is None:
+        log.info("diagnose_test: test %s is gone", test_id)
+        return {"test": test_id, "skipped": "deleted"}
+    try:
+        analysis = service.run(test)
+    except ClickHouseUnavailable:
+        raise
+    except Exception as exc:
+        log.exception("diagnose_test: test %s failed", test_id)
+        service.mark_failed(test_id, f"{type(exc).__name__}: {exc}")
+        return {"test": test_id, "status": "failed"}
+    return {"test": test_id, "status": analysis.status, "findings": [f["kind"] for f in analysis.findings]}

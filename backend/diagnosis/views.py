@@ -1,0 +1,83 @@
+"""Diagnosis API: a test's findings, a component's trend, and the CI pass/fail check. Thin: validate, call one
+function of `service`, answer JSON (errors as `{"error": ...}` through the project's exception handler)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from backend.diagnosis import service
+from backend.loadtests.models import Test
+from backend.loadtests.permissions import can_read
+
+
+def _readable_test(request: Request, test_id: int) -> Test:
+    test = Test.objects.select_related("owner").filter(pk=test_id).first()
+    if test is None:
+        raise NotFound(f"test {test_id} not found")
+    if not can_read(request.user, test):
+        if not getattr(request.user, "is_authenticated", False):
+            raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
+        if test.is_private:
+            raise NotFound(f"test {test_id} not found")  # a private test's existence is not disclosed
+        raise PermissionDenied(f"you may not read test {test_id}")
+    return test
+
+
+class Conflict(APIException):
+    status_code = 409
+    default_detail = "conflict"
+
+
+class AnalysisView(APIView):
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary='Findings of the automatic diagnosis: {"status": "ready"|"pending", "findings": [...]}',
+    )
+    def get(self, request: Request, test_id: int) -> Response:
+        test = _readable_test(request, test_id)
+        return Response(service.analysis_payload(test))
+
+
+class TrendView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "figure",
+                OpenApiTypes.STR,
+                enum=list(service.FIGURE_FIELDS),
+                description="figure to follow; q99 by default",
+            )
+        ],
+        responses=OpenApiTypes.OBJECT,
+        summary="A figure across a component's tests, with change points and thresholds",
+    )
+    def get(self, request: Request, name: str) -> Response:
+        figure = request.query_params.get("figure", "q99")
+        try:
+            body: dict[str, Any] = service.component_trend(name, figure, request.user)
+        except service.UnknownFigure as exc:
+            raise ValidationError(str(exc)) from exc
+        return Response(body)
+
+
+class CheckView(APIView):
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="CI check: does the test pass against its component's baseline?",
+    )
+    def get(self, request: Request, name: str, test_id: int) -> Response:
+        test = _readable_test(request, test_id)
+        try:
+            body = service.check_test(name, test, request.user)
+        except service.CheckError as exc:
+            if exc.status == 409:
+                raise Conflict(exc.message) from exc
+            raise ValidationError(exc.message) from exc
+        return Response(body)
