@@ -63,17 +63,17 @@ def compare_by_load(
         return LoadComparison([])
     low = max(min(load.values()) for load in loads)
     high = min(max(load.values()) for load in loads)
-    if high <= low:
+    if high < low:
         return LoadComparison([])
-    step = _nice_step(high - low, max_bands)
+    step = _nice_step(high - low, max_bands) if high > low else 1.0  # constant load: one band
     start = math.floor(low / step) * step
     bands: list[LoadBand] = []
     edge = start
-    while edge < high:
+    while edge <= high:
         top = edge + step
         picked: list[SparseCounts] = []
         for test, load in zip(tests, loads, strict=True):
-            seconds = [s for s, rps in load.items() if edge <= rps < top or (top >= high and rps == high)]
+            seconds = [s for s, rps in load.items() if edge <= rps < top]
             if len(seconds) < min_seconds:
                 break
             picked.append(test.select_seconds(np.isin(test.seconds, np.asarray(seconds, dtype=np.int64))))

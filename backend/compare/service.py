@@ -1,0 +1,302 @@
+"""The comparison itself: parse the request, read each test's data, judge the differences, build the JSON.
+
+The view and the Celery task both go through here: `parse_params` (validation, 400 on bad input),
+`cache_key` (the request plus each test's data version, so a new upload or push never serves a stale
+comparison) and `build` (the expensive part, run by the `analysis` queue).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from analytics.compare import (
+    DEFAULT_LEVELS,
+    CodeComparison,
+    CompareSettings,
+    QuantileComparison,
+    SparseCounts,
+    compare_codes,
+    compare_quantiles,
+)
+from analytics.compare_load import LoadComparison, compare_by_load
+from analytics.figures_compare import by_load_figure, distribution_figure, quantiles_figure
+from backend.clickhouse.queries import compare as queries
+from backend.clickhouse.queries.selection import Selection
+from backend.loadtests.models import Test
+
+MAX_TESTS = 10
+ALIGNMENTS = ("start", "absolute")
+METHOD = (
+    "Block bootstrap over seconds: each test's per-second response-time histograms (tank bin grid) are "
+    "resampled in blocks of consecutive seconds (about n^(1/3) s, longer when seconds are strongly "
+    "correlated), 1000 times per test; intervals are simultaneous 95% bands over all judged levels "
+    "(max-|t|). 'worse'/'better' only when the whole interval lies beyond 1% of the baseline (and one "
+    "histogram bin for streamed data); levels with fewer than 10 responses beyond them are not judged. "
+    "Code shares: the same bootstrap, floor 0.1 percentage point. Values are exact order statistics when "
+    "raw samples exist. Details: docs/compare.md."
+)
+
+
+class BadRequest(ValueError):
+    """A request parameter is wrong; the message names it."""
+
+
+@dataclass(frozen=True)
+class CompareParams:
+    test_ids: tuple[int, ...]
+    from_s: int | None = None
+    to_s: int | None = None
+    cases: tuple[str, ...] = ()
+    levels: tuple[float, ...] = DEFAULT_LEVELS
+    align: str = "start"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> CompareParams:
+        return CompareParams(
+            test_ids=tuple(int(t) for t in data["test_ids"]),
+            from_s=None if data.get("from_s") is None else int(data["from_s"]),
+            to_s=None if data.get("to_s") is None else int(data["to_s"]),
+            cases=tuple(str(c) for c in data.get("cases", ())),
+            levels=tuple(float(x) for x in data.get("levels", DEFAULT_LEVELS)),
+            align=str(data.get("align", "start")),
+        )
+
+
+def _int_param(name: str, raw: str | None) -> int | None:
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"{name} must be a whole number of seconds, got {raw!r}") from None
+    if value < 0:
+        raise BadRequest(f"{name} must not be negative, got {value}")
+    return value
+
+
+def parse_params(query: Mapping[str, Any], cases: Sequence[str]) -> CompareParams:
+    """Validate `tests`, `from`, `to`, `case` (already a list), `q` and `align`; raise BadRequest naming the problem."""
+    raw_tests = str(query.get("tests") or "")
+    if not raw_tests:
+        raise BadRequest("tests is required: two or more test ids separated by commas, e.g. tests=17742,17743")
+    ids: list[int] = []
+    for part in raw_tests.split(","):
+        part = part.strip()
+        if not part.isdigit():
+            raise BadRequest(f"tests: {part!r} is not a test id")
+        ids.append(int(part))
+    if len(ids) < 2:
+        raise BadRequest("tests: give at least two test ids to compare")
+    if len(ids) > MAX_TESTS:
+        raise BadRequest(f"tests: at most {MAX_TESTS} tests in one comparison")
+    if len(set(ids)) != len(ids):
+        raise BadRequest("tests: a test is listed twice")
+    from_s = _int_param("from", query.get("from"))
+    to_s = _int_param("to", query.get("to"))
+    if from_s is not None and to_s is not None and to_s <= from_s:
+        raise BadRequest(f"to ({to_s}) must be after from ({from_s})")
+    levels = DEFAULT_LEVELS
+    raw_q = str(query.get("q") or "")
+    if raw_q:
+        parsed: list[float] = []
+        for part in raw_q.split(","):
+            try:
+                level = float(part)
+            except ValueError:
+                raise BadRequest(f"q: {part!r} is not a percent") from None
+            if not 0 <= level <= 100:
+                raise BadRequest(f"q: {part} is outside 0..100")
+            parsed.append(level)
+        levels = tuple(sorted(set(parsed)))
+    align = str(query.get("align") or "start")
+    if align not in ALIGNMENTS:
+        raise BadRequest(f"align must be one of {', '.join(ALIGNMENTS)}, got {align!r}")
+    clean_cases = tuple(dict.fromkeys(c for c in cases if c != ""))
+    return CompareParams(tuple(ids), from_s, to_s, clean_cases, levels, align)
+
+
+def data_version(test: Test) -> str:
+    """What changes when a test's data changes: a new active upload, a push, a status change."""
+    pushed = test.last_push_at.isoformat() if test.last_push_at else ""
+    return f"{test.pk}:{test.active_upload_id or 0}:{int(test.has_stream)}:{test.last_ts or 0}:{pushed}:{test.status}"
+
+
+def cache_key(params: CompareParams, tests: Sequence[Test]) -> str:
+    blob = json.dumps([params.to_dict(), [data_version(t) for t in tests]], sort_keys=True, default=str)
+    return "compare:v1:" + hashlib.sha256(blob.encode()).hexdigest()
+
+
+def page_url(params: CompareParams) -> str:
+    """The shareable compare page for these parameters (view state in the query string)."""
+    query: list[tuple[str, str]] = []
+    if params.from_s is not None:
+        query.append(("from", str(params.from_s)))
+    if params.to_s is not None:
+        query.append(("to", str(params.to_s)))
+    query += [("case", c) for c in params.cases]
+    if params.levels != DEFAULT_LEVELS:
+        query.append(("q", ",".join(f"{x:g}" for x in params.levels)))
+    if params.align != "start":
+        query.append(("align", params.align))
+    path = "/compare/" + "/".join(str(t) for t in params.test_ids)
+    return path + (f"?{urlencode(query)}" if query else "")
+
+
+def is_ramp(test: Test) -> bool:
+    """True when the test's schedule has a `line` step (a ramp), whatever shape the tank sent it in."""
+    for step in test.loadscheme or []:
+        if isinstance(step, str) and step.strip().lower().startswith("line"):
+            return True
+        if isinstance(step, dict) and str(step.get("type", "")).lower() == "line":
+            return True
+    return False
+
+
+@dataclass
+class _Loaded:
+    test: Test
+    start_s: int | None
+    window: tuple[int | None, int | None]
+    counts: queries.TestCounts | None = None
+    relative: dict[str, SparseCounts] = field(default_factory=dict)
+
+
+def _load(test: Test, params: CompareParams) -> _Loaded:
+    upload_id = test.active_upload_id
+    start = queries.first_second(test.pk, upload_id)
+    if params.align == "start":
+        base = start or 0
+        window = (
+            None if params.from_s is None else base + params.from_s,
+            None if params.to_s is None else base + params.to_s,
+        )
+    else:
+        window = (params.from_s, params.to_s)
+    loaded = _Loaded(test, start, window)
+    if start is None:
+        return loaded
+    sel = Selection(test.pk, upload_id or 0, upload_id, window[0], window[1], params.cases)
+    loaded.counts = queries.from_samples(sel, params.levels) if upload_id else queries.from_stream(sel)
+    return loaded
+
+
+def _key(level: float) -> str:
+    return f"{level:g}"
+
+
+def _quantiles_json(result: QuantileComparison) -> dict[str, Any]:
+    levels = result.levels
+    n_tests = len(result.values_ms)
+
+    def per_level(rows: Sequence[Sequence[Any]]) -> dict[str, list[Any]]:
+        return {_key(level): [rows[i][j] for i in range(n_tests)] for j, level in enumerate(levels)}
+
+    intervals = [[list(v) if v is not None else None for v in row] for row in result.interval_ms]
+    return {
+        "count": result.counts,
+        "quantiles_ms": per_level(result.values_ms),
+        "diff_ms": per_level(result.diff_ms),
+        "interval_ms": per_level(intervals),
+        "verdict": per_level(result.verdict),
+        "verdict_notes": {_key(level): note for level, note in result.notes.items()},
+    }
+
+
+def _codes_json(http: CodeComparison, net: CodeComparison) -> dict[str, Any]:
+    def intervals(data: Mapping[str, Sequence[tuple[float, float] | None]]) -> dict[str, list[Any]]:
+        return {code: [list(v) if v is not None else None for v in vals] for code, vals in data.items()}
+
+    return {
+        "http_codes": http.counts,
+        "net_codes": net.counts,
+        "code_share": {"http": http.share, "net": net.share},
+        "code_share_diff": {"http": http.share_diff, "net": net.share_diff},
+        "code_share_interval": {"http": intervals(http.interval), "net": intervals(net.interval)},
+        "code_verdicts": {"http": http.verdict, "net": net.verdict},
+    }
+
+
+def _by_load_json(result: LoadComparison, n_tests: int) -> dict[str, Any]:
+    bands = result.bands
+    out: dict[str, Any] = {"rps": [[b.rps_low, b.rps_high] for b in bands]}
+    for name in ("quantiles_ms", "diff_ms", "interval_ms", "verdict"):
+        out[name] = {}
+    for k, band in enumerate(bands):
+        part = _quantiles_json(band.comparison)
+        for name in ("quantiles_ms", "diff_ms", "interval_ms", "verdict"):
+            for level, values in part[name].items():
+                table = out[name].setdefault(level, [[None] * len(bands) for _ in range(n_tests)])
+                for i in range(n_tests):
+                    table[i][k] = values[i]
+    return out
+
+
+def build(params: CompareParams, tests: Sequence[Test], settings: CompareSettings | None = None) -> dict[str, Any]:
+    """The comparison JSON for `tests` (in the order asked; the first is the baseline)."""
+    loaded = [_load(t, params) for t in tests]
+    empty = queries.TestCounts(
+        {"": SparseCounts.empty()}, {"": SparseCounts.empty()}, {"": SparseCounts.empty()}, None, []
+    )
+    counts = [item.counts or empty for item in loaded]
+    # Figures and the ramp alignment look at seconds since each test's own start.
+    for item, data in zip(loaded, counts, strict=True):
+        item.relative = {case: hist.shifted(item.start_s or 0) for case, hist in data.latency.items()}
+
+    overall_exact = [c.exact_ms.get("") if c.exact_ms else None for c in counts]
+    overall = compare_quantiles(
+        [c.latency[""] for c in counts], params.levels, exact_ms=overall_exact, settings=settings
+    )
+    http = compare_codes([c.http[""] for c in counts], "http", settings)
+    net = compare_codes([c.net[""] for c in counts], "net", settings)
+
+    case_sets = [set(c.cases) for c in counts]
+    if params.cases:
+        case_sets = [s & set(params.cases) for s in case_sets]
+    common = sorted(set.intersection(*case_sets)) if case_sets else []
+    only_in = {str(t.pk): sorted(s - set(common)) for t, s in zip(tests, case_sets, strict=True) if s - set(common)}
+    per_case: dict[str, Any] = {}
+    for case in common:
+        exact = [c.exact_ms.get(case) if c.exact_ms else None for c in counts]
+        per_case[case] = _quantiles_json(
+            compare_quantiles([c.latency[case] for c in counts], params.levels, exact_ms=exact, settings=settings)
+        )
+
+    labels = [f"#{t.pk}" for t in tests]
+    relative_overall = [item.relative.get("", SparseCounts.empty()) for item in loaded]
+    figures: dict[str, Any] = {
+        "quantiles": quantiles_figure(labels, relative_overall),
+        "distribution": distribution_figure(labels, relative_overall),
+    }
+    by_load: dict[str, Any] | None = None
+    if any(is_ramp(t) for t in tests):
+        load_result = compare_by_load(relative_overall, params.levels, settings=settings)
+        by_load = _by_load_json(load_result, len(tests))
+        figures["quantiles_by_load"] = by_load_figure(
+            labels, load_result, [x for x in (50.0, 95.0, 99.0) if x in params.levels] or list(params.levels[:3])
+        )
+
+    return {
+        "tests": [t.pk for t in tests],
+        "align": params.align,
+        "from": params.from_s,
+        "to": params.to_s,
+        "windows": [[item.window[0], item.window[1]] for item in loaded],
+        "starts": [item.start_s for item in loaded],
+        "exact": [c.exact_ms is not None for c in counts],
+        **_quantiles_json(overall),
+        **_codes_json(http, net),
+        "cases": {"selected": list(params.cases), "common": common, "only_in": only_in},
+        "per_case": per_case,
+        "by_load": by_load,
+        "figures": figures,
+        "method": METHOD,
+        "url": page_url(params),
+    }

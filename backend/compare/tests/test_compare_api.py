@@ -1,0 +1,220 @@
+"""`GET /api/v1/compare` on the real stores: verdicts, exact values, windows, cases, access, cache, task."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from analytics.histogram import bin_indexes_for_values_us
+from backend.celery_app import app as celery_app
+from backend.clickhouse import client
+from backend.clickhouse.queries import compare as queries
+from backend.clickhouse.tables import samples
+from backend.compare import service
+from backend.compare.tasks import compute_comparison
+from backend.compare.tests.conftest import T0, insert_samples
+from backend.loadtests.models import Test, Upload, UploadStatus
+
+URL = "/api/v1/compare"
+
+
+def _get(api: APIClient, query: str) -> Any:
+    return api.get(f"{URL}?{query}")
+
+
+def test_slower_tail_is_worse_with_interval_and_exact_values(store: Callable[..., Test], owner_api: APIClient) -> None:
+    base = store(seed=1)
+    slower = store(seed=2, tail_scale=1.3, t0=T0 + 86_400, error_share=0.05)
+    response = _get(owner_api, f"tests={base.pk},{slower.pk}")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["tests"] == [base.pk, slower.pk]
+    assert body["exact"] == [True, True]
+    assert body["verdict"]["99"] == [None, "worse"]
+    assert body["verdict"]["50"] == [None, "same"]
+    low, high = body["interval_ms"]["99"][1]
+    assert body["interval_ms"]["99"][0] is None
+    assert low <= body["diff_ms"]["99"][1] <= high and low > 0
+    assert body["diff_ms"]["99"] == [0.0, pytest.approx(body["quantiles_ms"]["99"][1] - body["quantiles_ms"]["99"][0])]
+    # Values are order statistics of the stored samples (ClickHouse's quantilesExact position floor(n * p)).
+    rows = client.execute(
+        f"SELECT interval_real_us FROM {samples.NAME} WHERE test_id = %(t)s", {"t": base.pk}, tag="tests.compare.raw"
+    )
+    values = np.sort(np.array([r[0] for r in rows]))
+    assert body["quantiles_ms"]["99"][0] == pytest.approx(values[int(values.size * 0.99)] / 1000.0)
+    assert body["count"] == [6000, 6000]
+    # HTTP codes: exact counts, and 5% errors against none is worse for both codes.
+    assert sum(body["http_codes"]["200"]) + sum(body["http_codes"].get("500", [0, 0])) == 12_000
+    assert body["http_codes"]["500"][0] == 0
+    assert body["code_verdicts"]["http"]["500"] == [None, "worse"]
+    assert body["code_verdicts"]["net"]["0"] == [None, "same"]
+    assert body["code_share_interval"]["http"]["500"][1][0] > 0.03
+    assert body["figures"]["quantiles"]["data"] and body["figures"]["distribution"]["data"]
+    assert body["method"].startswith("Block bootstrap")
+    assert body["url"] == f"/compare/{base.pk}/{slower.pk}"
+
+
+def test_same_system_twice_is_same(store: Callable[..., Test], owner_api: APIClient) -> None:
+    a, b = store(seed=3), store(seed=4, t0=T0 + 3600)
+    body = _get(owner_api, f"tests={a.pk},{b.pk}&q=50,90,99").json()
+    assert body["verdict"] == {"50": [None, "same"], "90": [None, "same"], "99": [None, "same"]}
+    assert body["code_verdicts"]["http"]["200"] == [None, "same"]
+
+
+def test_streamed_test_against_uploaded(store: Callable[..., Test], owner_api: APIClient) -> None:
+    uploaded = store(seed=5)
+    streamed = store(seed=6, streamed=True, tail_scale=1.3, t0=T0 + 7200)
+    body = _get(owner_api, f"tests={uploaded.pk},{streamed.pk}").json()
+    assert body["exact"] == [True, False]
+    assert body["count"] == [6000, 6000]
+    assert body["verdict"]["99"] == [None, "worse"]
+    assert body["cases"]["common"] == ["index", "search"]
+    assert set(body["per_case"]) == {"index", "search"}
+    assert body["per_case"]["index"]["verdict"]["99"] == [None, "worse"]
+
+
+def test_window_relative_to_each_start_or_absolute(store: Callable[..., Test], owner_api: APIClient) -> None:
+    a = store(seed=7, seconds=120)
+    b = store(seed=8, seconds=120, t0=T0 + 1000)
+    body = _get(owner_api, f"tests={a.pk},{b.pk}&from=60&to=90").json()
+    assert body["windows"] == [[T0 + 60, T0 + 90], [T0 + 1060, T0 + 1090]]
+    assert body["count"] == [600, 600]
+    # The quantiles chart starts where the window does, in seconds since each test's start.
+    assert body["figures"]["quantiles"]["data"][0]["x"][0] == 60
+    absolute = _get(owner_api, f"tests={a.pk},{b.pk}&from={T0 + 60}&to={T0 + 1090}&align=absolute").json()
+    assert absolute["count"] == [60 * 20, 90 * 20]
+    assert absolute["verdict"]["50"][1] in {"same", "better", "worse"}
+
+
+def test_cases_common_and_only_in(store: Callable[..., Test], owner_api: APIClient) -> None:
+    a = store(seed=9, tags=("index", "search", "login"))
+    b = store(seed=10, tags=("index", "search", "cart"))
+    body = _get(owner_api, f"tests={a.pk},{b.pk}").json()
+    assert body["cases"]["common"] == ["index", "search"]
+    assert body["cases"]["only_in"] == {str(a.pk): ["login"], str(b.pk): ["cart"]}
+    assert set(body["per_case"]) == {"index", "search"}
+    chosen = _get(owner_api, f"tests={a.pk},{b.pk}&case=index&case=login").json()
+    assert chosen["cases"]["common"] == ["index"]
+    assert chosen["cases"]["only_in"] == {str(a.pk): ["login"]}
+    assert chosen["count"][0] == sum(chosen["http_codes"]["200"][:1]) < 6000
+
+
+def test_ramp_tests_are_aligned_by_load(store: Callable[..., Test], owner_api: APIClient) -> None:
+    a = store(seed=11, loadscheme=["line(1, 60, 5m)"], ramp_to=60)
+    b = store(seed=12, seconds=150, loadscheme=[{"type": "line", "from": 1, "to": 60, "duration": "150s"}], ramp_to=60)
+    body = _get(owner_api, f"tests={a.pk},{b.pk}").json()
+    # Twice the slope, the same system: each RPS band holds the same latencies.
+    bands = body["by_load"]["rps"]
+    assert len(bands) >= 5 and bands[0][0] <= 5 and bands[-1][1] >= 55
+    assert body["by_load"]["verdict"]["50"][0] == [None] * len(bands)
+    assert body["by_load"]["verdict"]["50"][1] == ["same"] * len(bands)
+    assert len(body["by_load"]["quantiles_ms"]["99"][1]) == len(bands)
+    assert "quantiles_by_load" in body["figures"]
+    plain = _get(owner_api, f"tests={store(seed=13).pk},{store(seed=14).pk}").json()
+    assert plain["by_load"] is None
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("", "tests is required"),
+        ("tests=1", "at least two"),
+        ("tests=1,x", "'x' is not a test id"),
+        ("tests=1,1", "listed twice"),
+        ("tests=1,2&q=99,abc", "'abc' is not a percent"),
+        ("tests=1,2&q=101", "outside 0..100"),
+        ("tests=1,2&from=10&to=5", "must be after from"),
+        ("tests=1,2&from=-1", "must not be negative"),
+        ("tests=1,2&align=middle", "align must be one of"),
+    ],
+)
+def test_bad_parameters_are_400_naming_the_problem(owner_api: APIClient, query: str, message: str) -> None:
+    response = _get(owner_api, query)
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+
+
+def test_missing_and_private_tests_are_404(
+    store: Callable[..., Test], owner_api: APIClient, other_api: APIClient
+) -> None:
+    a, b = store(seed=15), store(seed=16)
+    missing = _get(owner_api, f"tests={a.pk},{b.pk + 1000}")
+    assert missing.status_code == 404 and str(b.pk + 1000) in missing.json()["error"]
+    b.is_private = True
+    b.save(update_fields=["is_private"])
+    assert _get(other_api, f"tests={a.pk},{b.pk}").status_code == 404
+    assert _get(owner_api, f"tests={a.pk},{b.pk}").status_code == 200
+
+
+def test_cached_answer_runs_no_query_and_new_data_recomputes(store: Callable[..., Test], owner_api: APIClient) -> None:
+    a, b = store(seed=17), store(seed=18)
+    first = _get(owner_api, f"tests={a.pk},{b.pk}").json()
+    seen: list[str] = []
+    client.add_observer(lambda sql, params: seen.append(sql))
+    try:
+        again = _get(owner_api, f"tests={a.pk},{b.pk}").json()
+        assert again == first and seen == []
+        # A new active upload for b (a re-upload with a slower tail) changes the key: computed afresh.
+        upload = Upload.objects.create(test=b, status=UploadStatus.READY)
+        rng = np.random.default_rng(99)
+        secs = np.repeat(np.arange(300) + T0, 20).astype(np.int64)
+        slow = (rng.lognormal(np.log(100_000.0), 0.3, secs.size) * 2).astype(np.int64)
+        ones = np.full(secs.size, 200, dtype=np.int64)
+        insert_samples(b.pk, upload.pk, secs, slow, np.array(["index"] * secs.size, dtype=object), ones, ones * 0)
+        b.active_upload = upload
+        b.save(update_fields=["active_upload"])
+        fresh = _get(owner_api, f"tests={a.pk},{b.pk}").json()
+        assert seen
+        assert fresh["verdict"]["50"] == [None, "worse"]
+    finally:
+        client._observers.pop()
+
+
+def test_pending_while_the_analysis_queue_works_then_served(
+    store: Callable[..., Test], owner_api: APIClient, redis_db: Any, settings: Any
+) -> None:
+    """With a real broker (not eager): the view queues one task on `analysis`, answers 202, then the result."""
+    a, b = store(seed=19), store(seed=20)
+    settings.TANKODROM_COMPARE_WAIT_S = 0.2
+    celery_app.conf.task_always_eager = False
+    try:
+        first = _get(owner_api, f"tests={a.pk},{b.pk}&q=50,99")
+        second = _get(owner_api, f"tests={a.pk},{b.pk}&q=50,99")
+    finally:
+        celery_app.conf.task_always_eager = True
+    assert first.status_code == second.status_code == 202
+    assert first.json() == {"status": "pending", "retry_after_s": 1}
+    queued = [json.loads(m) for m in redis_db.lrange("analysis", 0, -1)]
+    assert [m["headers"]["task"] for m in queued] == ["compare.compute_comparison"]  # queued once
+    params = service.CompareParams((a.pk, b.pk), levels=(50.0, 99.0))
+    # What the worker runs; running it twice changes nothing (idempotent).
+    compute_comparison(params.to_dict())
+    key = service.cache_key(params, [a, b])
+    stored = cache.get(key)
+    compute_comparison(params.to_dict())
+    assert cache.get(key) == stored
+    served = _get(owner_api, f"tests={a.pk},{b.pk}&q=50,99")
+    assert served.status_code == 200 and served.json() == stored
+
+
+def test_bin_expression_matches_the_tank_grid(store: Callable[..., Test], clickhouse: None) -> None:
+    edges = [0, 9, 10, 4_989, 4_990, 4_999, 5_000, 9_999, 10_000, 499_999, 500_000, 2_999_999, 3_000_000]
+    edges += [9_999_999, 10_000_000, 29_999_999, 30_000_000, 119_999_999, 120_000_000, 299_999_999, 300_000_000]
+    edges += [300_000_001, -5]
+    values = np.array(edges, dtype=np.int64)
+    secs = np.full(values.size, T0, dtype=np.int64)
+    zeros = np.zeros(values.size, dtype=np.int64)
+    insert_samples(424242, 1, secs, values, np.array([""] * values.size, dtype=object), zeros, zeros)
+    rows = client.execute(
+        f"SELECT interval_real_us, {queries._BIN_SQL} FROM {samples.NAME} WHERE test_id = 424242",
+        tag="tests.compare.bins",
+    )
+    got = {int(v): int(b) for v, b in rows}
+    expected = bin_indexes_for_values_us(values)
+    assert [got[int(v)] for v in values] == [int(x) for x in expected]
