@@ -11,6 +11,7 @@ from typing import Any
 from rest_framework import serializers
 
 from backend.loadtests.models import Test
+from backend.loadtests.permissions import can_write
 
 
 class TestSerializer(serializers.ModelSerializer[Test]):
@@ -19,6 +20,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
     owner = serializers.CharField(source="owner.username", read_only=True)
     target = serializers.CharField(required=False, allow_blank=True, max_length=540)
     active_upload = serializers.IntegerField(source="active_upload_id", read_only=True, allow_null=True)
+    can_write = serializers.SerializerMethodField(help_text="whether the caller may edit, star or delete it")
 
     class Meta:
         model = Test
@@ -54,6 +56,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "owner",
             "created_at",
             "finished_at",
+            "can_write",
         )
         read_only_fields = (
             "id",
@@ -68,6 +71,10 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "created_at",
             "finished_at",
         )
+
+    def get_can_write(self, instance: Test) -> bool:
+        request = self.context.get("request")
+        return bool(request is not None and can_write(request.user, instance))
 
     def to_representation(self, instance: Test) -> dict[str, Any]:
         data: dict[str, Any] = super().to_representation(instance)

@@ -66,8 +66,3 @@ def uploaded(owner: User, clickhouse: None, cache_clear: None) -> tuple[Test, fa
     test.active_upload = upload
     test.save(update_fields=["active_upload"])
     return test, s
-
-
-@pytest.fixture(autouse=True)
-def reports_urls(settings: Any) -> None:
-    settings.ROOT_URLCONF = "backend.reports.tests.urls"

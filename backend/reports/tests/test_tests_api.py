@@ -32,7 +32,7 @@ def test_create_needs_a_token_and_answers_201_with_the_id(owner_api, anon_api, d
     assert test.owner.username == "owner" and body["owner"] == "owner"
     assert (test.target_host, test.target_port, body["target"]) == ("10.0.0.1", "8080", "10.0.0.1:8080")
     assert body["status"] == "processing" and body["error"] == ""
-    assert "upload_token" not in body
+    assert "upload_token" not in body and body["can_write"] is True
 
 
 def test_list_filters_newest_first_and_paginates(owner, owner_api, anon_api, db) -> None:
@@ -66,6 +66,7 @@ def test_edit_star_and_access(owner, owner_api, other_api, anon_api, db) -> None
     test = Test.objects.create(owner=owner, name="before")
     url = f"/api/v1/tests/{test.pk}/"
     assert anon_api.get(url).json()["name"] == "before"
+    assert anon_api.get(url).json()["can_write"] is False
     assert anon_api.patch(url, {"name": "x"}, format="json").status_code == 401
     assert other_api.patch(url, {"name": "x"}, format="json").status_code == 403
     edited = owner_api.patch(url, {"name": "after", "status": "ready"}, format="json")
