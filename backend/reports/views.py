@@ -221,6 +221,7 @@ class ChartView(APIView):
         parameters=[
             *CHART_PARAMETERS,
             OpenApiParameter("log", OpenApiTypes.BOOL, description="distribution: logarithmic count axis"),
+            OpenApiParameter("name", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(service.CHART_NAMES)),
         ],
         responses=serializers.ChartSerializer,
         summary="One chart as a Plotly figure: " + ", ".join(service.CHART_NAMES),

@@ -99,3 +99,27 @@ def test_delete_removes_the_test_from_both_stores(owner, owner_api, other_api, c
         time.sleep(0.2)  # ALTER ... DELETE is a mutation: applied in the background
     assert [factory.count_rows(t, test.pk) for t in tables] == [0, 0, 0]
     assert all(factory.count_rows(t, keep.pk) for t in tables)
+
+
+def test_a_private_instance_lists_nothing_to_strangers(owner, owner_api, anon_api, settings, db) -> None:
+    settings.TANKODROM_PRIVATE_INSTANCE = True
+    test = Test.objects.create(owner=owner, name="internal")
+    refused = anon_api.get("/api/v1/tests/")
+    assert refused.status_code == 401 and "private" in refused.json()["error"]
+    assert anon_api.get(f"/api/v1/tests/{test.pk}/summary").status_code == 401
+    assert [t["id"] for t in owner_api.get("/api/v1/tests/").json()["results"]] == [test.pk]
+
+
+def test_every_report_call_is_in_the_openapi_schema_with_its_window_parameters() -> None:
+    from drf_spectacular.generators import SchemaGenerator
+
+    paths = SchemaGenerator().get_schema(request=None, public=True)["paths"]
+    for call in ("summary", "tables", "monitoring", "charts/{name}"):
+        operation = paths[f"/api/v1/tests/{{test_id}}/{call}"]["get"]
+        names = {p["name"] for p in operation["parameters"]}
+        assert {"from", "to", "case", "q"} <= names, call
+        assert "200" in operation["responses"]
+    chart = paths["/api/v1/tests/{test_id}/charts/{name}"]["get"]
+    name = next(p for p in chart["parameters"] if p["name"] == "name")
+    assert "quantiles_by_load" in name["schema"]["enum"]
+    assert {"get", "post"} <= set(paths["/api/v1/tests/"])
