@@ -58,10 +58,20 @@ def _scheme(raw: Any) -> tuple[LoadScheme, str | None]:
         return LoadScheme(()), str(exc)
 
 
+def is_closed_model(series: TestSeries) -> bool:
+    """The generator reported instances but never a planned rate: instances drive the load (instances schedule).
+
+    Then the load scheme, if any, describes instances, not RPS, and must not be read as a planned rate.
+    """
+    return float(series.planned_rps.max(initial=0.0)) <= 0 and float(series.instances.max(initial=0.0)) > 0
+
+
 def planned_series(series: TestSeries, scheme: LoadScheme) -> FloatArray:
     """Planned RPS per second: the generator's own figure when it sent one, else the scheme from the first second."""
     if float(series.planned_rps.max(initial=0.0)) > 0:
         return series.planned_rps.astype(np.float64)
+    if is_closed_model(series):
+        return np.full(len(series), np.nan)
     from_scheme = scheme.planned_rps()
     planned = np.full(len(series), np.nan)
     if from_scheme.size and len(series):
@@ -242,16 +252,14 @@ def _code_findings(series: TestSeries) -> list[Finding]:
     return findings
 
 
-def closed_model_points(
-    series: TestSeries, planned: FloatArray, scheme: LoadScheme
-) -> tuple[FloatArray, FloatArray] | None:
+def closed_model_points(series: TestSeries, planned: FloatArray) -> tuple[FloatArray, FloatArray] | None:
     """(concurrency, throughput) per instances level of a closed-model ramp, or None if this is not one.
 
-    Closed model: no planned rate to follow (or `unlimited`), and the instances count rises through at least four
+    Closed model: no planned rate to follow, and the instances count rises through at least four
     levels. Throughput at a level is the median answered RPS over its seconds, the first second of each level
     dropped as warm-up.
     """
-    if scheme.is_ramp or np.nanmax(np.where(np.isfinite(planned), planned, 0.0), initial=0.0) > 0:
+    if np.nanmax(np.where(np.isfinite(planned), planned, 0.0), initial=0.0) > 0:
         return None
     inst = series.instances
     active = inst > 0
@@ -318,7 +326,10 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     if len(series) == 0:
         return DiagnosisResult([], {}, None, None, None, None, None, scheme_error)
     planned = planned_series(series, scheme)
-    ramp = _is_ramp(planned, scheme)
+    closed = is_closed_model(series)
+    # In a closed model response times grow with concurrency by design (the USL finding describes that), so
+    # only errors mark a breakdown there.
+    ramp = _is_ramp(planned, scheme) and not closed
     crit = criteria(series, planned)
     findings: list[Finding] = []
     figures: dict[str, dict[str, Any]] = {}
@@ -329,7 +340,7 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
         findings.append(_imbalance_finding(series, planned, crit, onset, ramp))
     if limit is not None:
         findings.append(_generator_finding(series, limit, onset))
-    if onset is None and not ramp:
+    if onset is None and not ramp and not closed:
         change = regime_change(series.q95_ms, series.resps)
         if change is not None:
             ts = int(series.ts[change.index])
@@ -355,7 +366,7 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
             )
     findings.extend(_code_findings(series))
 
-    points = closed_model_points(series, planned, scheme)
+    points = closed_model_points(series, planned)
     if points is not None:
         fit = fit_usl(*points)
         if fit is not None:

@@ -158,7 +158,9 @@ def test_constant_load_regime_change_of_quantiles() -> None:
     assert finding.evidence["q95_ms_after"] > 2.5 * finding.evidence["q95_ms_before"]
 
 
-def test_closed_model_ramp_fits_usl() -> None:
+# A closed-model stream reports instances and no planned rate; its scheme (if any) describes instances.
+@pytest.mark.parametrize("scheme", [[{"type": "unlimited", "duration": "600s"}], ["line(1, 60, 600s)"], []])
+def test_closed_model_ramp_fits_usl(scheme: list[object]) -> None:
     sigma, kappa, lam = 0.05, 0.001, 100.0
     levels = np.repeat(np.arange(1, 61, dtype=float), 10)
     rng = np.random.default_rng(5)
@@ -174,7 +176,8 @@ def test_closed_model_ramp_fits_usl() -> None:
         q95_ms=1500.0 * levels / throughput,
         q99_ms=2000.0 * levels / throughput,
     )
-    result = diagnose(DiagnosisInput(series, load_scheme=[{"type": "unlimited", "duration": "600s"}]))
+    result = diagnose(DiagnosisInput(series, load_scheme=scheme))
+    assert kinds(result) == ["usl"]  # growing times are the physics of a closed model, not an imbalance
     finding = only(result, "usl")
     assert finding.evidence["sigma"] == pytest.approx(sigma, abs=0.01)
     assert finding.evidence["kappa"] == pytest.approx(kappa, rel=0.2)

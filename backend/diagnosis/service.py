@@ -132,7 +132,7 @@ def _request(test: Test) -> None:
     transaction.on_commit(lambda: diagnose_test.delay(int(test.pk)))
 
 
-def analysis_payload(test: Test) -> dict[str, Any]:
+def analysis_payload(test: Test, user: Any) -> dict[str, Any]:
     """What `GET /tests/<id>/analysis` answers; queues a diagnosis when none is current and the test is closed."""
     analysis = TestAnalysis.objects.filter(test=test).first()
     if not is_current(analysis, test):
@@ -161,7 +161,16 @@ def analysis_payload(test: Test) -> dict[str, Any]:
             "error_share": analysis.error_share,
         },
         "computed_at": analysis.computed_at.isoformat() if analysis.computed_at else None,
+        "trend": _trend_badge(test, analysis, user),
     }
+
+
+def _trend_badge(test: Test, analysis: TestAnalysis, user: Any) -> dict[str, Any] | None:
+    """Did this test break its component's trend? (the badge on the report); None without a component."""
+    if not test.component:
+        return None
+    passed, reasons, _, _ = _verdict(test.component, test, analysis, user)
+    return {"component": test.component, "broke_trend": not passed, "reasons": reasons}
 
 
 class UnknownFigure(ValueError):
@@ -246,6 +255,24 @@ def check_test(component: str, test: Test, user: Any) -> dict[str, Any]:
         # A CI job waits for its answer: diagnose now rather than answer "pending".
         analysis = run(test)
     assert analysis is not None
+    passed, reasons, notes, figures = _verdict(component, test, analysis, user)
+    critical = [f for f in analysis.findings if f.get("severity") == "critical"]
+    notes.extend(f"{f['title']}" for f in critical)
+    return {
+        "pass": passed,
+        "reasons": reasons,
+        "notes": notes,
+        "test_id": int(test.pk),
+        "component": component,
+        "figures": figures,
+        "findings": analysis.findings,
+    }
+
+
+def _verdict(
+    component: str, test: Test, analysis: TestAnalysis, user: Any
+) -> tuple[bool, list[str], list[str], dict[str, Any]]:
+    """(pass, reasons, notes, per-figure details) of a test against the earlier tests of its component."""
     figures: dict[str, Any] = {}
     reasons: list[str] = []
     notes: list[str] = []
@@ -273,14 +300,4 @@ def check_test(component: str, test: Test, user: Any) -> dict[str, Any]:
             reasons.extend(point.reasons)
         elif point.reasons:
             notes.extend(point.reasons)
-    critical = [f for f in analysis.findings if f.get("severity") == "critical"]
-    notes.extend(f"{f['title']}" for f in critical)
-    return {
-        "pass": passed,
-        "reasons": reasons,
-        "notes": notes,
-        "test_id": int(test.pk),
-        "component": component,
-        "figures": figures,
-        "findings": analysis.findings,
-    }
+    return passed, reasons, notes, figures

@@ -42,7 +42,7 @@ class AnalysisView(APIView):
     )
     def get(self, request: Request, test_id: int) -> Response:
         test = _readable_test(request, test_id)
-        return Response(service.analysis_payload(test))
+        return Response(service.analysis_payload(test, request.user))
 
 
 class TrendView(APIView):

@@ -103,6 +103,7 @@ def test_healthy_constant_test_has_no_findings(owner: User, clickhouse: None, ow
     assert body["trend_figures"]["q99"] == pytest.approx(24.0, rel=0.05)  # q99 = 1.2 × q95 in these rows
     assert body["trend_figures"]["imbalance_rps"] is None
     assert body["trend_figures"]["error_share"] == 0.0
+    assert body["trend"] is None  # no component, no trend badge
 
 
 def test_monitoring_single_core_through_the_store(owner: User, clickhouse: None, owner_api: APIClient) -> None:

@@ -65,6 +65,8 @@ def test_check_passes_and_fails_against_the_baseline(owner: User, owner_api: API
     assert bad["pass"] is False
     assert any("above the threshold" in r for r in bad["reasons"])
     assert bad["figures"]["q99"]["baseline_tests"] == 8
+    badge = owner_api.get(f"/api/v1/tests/{tests[-1].pk}/analysis").json()["trend"]
+    assert badge["component"] == "api" and badge["broke_trend"] is True and badge["reasons"] == bad["reasons"]
     good = owner_api.get(f"/api/v1/components/api/check/{tests[5].pk}").json()
     assert good["pass"] is True and good["reasons"] == []
     assert good["figures"]["q99"]["baseline_tests"] == 5  # only earlier tests form the baseline
