@@ -67,6 +67,19 @@ def connection() -> redis.Redis:
     return conn
 
 
+_scripts: dict[str, Any] = {}
+
+
+def _append_script() -> Any:
+    """The append script registered on this process's connection (EVALSHA: the script text is sent once)."""
+    url = str(settings.REDIS_URL)
+    script = _scripts.get(url)
+    if script is None:
+        script = connection().register_script(_APPEND_SCRIPT)
+        _scripts[url] = script
+    return script
+
+
 def _max_entries() -> int:
     return int(getattr(settings, "TANKODROM_TANK_BUFFER_MAX_ENTRIES", 500_000))
 
@@ -74,20 +87,11 @@ def _max_entries() -> int:
 def append(kind: str, test_id: int, body: bytes, received_at_us: int | None = None) -> None:
     """Append one accepted push (the tank's raw body) to the stream; raise BufferUnavailable if it is refused."""
     now_us = received_at_us if received_at_us is not None else time.time_ns() // 1000
-    conn = connection()
+    script = _append_script()
     try:
-        result = conn.eval(
-            _APPEND_SCRIPT,
-            3,
-            STREAM_KEY,
-            CLICKHOUSE_DOWN_KEY,
-            LAST_PUSH_KEY,
-            _max_entries(),
-            kind,
-            test_id,
-            now_us,
-            body,
-            now_us // 1_000_000,
+        result = script(
+            keys=[STREAM_KEY, CLICKHOUSE_DOWN_KEY, LAST_PUSH_KEY],
+            args=[_max_entries(), kind, test_id, now_us, body, now_us // 1_000_000],
         )
     except redis.RedisError as exc:
         raise BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {exc}") from exc
