@@ -18,7 +18,8 @@ export default tseslint.config(
     },
   },
   {
+    // Specs run in node but pass callbacks into the page, so both sets of globals are real there.
     files: ["e2e/**/*.{ts,mjs,js}", "*.config.{ts,js}"],
-    languageOptions: { globals: { ...globals.node } },
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
 );

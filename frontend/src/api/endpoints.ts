@@ -1,9 +1,9 @@
 /** Typed calls of the /api/v1/ endpoints used by the pages. */
 import { getJson, sendJson, type Params } from "./client";
 import type {
+  AnalysisAnswer,
   ChartAnswer,
   CompareAnswer,
-  Finding,
   Me,
   MonitoringAnswer,
   Paginated,
@@ -55,9 +55,9 @@ export const getMonitoring = (id: number, params: Params, signal?: AbortSignal) 
 export const getConfig = (id: number, signal?: AbortSignal) =>
   getJson<Record<string, unknown>>(`${API}/tests/${id}/config`, [], signal);
 
-export async function getAnalysis(id: number, params: Params, signal?: AbortSignal): Promise<Finding[]> {
-  const body = await getJson<{ findings?: Finding[] }>(`${API}/tests/${id}/analysis`, params, signal);
-  return Array.isArray(body.findings) ? body.findings : [];
+export async function getAnalysis(id: number, signal?: AbortSignal): Promise<AnalysisAnswer> {
+  const body = await getJson<Partial<AnalysisAnswer>>(`${API}/tests/${id}/analysis`, [], signal);
+  return { ...body, findings: Array.isArray(body.findings) ? body.findings : [] };
 }
 
 export async function getUploads(id: number, signal?: AbortSignal): Promise<UploadInfo[]> {

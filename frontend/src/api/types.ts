@@ -93,6 +93,13 @@ export interface Finding {
   annotations?: { ts: number; label: string }[];
 }
 
+export interface AnalysisAnswer {
+  status?: "pending" | "ready" | "failed";
+  error?: string;
+  findings: Finding[];
+  figures?: Record<string, PlotlyFigureJson>;
+}
+
 export interface CompareAnswer {
   tests: number[];
   quantiles_ms: Record<string, (number | null)[]>;
@@ -106,10 +113,20 @@ export interface CompareAnswer {
 }
 
 export interface TrendAnswer {
+  component?: string;
+  figure_name?: string;
+  unit?: string;
   figure?: PlotlyFigureJson;
-  tests?: { id: number; value: number | null; broke_trend?: boolean; ts?: number; name?: string }[];
-  change_points?: unknown[];
-  figures?: string[];
+  tests?: {
+    id: number;
+    ts?: number;
+    value: number | null;
+    broke_trend?: boolean;
+    reasons?: string[];
+    baseline?: number | null;
+  }[];
+  change_points?: { index: number; test_id: number; ts: number }[];
+  thresholds?: { baseline?: number; lower?: number | null; upper?: number | null; direction?: string };
 }
 
 export interface Me {

@@ -26,7 +26,6 @@ export interface PlotlyFigureProps {
   /** Names the chart for screen readers and the browser tests. */
   name: string;
   height?: number;
-  logY?: boolean;
   /** Called with the new x range when the user zooms (numbers or date strings, as the axis has them). */
   onXRange?: (start: unknown, end: unknown) => void;
 }
@@ -41,7 +40,7 @@ function hasPoints(figure: PlotlyFigureJson): boolean {
   });
 }
 
-export function PlotlyFigure({ figure, name, height = 340, logY = false, onXRange }: PlotlyFigureProps) {
+export function PlotlyFigure({ figure, name, height = 340, onXRange }: PlotlyFigureProps) {
   const ref = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState<string | null>(null);
   const onXRangeRef = useRef(onXRange);
@@ -57,15 +56,16 @@ export function PlotlyFigure({ figure, name, height = 340, logY = false, onXRang
       .then((Plotly) => {
         if (cancelled) return null;
         const given = figure.layout ?? {};
-        const yaxis = { ...((given.yaxis as Record<string, unknown> | undefined) ?? {}) };
-        if (logY) yaxis.type = "log";
+        // A horizontal legend under the x axis and its title: placed in pixels (plotly's legend y is a fraction
+        // of the plot area), so it never overlaps the axis title whatever the chart's height.
+        const margin = { l: 60, r: 60, t: 40, b: 110 };
+        const plotHeight = Math.max(80, height - margin.t - margin.b);
         const layout: Record<string, unknown> = {
-          margin: { l: 60, r: 60, t: 40, b: 40 },
+          margin,
           font: { family: "system-ui, sans-serif", size: 12 },
-          legend: { orientation: "h", y: -0.15 },
+          legend: { orientation: "h", x: 0, xanchor: "left", yanchor: "top", y: -62 / plotHeight },
           hovermode: "x unified",
           ...given,
-          yaxis,
           height,
           autosize: true,
           // Keeps the user's zoom when the same chart is refreshed (an online test polls).
@@ -94,7 +94,7 @@ export function PlotlyFigure({ figure, name, height = 340, logY = false, onXRang
     return () => {
       cancelled = true;
     };
-  }, [figure, height, logY, name, empty]);
+  }, [figure, height, name, empty]);
 
   useEffect(() => {
     const el = ref.current;

@@ -19,7 +19,12 @@ const FIGURE_TITLES: Record<string, string> = {
   distribution: "Response time distributions",
   http_codes: "HTTP codes",
   net_codes: "Net codes",
+  quantiles_by_load: "Quantiles by load",
 };
+
+// More of a good code is good, more of a bad one is bad: the colour says which, not the sign.
+const httpOk = (code: string) => /^[23]\d\d$/.test(code);
+const netOk = (code: string) => code === "0";
 
 function readHash(): { align: "start" | "absolute"; cases: string[]; from: string; to: string } {
   const p = new URLSearchParams(window.location.hash.slice(1));
@@ -46,11 +51,13 @@ function CodeDiff({
   codes,
   tests,
   names,
+  isOk,
 }: {
   title: string;
   codes: Record<string, number[]> | undefined;
   tests: number[];
   names?: (code: string) => string;
+  isOk: (code: string) => boolean;
 }) {
   const rows = codeRows(codes, tests.length);
   return (
@@ -81,7 +88,7 @@ function CodeDiff({
                   <td className="num" key={tests[i]}>
                     {formatCount(c)}
                     {i > 0 && r.diffs[i] !== 0 && (
-                      <span className={(r.diffs[i] ?? 0) > 0 ? "diff up" : "diff down"}>
+                      <span className={(r.diffs[i] ?? 0) > 0 === isOk(r.code) ? "diff good" : "diff bad"}>
                         {" "}
                         ({(r.diffs[i] ?? 0) > 0 ? "+" : "−"}
                         {formatCount(Math.abs(r.diffs[i] ?? 0))})
@@ -202,13 +209,13 @@ export function ComparePage({ ids }: { ids: number[] }) {
             {data.method && <p className="hint">{data.method}</p>}
           </section>
           <div className="two-col">
-            <CodeDiff title="HTTP codes" codes={data.http_codes} tests={tests} />
-            <CodeDiff title="Net codes" codes={data.net_codes} tests={tests} names={netCodeName} />
+            <CodeDiff title="HTTP codes" codes={data.http_codes} tests={tests} isOk={httpOk} />
+            <CodeDiff title="Net codes" codes={data.net_codes} tests={tests} names={netCodeName} isOk={netOk} />
           </div>
           <div className="charts">
             {Object.entries(data.figures ?? {}).map(([name, figure]) => (
               <section className="card chart-box" key={name} aria-label={FIGURE_TITLES[name] ?? name}>
-                <h2>{FIGURE_TITLES[name] ?? name}</h2>
+                <h2 className={figure.layout?.title ? "sr-only" : undefined}>{FIGURE_TITLES[name] ?? name}</h2>
                 <PlotlyFigure figure={figure} name={FIGURE_TITLES[name] ?? name} height={380} />
               </section>
             ))}

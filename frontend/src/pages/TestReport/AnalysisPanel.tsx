@@ -1,40 +1,64 @@
-/** Findings of the diagnosis engine (/analysis) for the window: shown when there are any, hidden otherwise. */
-import type { Params } from "../../api/client";
+/**
+ * Findings of the diagnosis engine (/analysis, computed once per test after it is complete) and its figures
+ * (e.g. the scalability fit). Shown while pending, hidden when there is nothing to say or no engine (404).
+ */
 import { getAnalysis } from "../../api/endpoints";
-import { useApi } from "../../hooks/useApi";
-import { formatClock } from "../../lib/format";
+import { PlotlyFigure } from "../../components/charts/PlotlyFigure";
+import { useApi, useTicker } from "../../hooks/useApi";
+import { formatClock, formatUnix } from "../../lib/format";
 
-function evidenceText(value: unknown): string {
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(3);
+function evidenceText(key: string, value: unknown): string {
+  if (typeof value === "number") {
+    if (key.endsWith("_ts") && value > 1e9) return formatUnix(value);
+    if (key === "share" || key.endsWith("_share")) return `${(value * 100).toFixed(2)} %`;
+    return Number.isInteger(value) ? String(value) : value.toFixed(3);
+  }
   if (typeof value === "string") return value;
   return JSON.stringify(value);
 }
 
+const FIGURE_TITLES: Record<string, string> = {
+  usl: "Universal Scalability Law fit",
+  imbalance: "Imbalance point",
+  littles_law: "Little's law: the generator's limit",
+};
+
 export function AnalysisPanel({
   testId,
-  params,
   refresh,
   onJump,
 }: {
   testId: number;
-  params: Params;
   refresh: number;
   onJump: (ts: number) => void;
 }) {
-  const key = `${testId}|${JSON.stringify(params)}|${refresh}`;
-  const answer = useApi(key, (signal) => getAnalysis(testId, params, signal));
-  // 404 = no diagnosis for this test (or the engine is absent): nothing to say, so nothing is shown.
-  if (answer.error?.status === 404 || !answer.data || answer.data.length === 0) {
-    if (answer.error && answer.error.status !== 404) {
-      return <div className="analysis hint">Analysis unavailable: {answer.error.message}</div>;
-    }
-    return null;
+  // Poll while the engine is still working on this test; the answer then stays until the test changes.
+  const first = useApi(`${testId}|${refresh}`, (signal) => getAnalysis(testId, signal));
+  const pending = first.data?.status === "pending";
+  const pendingTick = useTicker(pending, 3000);
+  const again = useApi(pending ? `${testId}|${refresh}|${pendingTick}` : null, (signal) => getAnalysis(testId, signal));
+  const data = (pending && again.data) || first.data;
+  const error = first.error;
+  if (error?.status === 404 || (!data && !error)) return null;
+  if (error) return <div className="analysis hint">Analysis unavailable: {error.message}</div>;
+  if (!data) return null;
+  if (data.status === "pending") {
+    return (
+      <div className="state loading analysis" role="status">
+        <span className="spinner" aria-hidden="true" /> Analysing the test (imbalance, generator limit, tails)…
+      </div>
+    );
   }
+  if (data.status === "failed") {
+    return <div className="analysis hint">The analysis failed{data.error ? `: ${data.error}` : "."}</div>;
+  }
+  const figures = Object.entries(data.figures ?? {});
+  if (data.findings.length === 0 && figures.length === 0) return null;
   return (
     <section className="analysis card" aria-label="Analysis">
       <h2>Analysis</h2>
       <ul>
-        {answer.data.map((f, i) => (
+        {data.findings.map((f, i) => (
           <li key={`${f.kind}-${i}`} className={`finding severity-${f.severity}`} data-kind={f.kind}>
             <div className="finding-head">
               <span className="severity">{f.severity}</span> <strong>{f.title}</strong>
@@ -44,8 +68,8 @@ export function AnalysisPanel({
               <dl className="evidence">
                 {Object.entries(f.evidence).map(([k, v]) => (
                   <div key={k}>
-                    <dt>{k}</dt>
-                    <dd>{evidenceText(v)}</dd>
+                    <dt>{k.replace(/_/g, " ")}</dt>
+                    <dd>{evidenceText(k, v)}</dd>
                   </div>
                 ))}
               </dl>
@@ -62,6 +86,13 @@ export function AnalysisPanel({
           </li>
         ))}
       </ul>
+      {figures.length > 0 && (
+        <div className="charts grid">
+          {figures.map(([name, figure]) => (
+            <PlotlyFigure key={name} figure={figure} name={FIGURE_TITLES[name] ?? name} height={320} />
+          ))}
+        </div>
+      )}
     </section>
   );
 }

@@ -11,7 +11,6 @@ export function ChartBox({
   title,
   params,
   refresh,
-  logY,
   height,
   onXRange,
 }: {
@@ -20,17 +19,18 @@ export function ChartBox({
   title: string;
   params: Params;
   refresh: number;
-  logY?: boolean;
   height?: number;
   onXRange?: (start: unknown, end: unknown) => void;
 }) {
   const key = `${testId}|${name}|${JSON.stringify(params)}|${refresh}`;
   const chart = useApi(key, (signal) => getChart(testId, name, params, signal));
+  // The backend's figures carry their own title; then the heading stays for screen readers only.
+  const titled = Boolean(chart.data?.figure.layout?.title);
   return (
     <section className="chart-box card" aria-label={title}>
-      <h2>{title}</h2>
+      <h2 className={titled ? "sr-only" : undefined}>{title}</h2>
       {chart.data ? (
-        <PlotlyFigure figure={chart.data.figure} name={title} logY={logY} height={height} onXRange={onXRange} />
+        <PlotlyFigure figure={chart.data.figure} name={title} height={height} onXRange={onXRange} />
       ) : chart.error ? (
         <ErrorBox error={chart.error} what={`the ${title.toLowerCase()} chart`} />
       ) : (

@@ -173,7 +173,7 @@ export function ReportPage({ id }: { id: number }) {
       ) : hasData ? (
         <>
           <Controls view={view} bounds={bounds} cases={cases} onChange={update} />
-          <AnalysisPanel testId={id} params={tableParams} refresh={refresh} onJump={onJump} />
+          <AnalysisPanel testId={id} refresh={refresh} onJump={onJump} />
           <TabList tab={view.tab} onTab={(tab) => update({ tab })} />
           <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${view.tab}`} data-panel={view.tab}>
             {view.tab === "test_data" && (

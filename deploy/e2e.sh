@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Browser tests against the real stack: a gunicorn + Celery (worker with beat) of their own on a separate port,
+# with separate PostgreSQL / ClickHouse databases and a Redis database number of their own, seeded with real data
+# through the public APIs (frontend/e2e/seed.mjs), then the playwright-core specs in Debian's headless Chromium
+# (frontend/e2e/run.mjs). Stops what it started, whatever happens.
+#   deploy/e2e.sh            called by `make test` (deploy/test.sh) and `make e2e`
+#   E2E_KEEP=1 deploy/e2e.sh leave the e2e server running afterwards, to look at the pages by hand
+# Scale (for the performance figures): E2E_DURATION_S (default 240 s per test), E2E_RPS (default 150).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+
+# Everything of the e2e stack is separate from `make run`'s and from the Python tests': the lib.sh defaults only
+# apply to unset variables, so these win.
+export TANKODROM_BIND="${E2E_BIND:-127.0.0.1:8765}"
+export TANKODROM_VAR_DIR="$ROOT/var/e2e"
+export DATABASE_URL="${E2E_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/tankodrom_e2e}"
+export CLICKHOUSE_DATABASE="${E2E_CLICKHOUSE_DATABASE:-tankodrom_e2e}"
+export REDIS_URL="${E2E_REDIS_URL:-redis://127.0.0.1:6379/13}"
+export CELERY_BROKER_URL="$REDIS_URL" CELERY_RESULT_BACKEND="$REDIS_URL"
+export TANKODROM_PUBLIC_URL="http://$TANKODROM_BIND"
+export DJANGO_DEBUG=0 TANKODROM_PRIVATE_INSTANCE=0
+# The seeding writes quickly from one user: the write limit is for people, not for this script.
+export TANKODROM_WRITE_RATE="100000/min"
+source "$ROOT/deploy/lib.sh"
+cd "$ROOT"
+
+E2E_RUN="$VAR/run"
+mkdir -p "$E2E_RUN" "$LOG" "$ROOT/var/screenshots"
+BASE="http://$TANKODROM_BIND"
+
+cleanup() {
+  local rc=$?
+  if [[ "${E2E_KEEP:-0}" == 1 && $rc == 0 ]]; then
+    say "e2e server left running at $BASE (stop: kill \$(cat $E2E_RUN/gunicorn.pid) \$(cat $E2E_RUN/celery.pid))"
+    return
+  fi
+  stop_pidfile "$E2E_RUN/gunicorn.pid" "e2e gunicorn"
+  stop_pidfile "$E2E_RUN/celery.pid" "e2e Celery worker"
+  return $rc
+}
+trap cleanup EXIT
+
+# ── prerequisites: services, browser, node modules, the built bundle ──────────────────────────────────────
+clickhouse-client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "SELECT 1" >/dev/null 2>&1 \
+  || die "ClickHouse does not answer on $CLICKHOUSE_HOST:$CLICKHOUSE_PORT: run 'make setup' first"
+redis-cli -u "$REDIS_URL" ping 2>/dev/null | grep -q PONG || die "Redis does not answer: run 'make setup' first"
+[[ -x /usr/bin/chromium ]] || apt_install chromium
+[[ -d frontend/node_modules ]] || (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+# The pages under test must be the current sources: rebuild when any source is newer than the bundle.
+if [[ ! -f frontend/dist/index.html ]] || [[ -n "$(cd frontend && find src index.html vite.config.ts package-lock.json -newer dist/index.html -print -quit)" ]]; then
+  say "e2e: building the frontend"
+  (cd frontend && npm run -s build >/dev/null)
+fi
+
+# ── fresh databases, migrated ─────────────────────────────────────────────────────────────────────────────
+if pid_alive "$E2E_RUN/gunicorn.pid"; then stop_pidfile "$E2E_RUN/gunicorn.pid" "previous e2e gunicorn"; fi
+if pid_alive "$E2E_RUN/celery.pid"; then stop_pidfile "$E2E_RUN/celery.pid" "previous e2e Celery worker"; fi
+say "e2e: fresh databases (PostgreSQL ${DATABASE_URL##*/}, ClickHouse $CLICKHOUSE_DATABASE, Redis ${REDIS_URL##*/})"
+read -r pg_host pg_port pg_user pg_db < <("$PY" -c 'import sys; sys.path.insert(0, sys.argv[2]); from backend.env import parse_database_url as p; d = p(sys.argv[1]); print(d.host, d.port, d.user, d.name)' "$DATABASE_URL" "$ROOT")
+[[ "$pg_db" == *e2e* ]] || die "refusing to drop database $pg_db: the e2e database name must contain 'e2e'"
+psql -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -qc "DROP DATABASE IF EXISTS \"$pg_db\" WITH (FORCE)" >/dev/null
+psql -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -qc "CREATE DATABASE \"$pg_db\"" >/dev/null
+[[ "$CLICKHOUSE_DATABASE" == *e2e* ]] || die "refusing to drop ClickHouse database $CLICKHOUSE_DATABASE: its name must contain 'e2e'"
+clickhouse-client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "DROP DATABASE IF EXISTS $CLICKHOUSE_DATABASE"
+redis-cli -u "$REDIS_URL" flushdb >/dev/null
+rm -rf "$VAR/uploads" "$VAR/celerybeat-schedule"
+"$PY" manage.py migrate --noinput -v 0
+"$PY" manage.py ch_migrate >/dev/null
+"$PY" manage.py collectstatic --noinput -v 0
+TOKEN=$("$PY" manage.py issue_token e2e --name "browser tests" 2>/dev/null | tail -1)
+[[ -n "$TOKEN" ]] || die "could not issue an API token"
+
+# ── the application, as `make run` starts it ──────────────────────────────────────────────────────────────
+say "e2e: starting gunicorn on $BASE and a Celery worker with beat"
+"$ROOT/.venv/bin/gunicorn" backend.wsgi:application -c "$ROOT/deploy/gunicorn.conf.py" --workers 2 --threads 4 \
+  --bind "$TANKODROM_BIND" --pid "$E2E_RUN/gunicorn.pid" >"$LOG/e2e-gunicorn.log" 2>&1 &
+"$ROOT/.venv/bin/celery" -A backend worker -B -Q default,ingest,analysis --concurrency 2 --loglevel INFO \
+  --pidfile "$E2E_RUN/celery.pid" --schedule "$VAR/celerybeat-schedule" >"$LOG/e2e-celery.log" 2>&1 &
+wait_for 60 "the e2e web server" curl -sf -o /dev/null "$BASE/healthz"
+
+# ── real data through the public API, then the browser ────────────────────────────────────────────────────
+say "e2e: seeding tests through the API"
+E2E_BASE_URL="$BASE" E2E_TOKEN="$TOKEN" node frontend/e2e/seed.mjs "$VAR/seed.json" \
+  || { tail -n 40 "$LOG/e2e-celery.log" >&2; die "seeding failed (logs: $LOG/e2e-gunicorn.log, $LOG/e2e-celery.log)"; }
+say "e2e: browser specs (headless Chromium), screenshots in var/screenshots/"
+E2E_BASE_URL="$BASE" E2E_SEED="$VAR/seed.json" E2E_SCREENSHOTS="$ROOT/var/screenshots" \
+  node frontend/e2e/run.mjs

@@ -1,0 +1,276 @@
+/**
+ * Seeds REAL data into a running Tankodrom through its public APIs, for the browser tests:
+ *   - two tests of one component made from generated phout files (PUT /api/v1/tests/<id>/phout), the second
+ *     slower, so the compare page has a difference to show;
+ *   - one test streamed as yandex-tank streams it (POST /api/job/create.json, push_data.json, monitoring push,
+ *     close.json), so the Monitoring tab and the histogram path have data.
+ * Writes what it made to the file named by argv[2] (JSON) for the specs.
+ *
+ *   node e2e/seed.mjs OUT.json   (env: E2E_BASE_URL, E2E_TOKEN, E2E_DURATION_S, E2E_RPS)
+ */
+import { writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+
+const BASE = process.env.E2E_BASE_URL ?? "http://127.0.0.1:8765";
+const TOKEN = process.env.E2E_TOKEN ?? "";
+const DURATION_S = Number(process.env.E2E_DURATION_S ?? "240");
+const RPS = Number(process.env.E2E_RPS ?? "150");
+const COMPONENT = "e2e-billing-api";
+
+/** A small deterministic PRNG (mulberry32): the same seed gives the same file, so failures reproduce. */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const CASES = [
+  { tag: "login", share: 0.2, base_ms: 12 },
+  { tag: "search", share: 0.5, base_ms: 35 },
+  { tag: "checkout", share: 0.3, base_ms: 80 },
+];
+
+/**
+ * A phout (yandex-tank's 12 tab-separated columns) of a line(rps/4 → rps) ramp then a const stage. Response
+ * times are log-normal around each case's base and grow with load after 60 % of the ramp (`slowdown`), with a
+ * few HTTP 5xx, 404s and timeouts (net code 110), as a real shooting has.
+ */
+function makePhout(start, seed, slowdown) {
+  const r = rng(seed);
+  const lines = [];
+  for (let s = 0; s < DURATION_S; s++) {
+    const ramp = s < DURATION_S / 2 ? 0.25 + (0.75 * s) / (DURATION_S / 2) : 1;
+    const n = Math.max(1, Math.round(RPS * ramp));
+    const stress = ramp > 0.6 ? 1 + (slowdown * (ramp - 0.6)) / 0.4 : 1;
+    for (let i = 0; i < n; i++) {
+      const u = r();
+      const c = u < CASES[0].share ? CASES[0] : u < CASES[0].share + CASES[1].share ? CASES[1] : CASES[2];
+      const gauss = Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+      let ms = c.base_ms * stress * Math.exp(0.35 * gauss);
+      let net = 0;
+      let http = 200;
+      const e = r();
+      if (e < 0.002) {
+        net = 110;
+        http = 0;
+        ms = 1000 + 100 * r();
+      } else if (e < 0.012) http = 503;
+      else if (e < 0.02) http = 404;
+      const us = Math.max(50, Math.round(ms * 1000));
+      const connect = Math.round(us * 0.05);
+      const send = Math.round(us * 0.02);
+      const latency = Math.round(us * 0.8);
+      const receive = us - connect - send - latency;
+      const t = start + s + i / n;
+      lines.push(
+        [
+          t.toFixed(3),
+          `${c.tag}#${(i % 7) + 1}`,
+          us,
+          connect,
+          send,
+          latency,
+          receive,
+          0,
+          120 + Math.round(r() * 40),
+          net ? 0 : 800 + Math.round(r() * 400),
+          net,
+          http,
+        ].join("\t"),
+      );
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+async function api(method, path, body, headers = {}) {
+  const res = await fetch(BASE + path, {
+    method,
+    headers: { Authorization: `Token ${TOKEN}`, Accept: "application/json", ...headers },
+    body,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function waitStatus(id, wanted, timeoutS = 180) {
+  const deadline = Date.now() + timeoutS * 1000;
+  let last = null;
+  while (Date.now() < deadline) {
+    last = await api("GET", `/api/v1/tests/${id}/`);
+    if (wanted.includes(last.status) && last.first_ts) return last;
+    if (last.status === "failed") throw new Error(`test ${id} failed: ${last.error}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`test ${id} not ${wanted.join("/")} after ${timeoutS}s (last: ${JSON.stringify(last)})`);
+}
+
+async function uploadTest(name, version, start, seed, slowdown, gzip) {
+  const test = await api(
+    "POST",
+    "/api/v1/tests/",
+    JSON.stringify({
+      name,
+      description: `generated phout, ${DURATION_S} s, up to ${RPS} rps`,
+      component: COMPONENT,
+      version,
+      person: "e2e",
+      task: "LOAD-42",
+      target: "billing.internal:8080",
+      instances: 200,
+      loadscheme: [`line(${Math.round(RPS / 4)},${RPS},${Math.round(DURATION_S / 2)}s)`, `const(${RPS},${Math.round(DURATION_S / 2)}s)`],
+    }),
+    { "Content-Type": "application/json" },
+  );
+  const text = makePhout(start, seed, slowdown);
+  const body = gzip ? gzipSync(Buffer.from(text)) : Buffer.from(text);
+  await api("PUT", `/api/v1/tests/${test.id}/phout`, body, { "Content-Type": "application/octet-stream" });
+  return { id: test.id, lines: text.split("\n").length - 1 };
+}
+
+/** A tank stream: the same JSON the uploader posts (tank-protocol.md), 60 s of per-second data plus telegraf. */
+async function streamTest(start) {
+  const q = `api_token=${encodeURIComponent(TOKEN)}`;
+  const create = await fetch(`${BASE}/api/job/create.json?${q}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ task: "LOAD-7", person: "tank", tank: "tank01", host: "stream.internal", port: 80, loadscheme: ["const(50,60s)"], detailed_time: null, notify: [] }),
+  });
+  if (!create.ok) throw new Error(`create.json: ${create.status} ${await create.text()}`);
+  const [{ job, upload_token }] = await create.json();
+  const tq = `upload_token=${upload_token}&${q}`;
+  const form = (field, value) => new URLSearchParams({ [field]: value });
+  await fetch(`${BASE}/api/job/${job}/edit.json?${tq}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ name: "streamed by the tank", component: COMPONENT, version: "stream", instances: 50 }),
+  });
+  await fetch(`${BASE}/api/job/${job}/configinitial.txt?${tq}`, { method: "POST", body: form("configinitial", "phantom:\n  address: stream.internal:80\n  load_profile: {load_type: rps, schedule: const(50,60s)}\noverload:\n  enabled: true\n") });
+  await fetch(`${BASE}/api/job/${job}/jobmonitoringconfig.txt?${tq}`, { method: "POST", body: form("jobmonitoringconfig", "<Monitoring><Host address=\"db01\"/></Monitoring>") });
+  const r = rng(7);
+  for (let s = 0; s < 60; s += 5) {
+    const items = [];
+    for (let k = s; k < s + 5; k++) {
+      const time = String(start + k);
+      const perCase = [
+        ["index", 30, 20],
+        ["api", 20, 45],
+      ].map(([tag, n, base]) => {
+        const times = Array.from({ length: n }, () => base * Math.exp(0.3 * (r() - 0.5) * 2));
+        return { tag, n, times };
+      });
+      const mk = (caseName, overall, n, times) => {
+        const sorted = [...times].sort((a, b) => a - b);
+        const qv = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+        const bins = new Map();
+        for (const t of times) {
+          const to = Math.ceil(t);
+          bins.set(to, (bins.get(to) ?? 0) + 1);
+        }
+        return {
+          overall,
+          case: caseName,
+          net_codes: [{ code: 0, count: n }],
+          http_codes: [{ code: 200, count: n }],
+          time_intervals: [...bins.entries()].map(([to, count]) => ({ from: 0, to, count })),
+          trail: {
+            time,
+            reqps: n,
+            resps: n,
+            expect: times.reduce((a, b) => a + b, 0) / n,
+            disper: 0,
+            self_load: 0,
+            input: n * 900,
+            output: n * 150,
+            connect_time: 0.5,
+            send_time: 0.1,
+            latency: 20,
+            receive_time: 0.4,
+            threads: 50,
+            q50: qv(50),
+            q75: qv(75),
+            q80: qv(80),
+            q85: qv(85),
+            q90: qv(90),
+            q95: qv(95),
+            q98: qv(98),
+            q99: qv(99),
+            q100: sorted[sorted.length - 1],
+          },
+        };
+      };
+      for (const c of perCase) items.push(mk(c.tag, 0, c.n, c.times));
+      const all = perCase.flatMap((c) => c.times);
+      items.push(mk("", 1, all.length, all));
+    }
+    const res = await fetch(`${BASE}/api/job/${job}/push_data.json?${tq}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(items),
+    });
+    if (!res.ok) throw new Error(`push_data: ${res.status} ${await res.text()}`);
+    const mon = [];
+    for (let k = s; k < s + 5; k++) {
+      mon.push({
+        timestamp: start + k,
+        data: {
+          db01: {
+            comment: "",
+            metrics: {
+              "custom:cpu-cpu-total_usage_user": 30 + 20 * r(),
+              "custom:cpu-cpu-total_usage_system": 5 + 3 * r(),
+              Memory_used: 2e9 + 1e8 * r(),
+              Memory_free: 6e9,
+              System_la1: 0.5 + r(),
+              "custom:net-eth0_bytes_recv": 180000 + 20000 * r(),
+              "custom:diskio-sda_write_bytes": 200000 * r(),
+            },
+          },
+        },
+      });
+    }
+    const mres = await fetch(`${BASE}/api/monitoring/receiver/push?job_id=${job}&${tq}`, { method: "POST", body: JSON.stringify(mon) });
+    if (!mres.ok) throw new Error(`monitoring push: ${mres.status} ${await mres.text()}`);
+  }
+  const close = await fetch(`${BASE}/api/job/${job}/close.json?exitcode=0&${tq}`);
+  if (!close.ok) throw new Error(`close.json: ${close.status}`);
+  return { id: job };
+}
+
+async function main() {
+  const out = process.argv[2];
+  if (!TOKEN || !out) throw new Error("usage: E2E_TOKEN=... node e2e/seed.mjs OUT.json");
+  // Whole seconds in the recent past, so the tests look like last hour's shootings.
+  const now = Math.floor(Date.now() / 1000);
+  const t0 = now - 3 * DURATION_S - 600;
+  const started = Date.now();
+  const a = await uploadTest("billing ramp, baseline", "1.0", t0, 1, 0.5, false);
+  const b = await uploadTest("billing ramp, candidate", "1.1", t0 + DURATION_S + 120, 2, 3.0, true);
+  const stream = await streamTest(now - 300);
+  const [ma, mb, ms] = await Promise.all([
+    waitStatus(a.id, ["ready"]),
+    waitStatus(b.id, ["ready"]),
+    waitStatus(stream.id, ["ready", "online"]),
+  ]);
+  const seeded = {
+    base: BASE,
+    component: COMPONENT,
+    a: { id: a.id, lines: a.lines, first_ts: ma.first_ts, last_ts: ma.last_ts },
+    b: { id: b.id, lines: b.lines, first_ts: mb.first_ts, last_ts: mb.last_ts },
+    stream: { id: stream.id, first_ts: ms.first_ts, last_ts: ms.last_ts, status: ms.status },
+    seed_s: (Date.now() - started) / 1000,
+  };
+  writeFileSync(out, JSON.stringify(seeded, null, 2));
+  console.log(`seeded: tests ${a.id} (${a.lines} lines), ${b.id} (${b.lines} lines, gzip), stream ${stream.id} in ${seeded.seed_s.toFixed(1)} s`);
+}
+
+main().catch((e) => {
+  console.error(`seed failed: ${e instanceof Error ? e.message : e}`);
+  process.exit(1);
+});

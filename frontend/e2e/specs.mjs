@@ -1,0 +1,214 @@
+/**
+ * The browser specs. Each gets {page, base, seed, shots, figures, errors}; it opens a page by URL, checks what
+ * the page shows against the JSON API for the same view, and saves a screenshot under var/screenshots/.
+ */
+import assert from "node:assert/strict";
+
+const LEVELS = "50,75,80,85,90,95,98,99,99.5,99.9,100";
+// A 404 from an optional API (analysis, trend) is an answer the page handles, not an error of the page.
+const EXPECTED_404 = /Failed to load resource: the server responded with a status of 404/;
+
+async function api(base, path) {
+  const res = await fetch(base + path, { headers: { Accept: "application/json" } });
+  const body = await res.text();
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${body.slice(0, 200)}`);
+  return JSON.parse(body);
+}
+
+const ms3 = (v) => (v === null || v === undefined ? "—" : Number(v).toFixed(3));
+
+async function drawnCharts(page, atLeast, timeout = 15000) {
+  await page.waitForFunction(
+    (n) => document.querySelectorAll('.chart[data-drawn="1"]').length >= n,
+    atLeast,
+    { timeout, polling: "raf" },
+  );
+  return page.evaluate(() => performance.now());
+}
+
+async function tracePoints(page, chartName) {
+  return page.evaluate((name) => {
+    const el = document.querySelector(`.chart[data-chart="${name}"]`);
+    const data = el && "data" in el ? el.data : [];
+    return (data ?? []).map((t) => (Array.isArray(t.y) ? t.y.length : Array.isArray(t.values) ? t.values.length : 0));
+  }, chartName);
+}
+
+function windowOf(t) {
+  // The second minute of the test: clearly narrower than the whole test, inside the ramp.
+  return { from: t.first_ts + 30, to: t.first_ts + 89 };
+}
+
+function overloadHash(tab, w) {
+  return `#tab=${tab}&tags=&plot_groups=main&machines=&metrics=&slider_start=${w.from}&slider_end=${w.to}&compress_ratio=1`;
+}
+
+export const specs = [
+  {
+    name: "list shows the seeded tests and picks two to compare",
+    async run({ page, base, seed, shots }) {
+      const list = await api(base, "/api/v1/tests/");
+      await page.goto(`${base}/`);
+      await page.waitForSelector("table.tests tbody tr");
+      const ids = await page.$$eval("table.tests tbody tr td:nth-child(3) a", (as) => as.map((a) => a.textContent));
+      assert.deepEqual(
+        ids,
+        list.results.map((t) => `#${t.id}`),
+        "the rows are the API's list, newest first",
+      );
+      await page.getByLabel(`Select test ${seed.b.id} for comparison`).check();
+      await page.getByLabel(`Select test ${seed.a.id} for comparison`).check();
+      const href = await page.getByRole("link", { name: /Compare 2 tests/ }).getAttribute("href");
+      assert.equal(href, `/compare/${seed.a.id}/${seed.b.id}`);
+      await page.screenshot({ path: `${shots}/list.png` });
+      // The search filter goes through the query string and the API.
+      await page.getByLabel("Search").fill("candidate");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await page.waitForFunction(() => window.location.search.includes("search=candidate"));
+      await page.waitForFunction(
+        (id) => {
+          const rows = document.querySelectorAll("table.tests tbody tr");
+          return rows.length === 1 && rows[0].textContent.includes(`#${id}`);
+        },
+        seed.b.id,
+      );
+    },
+  },
+  {
+    name: "report opened by an Overload link shows the window's figures in the tables",
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots }) {
+      const t = seed.a;
+      const w = windowOf(t);
+      const summary = await api(base, `/api/v1/tests/${t.id}/summary?from=${w.from}&to=${w.to + 1}&q=${LEVELS}`);
+      const whole = await api(base, `/api/v1/tests/${t.id}/summary?q=${LEVELS}`);
+      assert.ok(summary.count > 0 && summary.count < whole.count, "the window is a strict part of the test");
+      await page.goto(`${base}/${t.id}${overloadHash("tables", w)}`);
+      await page.waitForSelector('table[data-table="quantiles"] tr[data-level="99"]');
+      for (const level of ["50", "90", "99", "100"]) {
+        const shown = await page.textContent(`table[data-table="quantiles"] tr[data-level="${level}"] td[data-case=""]`);
+        assert.equal(shown, ms3(summary.quantiles_ms[level]), `q${level} of the window`);
+      }
+      const count = await page.getAttribute('table[data-table="cases"] tr[data-case=""] td[data-count]', "data-count");
+      assert.equal(Number(count), summary.count, "responses in the window");
+      const ok = await page.getAttribute('table[data-table="http_codes"] tr[data-code="200"] td[data-count]', "data-count");
+      assert.equal(Number(ok), summary.http_codes["200"], "HTTP 200 in the window");
+      // The header's chips are the whole test's: q99 there is the whole test's q99.
+      const chip = await page.textContent('[data-chip="q99, ms"] .chip-value');
+      assert.equal(chip, ms3(whole.quantiles_ms["99"]));
+      assert.match(await page.evaluate(() => window.location.hash), new RegExp(`slider_start=${w.from}&slider_end=${w.to}`));
+      await page.screenshot({ path: `${shots}/report-tables.png`, fullPage: true });
+    },
+  },
+  {
+    name: "report overview draws its charts quickly and completes a short Overload hash",
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots, figures }) {
+      const t = seed.a;
+      const w = windowOf(t);
+      await page.goto(`${base}/${t.id}#tab=test_data&tags=&slider_start=${w.from}&slider_end=${w.to}&compress_ratio=1`);
+      const drawnAt = await drawnCharts(page, 3);
+      figures.report_charts_drawn_ms = Math.round(drawnAt);
+      assert.ok(drawnAt < 2000, `the three overview charts were drawn ${Math.round(drawnAt)} ms after navigation`);
+      const points = await tracePoints(page, "Response time quantiles and RPS");
+      assert.ok(points.length >= 2 && points.some((n) => n > 0), `quantile traces with points: ${points}`);
+      const hash = await page.evaluate(() => window.location.hash);
+      assert.equal(hash, overloadHash("test_data", w), "the hash is completed with Overload's names");
+      await page.screenshot({ path: `${shots}/report-overview.png`, fullPage: true });
+    },
+  },
+  {
+    name: "report tabs switch by click and keyboard and keep the window",
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots }) {
+      const t = seed.a;
+      const w = windowOf(t);
+      await page.goto(`${base}/${t.id}${overloadHash("test_data", w)}`);
+      await drawnCharts(page, 3);
+      await page.getByRole("tab", { name: "Extended analysis" }).click();
+      await page.waitForSelector('[data-panel="extended"]');
+      await drawnCharts(page, 4);
+      assert.match(await page.evaluate(() => window.location.hash), /tab=extended&.*slider_start=/);
+      await page.screenshot({ path: `${shots}/report-extended.png`, fullPage: true });
+      // Arrow keys move along the tabs (WAI-ARIA tabs pattern).
+      await page.getByRole("tab", { name: "Extended analysis" }).focus();
+      await page.keyboard.press("ArrowRight");
+      await page.waitForSelector('[data-panel="distributions"]');
+      await drawnCharts(page, 1);
+      await page.getByLabel("Logarithmic count axis").check();
+      await page.waitForFunction(() => window.location.hash.includes("log=1"));
+      await page.screenshot({ path: `${shots}/report-distributions.png`, fullPage: true });
+      await page.getByRole("tab", { name: "Monitoring" }).click();
+      await page.waitForSelector('[data-panel="monitoring"] .state');
+      await page.getByRole("tab", { name: "Config" }).click();
+      await page.waitForSelector('[data-panel="config"] .state, [data-panel="config"] pre');
+      // Back returns to the previous tab, as the hash is history.
+      await page.goBack();
+      await page.waitForSelector('[data-panel="monitoring"]');
+    },
+  },
+  {
+    name: "streamed test shows monitoring per host and the tank's config",
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots }) {
+      const t = seed.stream;
+      await page.goto(`${base}/${t.id}#tab=monitoring`);
+      await page.waitForSelector('[data-panel="monitoring"] h2.host');
+      await drawnCharts(page, 1);
+      assert.match(await page.textContent('[data-panel="monitoring"]'), /db01/);
+      await page.screenshot({ path: `${shots}/report-monitoring.png`, fullPage: true });
+      await page.getByRole("tab", { name: "Config" }).click();
+      await page.waitForSelector('[data-panel="config"] pre');
+      assert.match(await page.textContent('[data-panel="config"]'), /phantom:/);
+      await page.getByRole("tab", { name: "Overview" }).click();
+      await drawnCharts(page, 3);
+      await page.screenshot({ path: `${shots}/report-stream-overview.png`, fullPage: true });
+    },
+  },
+  {
+    name: "compare shows Overload's table with the API's figures and overlaid charts",
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots }) {
+      const { a, b } = seed;
+      const answer = await api(base, `/api/v1/compare?tests=${a.id},${b.id}`);
+      await page.goto(`${base}/compare/${a.id}/${b.id}`);
+      await page.waitForSelector('table[data-table="compare-quantiles"] tr[data-level="99"]');
+      const cells = await page.$$eval('table[data-table="compare-quantiles"] tr[data-level="99"] td .value', (tds) =>
+        tds.map((td) => td.textContent),
+      );
+      const [q0, q1] = answer.quantiles_ms["99"];
+      assert.equal(cells[0], `${ms3(q0)} ms`);
+      const diff = answer.diff_ms?.["99"]?.[1] ?? q1 - q0;
+      assert.equal(cells[1], `${ms3(q1)} (${diff >= 0 ? "+" : "−"}${Math.abs(diff).toFixed(3)})`);
+      const verdict = answer.verdict?.["99"]?.[1];
+      if (verdict) {
+        assert.equal(await page.textContent('tr[data-level="99"] td:nth-child(3) .verdict'), verdict);
+      }
+      const nFigures = Object.keys(answer.figures ?? {}).length;
+      if (nFigures) await drawnCharts(page, nFigures);
+      await page.screenshot({ path: `${shots}/compare.png`, fullPage: true });
+    },
+  },
+  {
+    name: "component page plots the component's tests",
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots }) {
+      await page.goto(`${base}/component/${encodeURIComponent(seed.component)}`);
+      await page.waitForSelector("h1");
+      assert.match(await page.textContent("h1"), new RegExp(seed.component));
+      await page.waitForSelector('.chart[data-drawn="1"], .state.error, .state.empty', { timeout: 15000 });
+      await page.screenshot({ path: `${shots}/component.png`, fullPage: true });
+    },
+  },
+  {
+    name: "a missing test answers 404 with a readable page",
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, shots }) {
+      const response = await page.goto(`${base}/987654321`);
+      assert.equal(response?.status(), 404);
+      await page.waitForSelector("h1");
+      assert.match(await page.textContent("h1"), /not found/);
+      await page.screenshot({ path: `${shots}/missing.png` });
+    },
+  },
+];
