@@ -1,9 +1,10 @@
-"""The chat-preview picture: the quantiles chart of a test (or the q99 of several, overlaid) as a PNG.
+"""The chat-preview picture: the quantiles chart of a test (or of several, overlaid) as a PNG.
 
-The figure is the report's own (analytics.figures), rendered on the server by kaleido, and cached in the shared
-cache under a key made of what changes the picture (status, last second, active upload): a finished test is
-rendered once, a streaming one at most once a minute. Rendering a figure takes tens of milliseconds once
-kaleido's renderer is up (about 4 s for the first picture of a process).
+The figure is the page's own (backend.reports.service.chart for a test, backend.compare.service.build for a
+comparison; both built by analytics.figures*), rendered on the server by kaleido and cached in the shared cache
+under a key made of what changes the picture (status, last second, active upload): a finished test is rendered
+once, a streaming one at most once a minute. Rendering takes tens of milliseconds once kaleido's renderer is up
+(about 4 s for the first picture of a process).
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ from typing import Any
 import plotly.graph_objects as go
 from django.core.cache import cache
 
-from analytics import figures
-from backend.clickhouse.queries import sharing as queries
+from analytics.quantiles import DEFAULT_LEVELS_PCT
+from backend.compare import service as compare_service
+from backend.compare.service import CompareParams
 from backend.loadtests.models import Test, TestStatus
-from backend.sharing.summary import source_of
+from backend.reports import service
+from backend.reports.window import Window
 
 # The size chat clients show large (Slack, Telegram, Twitter's summary_large_image): 1.91:1.
 WIDTH_PX = 1200
 HEIGHT_PX = 630
-MAX_POINTS = 600
 FINISHED_TTL_S = 7 * 24 * 3600
 ONLINE_TTL_S = 60
 CACHE_VERSION = 1
@@ -51,48 +53,33 @@ def _empty_figure(title: str) -> dict[str, Any]:
     }
 
 
+def _quantiles_chart(test: Test, levels_pct: tuple[float, ...]) -> dict[str, Any]:
+    figure: dict[str, Any] = service.chart(test, "quantiles", Window(levels_pct=levels_pct))["figure"]
+    return figure
+
+
 def figure_for_test(test: Test) -> dict[str, Any]:
+    """The report's quantiles chart of the whole test, titled with the test."""
     title = f"#{test.pk} {test.name}".strip()
-    source = source_of(test)
-    series = queries.quantile_series(test.pk, source, MAX_POINTS) if source is not None else None
-    if series is None or not series.ts:
+    figure = _quantiles_chart(test, DEFAULT_LEVELS_PCT)
+    if not figure.get("data"):
         return _empty_figure(title)
-    figure = figures.quantiles_figure(
-        series.ts,
-        queries.QUANTILE_LEVELS_PCT,
-        series.quantiles_ms,
-        series.rps,
-        planned_rps=series.planned_rps,
-        instances=series.instances,
-    )
     figure["layout"]["title"] = {"text": title}
     return figure
 
 
 def figure_for_compare(tests: list[Test]) -> dict[str, Any]:
-    """q99 of each test against the seconds since its own start, as the compare page aligns them."""
-    lines: dict[str, list[float]] = {}
-    longest: list[int] = []
-    for test in tests:
-        source = source_of(test)
-        if source is None:
-            continue
-        series = queries.quantile_series(test.pk, source, MAX_POINTS)
-        if not series.ts:
-            continue
-        offsets = [t - series.ts[0] for t in series.ts]
-        if len(offsets) > len(longest):
-            longest = offsets
-        q99 = queries.QUANTILE_LEVELS_PCT.index(99.0)
-        lines[f"#{test.pk} q99"] = [row[q99] for row in series.quantiles_ms]
+    """The compare page's own quantiles figure: the tests overlaid, aligned at each test's start."""
     title = "Compare " + " vs ".join(f"#{t.pk}" for t in tests)
-    if not lines:
+    unique = list({t.pk: t for t in tests}.values())
+    if len(unique) < 2:
+        return figure_for_test(unique[0])
+    figure: dict[str, Any] = compare_service.build(CompareParams(test_ids=tuple(t.pk for t in unique)), unique)[
+        "figures"
+    ]["quantiles"]
+    if not any(trace.get("x") for trace in figure.get("data", [])):
         return _empty_figure(title)
-    # Pad the shorter tests with NaN (drawn as a gap) so every line shares the longest test's time axis.
-    padded = {name: values + [float("nan")] * (len(longest) - len(values)) for name, values in lines.items()}
-    figure = figures.lines_figure(title, longest, padded, "ms")
-    # Offsets from the start on a date axis read as elapsed time once the date part is hidden.
-    figure["layout"]["xaxis"] = {"type": "date", "tickformat": "%H:%M:%S", "title": {"text": "time from start"}}
+    figure["layout"]["title"] = {"text": title}
     return figure
 
 

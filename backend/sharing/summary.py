@@ -1,8 +1,9 @@
 """What a chat preview says about a test: a one-line summary such as "q99 1045 ms · 5000 rps · 0.1% errors".
 
-q99 is exact (an order statistic of the raw samples) when the test has an active upload, otherwise it comes from
-the merged per-second histograms of the tank's stream. rps is the busiest second. Errors are responses the client
-would not accept: HTTP 4xx/5xx or no HTTP answer at all, which covers network errors (analytics.codes).
+The figures are the report's own (backend.reports.service.summary over the whole test), so a link's preview
+never disagrees with the page it opens: q99 is exact when the test has raw samples and from merged histograms
+otherwise; rps is the busiest second; errors are responses the client would not accept (HTTP 4xx/5xx, or no
+HTTP answer at all, which covers network errors; analytics.codes.is_http_error) as a share of all responses.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from analytics.codes import is_http_error
-from analytics.quantiles import sparse_histogram_quantiles_us
-from backend.clickhouse.queries import sharing as queries
 from backend.loadtests.models import Test
+from backend.reports import service
+from backend.reports.window import Window
 
 SUMMARY_LEVEL_PCT = 99.0
 
@@ -27,32 +28,20 @@ class TestSummary:
     error_share: float  # 0..1 of responses
 
 
-def source_of(test: Test) -> int | None:
-    """The source_id whose rows describe the test (the active upload wins), or None if it has no data yet."""
-    if test.active_upload_id is not None:
-        return int(test.active_upload_id)
-    return 0 if test.has_stream else None
-
-
 def summarize(test: Test) -> TestSummary | None:
-    source = source_of(test)
-    if source is None:
+    """The whole test's summary, or None while it has no responses."""
+    answer = service.summary(test, Window(levels_pct=(SUMMARY_LEVEL_PCT,)))
+    responses = int(answer["count"])
+    if responses == 0:
         return None
-    totals = queries.totals(test.pk, source)
-    if totals.responses == 0:
-        return None
-    if test.active_upload_id is not None:
-        q99 = queries.exact_quantile_ms(test.pk, int(test.active_upload_id), SUMMARY_LEVEL_PCT)
-    else:
-        q99_us = float(sparse_histogram_quantiles_us(totals.hist_bins, totals.hist_counts, [SUMMARY_LEVEL_PCT])[0])
-        q99 = None if q99_us != q99_us else q99_us / 1000.0  # NaN: no response fell on the histogram grid
-    answered = sum(totals.http_codes.values())
-    errors = sum(count for code, count in totals.http_codes.items() if is_http_error(code))
+    http = {int(code): int(n) for code, n in answer["http_codes"].items()}
+    errors = sum(n for code, n in http.items() if is_http_error(code))
+    q99 = answer["quantiles_ms"].get(f"{SUMMARY_LEVEL_PCT:g}")
     return TestSummary(
-        responses=totals.responses,
-        q99_ms=q99,
-        max_rps=totals.max_rps,
-        error_share=errors / answered if answered else 0.0,
+        responses=responses,
+        q99_ms=None if q99 is None else float(q99),
+        max_rps=int(answer["rps"]["max"]),
+        error_share=min(1.0, errors / responses),
     )
 
 
