@@ -46,6 +46,8 @@ CHART_NAMES: tuple[str, ...] = (
 OVERALL = "overall"
 # quantiles_by_load groups seconds into at most this many load levels.
 MAX_LOAD_LEVELS = 60
+# Hard cap on points per time series, whatever compress_ratio asks.
+MAX_POINTS = 7200
 _LOWER_EDGES_US = np.concatenate([[0], BIN_EDGES_US[:-1]])
 
 
@@ -108,6 +110,9 @@ def _resolution(window: Window, b: Bounds) -> Resolution | None:
     if first is None or end is None or end <= first:
         return None
     ratio = window.compress_ratio or auto_compress_ratio(end - first)
+    # An explicit ratio is honoured up to MAX_POINTS per series; beyond, the answer's compress_ratio says what
+    # was used (a day at 1 s per point would be 86,400 points per trace).
+    ratio = max(ratio, auto_compress_ratio(end - first, MAX_POINTS))
     return Resolution(origin=first, end=end, ratio=ratio)
 
 

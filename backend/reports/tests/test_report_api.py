@@ -53,6 +53,8 @@ def test_long_tests_are_downsampled_for_charts_only(owner, clickhouse, cache_cle
     assert all(len(trace["x"]) <= 600 for trace in body["figure"]["data"])
     tables = anon_api.get(f"/api/v1/tests/{test.pk}/tables").json()
     assert tables["cases"][0]["count"] == len(s)
+    fine = anon_api.get(f"/api/v1/tests/{test.pk}/charts/http_codes", {"compress_ratio": 1}).json()
+    assert fine["compress_ratio"] == 1 and max(len(t["x"]) for t in fine["figure"]["data"]) > 3000
 
 
 def test_window_and_cases_select_chart_data(uploaded, anon_api) -> None:
@@ -131,6 +133,7 @@ def test_postprocess_caches_the_default_view_sets_ready_and_queues_diagnosis(str
     assert "summary" in result["cached"] and "chart:quantiles" in result["cached"]
     test.refresh_from_db()
     assert test.status == TestStatus.READY
+    assert anon_api.get(f"/api/v1/tests/{test.pk}/report").json()["status"] == "ready"
     queued = [json.loads(m) for m in redis_db.lrange("analysis", 0, -1)]
     assert [m["headers"]["task"] for m in queued] == ["backend.diagnosis.tasks.diagnose_test"]
     # Served from the cache: rows written to ClickHouse afterwards do not show in the default view of a
