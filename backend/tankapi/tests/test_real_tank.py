@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -275,7 +276,9 @@ def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
     _token, raw = create_token(user, "tank")
     work = tmp_path_factory.mktemp("tank")
     job, artifacts, output = _shoot(live_server, target, tank_venv, work, raw)
-    assert f"Web link: {live_server.url}/{job}" in output  # the link the tank prints opens /<id>
+    assert f"Web link: {live_server.url}/{job}" in output
+    with urllib.request.urlopen(f"{live_server.url}/{job}", timeout=30) as page:  # the link opens the report page
+        assert page.status == 200 and "text/html" in page.headers["Content-Type"]
 
     test = Test.objects.get(pk=job)
     assert test.owner == user
