@@ -88,3 +88,16 @@ def test_monitoring_metrics_fall_into_the_tabs_groups() -> None:
         "System_csw": "custom",
     }
     assert {name: metric_group(name) for name in expected} == expected
+
+
+def test_case_summary() -> None:
+    from analytics.stats import case_summary
+
+    row = case_summary(
+        "a", count=30, first_ts=100, last_ts=104, max_rps=9, expect_ms_x_resps=600.0,
+        net_codes={0: 28, 110: 2}, http_codes={200: 25, 404: 3, 0: 2},
+    )  # fmt: skip
+    assert (row.rps_mean, row.rps_max, row.mean_ms, row.net_errors, row.http_errors) == (6.0, 9, 20.0, 2, 5)
+    empty = case_summary("b", count=0, first_ts=None, last_ts=None, max_rps=0, expect_ms_x_resps=0.0,
+                         net_codes={}, http_codes={})  # fmt: skip
+    assert empty.mean_ms is None and empty.count == 0

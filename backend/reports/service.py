@@ -9,14 +9,14 @@ fetches through backend.clickhouse.queries and assembles.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from analytics import figures
-from analytics.codes import code_shares, is_http_error, merge_counts
+from analytics.codes import code_shares, merge_counts
 from analytics.downsample import auto_compress_ratio
 from analytics.histogram import BIN_COUNT, BIN_EDGES_US
 from analytics.quantiles import (
@@ -26,6 +26,7 @@ from analytics.quantiles import (
     level_key,
 )
 from analytics.series import MONITORING_GROUPS, metric_group, rps_stats
+from analytics.stats import case_summary
 from backend.clickhouse.queries import monitoring as q_monitoring
 from backend.clickhouse.queries import series as q_series
 from backend.clickhouse.queries import summary as q_summary
@@ -396,11 +397,7 @@ def tables(test: Test, window: Window) -> dict[str, Any]:
 
     case_rows = []
     for column, key in [(OVERALL, ""), *((c, c) for c in wanted)]:
-        t = by_case.get(key)
-        if t is None:
-            case_rows.append(_case_row(column, None))
-            continue
-        case_rows.append(_case_row(column, t))
+        case_rows.append(_case_row(column, by_case.get(key)))
     return {
         "exact": source.exact,
         "quantiles": {"columns": columns, "rows": quantile_rows},
@@ -414,25 +411,31 @@ def tables(test: Test, window: Window) -> dict[str, Any]:
 
 
 def _case_row(name: str, t: q_series.CaseTotals | None) -> dict[str, Any]:
-    if t is None or t.resps == 0 or t.first_ts is None or t.last_ts is None:
-        return {
-            "case": name,
-            "count": 0,
-            "rps_mean": 0.0,
-            "rps_max": 0,
-            "mean_ms": None,
-            "net_errors": 0,
-            "http_errors": 0,
-        }
-    return {
-        "case": name,
-        "count": t.resps,
-        "rps_mean": round(t.resps / (t.last_ts - t.first_ts + 1), 3),
-        "rps_max": t.max_rps,
-        "mean_ms": round(t.expect_ms_x_resps / t.resps, 3),
-        "net_errors": sum(n for code, n in t.net_codes.items() if code != 0),
-        "http_errors": sum(n for code, n in t.http_codes.items() if is_http_error(code)),
-    }
+    if t is None:
+        return asdict(
+            case_summary(
+                name,
+                count=0,
+                first_ts=None,
+                last_ts=None,
+                max_rps=0,
+                expect_ms_x_resps=0.0,
+                net_codes={},
+                http_codes={},
+            )
+        )
+    return asdict(
+        case_summary(
+            name,
+            count=t.resps,
+            first_ts=t.first_ts,
+            last_ts=t.last_ts,
+            max_rps=t.max_rps,
+            expect_ms_x_resps=t.expect_ms_x_resps,
+            net_codes=t.net_codes,
+            http_codes=t.http_codes,
+        )
+    )
 
 
 # ── monitoring ──────────────────────────────────────────────────────────────────────────────────────────

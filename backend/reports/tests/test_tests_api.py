@@ -123,3 +123,10 @@ def test_every_report_call_is_in_the_openapi_schema_with_its_window_parameters()
     name = next(p for p in chart["parameters"] if p["name"] == "name")
     assert "quantiles_by_load" in name["schema"]["enum"]
     assert {"get", "post"} <= set(paths["/api/v1/tests/"])
+
+
+def test_delete_an_uploaded_test_with_its_uploads(uploaded, owner_api) -> None:
+    test, _ = uploaded
+    assert owner_api.delete(f"/api/v1/tests/{test.pk}/").status_code == 204
+    assert not Test.objects.filter(pk=test.pk).exists()
+    assert owner_api.get(f"/api/v1/tests/{test.pk}/summary").status_code == 404
