@@ -8,6 +8,7 @@
 import { readFileSync, mkdirSync } from "node:fs";
 import { chromium } from "playwright-core";
 import { specs } from "./specs.mjs";
+import { tokenSpecs } from "./tokens.load.mjs";
 import { bundleSizes } from "./measure.mjs";
 
 const BASE = process.env.E2E_BASE_URL ?? "http://127.0.0.1:8765";
@@ -37,7 +38,7 @@ const figures = {};
 let passed = 0;
 let failed = 0;
 try {
-  for (const spec of specs) {
+  for (const spec of [...specs, ...tokenSpecs]) {
     if (ONLY && !spec.name.includes(ONLY)) continue;
     // A laptop screen: the pages must read well at this size.
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, timezoneId: "UTC" });
