@@ -62,7 +62,7 @@ def window_of(request: Request) -> Window:
     try:
         return parse_window(request.query_params)
     except WindowError as exc:
-        raise ValidationError({"error": str(exc)}) from exc
+        raise ValidationError(str(exc)) from exc
 
 
 # ── tests CRUD ──────────────────────────────────────────────────────────────────────────────────────────
@@ -75,14 +75,19 @@ class TestPagination(PageNumberPagination):
 
 
 def _time_bound(name: str, raw: str) -> datetime:
+    """`since`/`until`: unix seconds or an ISO date/datetime (naive = UTC)."""
     raw = raw.strip()
-    if raw.isdigit():
-        return datetime.fromtimestamp(int(raw), tz=UTC)
-    parsed = parse_datetime(raw)
-    if parsed is None:
-        day = parse_date(raw)
-        if day is not None:
-            parsed = datetime(day.year, day.month, day.day)
+    parsed: datetime | None = None
+    try:
+        if raw.isdigit():
+            parsed = datetime.fromtimestamp(int(raw), tz=UTC)
+        else:
+            parsed = parse_datetime(raw)
+            day = parse_date(raw) if parsed is None else None
+            if day is not None:
+                parsed = datetime(day.year, day.month, day.day)
+    except (ValueError, OverflowError, OSError):  # well-formed but impossible: 2020-13-45, year 10^12
+        parsed = None
     if parsed is None:
         raise ValidationError({name: f"expected unix seconds or an ISO date, got {raw!r}"})
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
@@ -118,6 +123,9 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
     def get_queryset(self) -> QuerySet[Test]:
         qs = readable_tests(self.request.user)
         params = self.request.query_params
+        for key, value in params.items():
+            if "\x00" in value:  # PostgreSQL refuses NUL in text: a 400 here, not a 500 there
+                raise ValidationError({key: "must not contain NUL characters"})
         search = (params.get("search") or "").strip()
         if search:
             cond = (

@@ -51,7 +51,7 @@ def _unix_seconds(name: str, raw: str | None) -> int | None:
         return None
     try:
         value = int(float(raw))
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:  # "abc", "nan", "inf"
         raise WindowError(f"{name} must be unix seconds, got {raw!r}") from exc
     if value < 0 or value > 2**32 - 1:
         raise WindowError(f"{name} must be unix seconds between 0 and 2^32-1, got {raw!r}")
@@ -67,6 +67,8 @@ def parse_window(query: QueryDict) -> Window:
     for raw in query.getlist("case"):
         # Overload put several tags in one parameter, comma-separated; both forms are accepted.
         cases.extend(part.strip() for part in raw.split(",") if part.strip())
+    if any("\x00" in case for case in cases):
+        raise WindowError("case must not contain NUL characters")
     if len(cases) > MAX_CASES:
         raise WindowError(f"at most {MAX_CASES} cases, got {len(cases)}")
     try:

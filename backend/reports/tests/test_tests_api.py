@@ -130,3 +130,27 @@ def test_delete_an_uploaded_test_with_its_uploads(uploaded, owner_api) -> None:
     assert owner_api.delete(f"/api/v1/tests/{test.pk}/").status_code == 204
     assert not Test.objects.filter(pk=test.pk).exists()
     assert owner_api.get(f"/api/v1/tests/{test.pk}/summary").status_code == 404
+
+
+def test_odd_inputs_get_a_4xx_naming_the_problem(uploaded, anon_api) -> None:
+    test, _ = uploaded
+    for params, word in [
+        ({"from": "inf"}, "from"),
+        ({"from": "1e400"}, "from"),
+        ({"to": "-inf"}, "to"),
+        ({"q": "inf"}, "q"),
+        ({"compress_ratio": "1e9"}, "compress_ratio"),
+        ({"case": "a\x00b"}, "case"),
+    ]:
+        response = anon_api.get(f"/api/v1/tests/{test.pk}/summary", params)
+        assert response.status_code == 400 and word in response.json()["error"], params
+    for params, word in [
+        ({"search": "a\x00b"}, "search"),
+        ({"since": "2020-13-45"}, "since"),
+        ({"until": "99999999999999999999"}, "until"),
+        ({"component": "\x00"}, "component"),
+    ]:
+        response = anon_api.get("/api/v1/tests/", params)
+        assert response.status_code == 400 and word in response.json()["error"], params
+    assert anon_api.get("/api/v1/tests/", {"page": "zz"}).status_code == 404
+    assert anon_api.get("/api/v1/tests/99999999999999999999999/").status_code == 404
