@@ -109,9 +109,9 @@ def aggregate(cols: SampleColumns, cases: Sequence[str]) -> list[SecondCase]:
         return []
     per_case: list[SecondCase] = []
     no_case = [code for code, name in enumerate(cases) if name == NO_CASE]
-    tagged = ~np.isin(cols.case_codes, no_case) if no_case else np.ones(cols.rows, dtype=bool)
-    if tagged.any():
-        sub = cols.take(tagged)
+    tagged = ~np.isin(cols.case_codes, no_case) if no_case else None
+    if tagged is None or tagged.any():
+        sub = cols if tagged is None or tagged.all() else cols.take(tagged)
         # Cases sorted by name within a second, as the tank sends them.
         order_of_code = np.argsort(np.argsort(np.array(cases, dtype=object))).astype(np.int64)
         rank = order_of_code[sub.case_codes]
@@ -213,20 +213,36 @@ def _group_quantiles_ms(sorted_values: I64, lo: I64, hi: I64) -> npt.NDArray[np.
 
 
 def _pairs(group: I64, code: I64, groups: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Per group: (sorted distinct codes, their counts)."""
+    """Per group: (sorted distinct codes, their counts). `group` must be non-decreasing."""
     result: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), ())] * groups
     if group.size == 0:
         return result
     code_min = int(code.min())
     span = int(code.max()) - code_min + 1
-    combined = group * span + (code - code_min)
-    uniq, cnt = np.unique(combined, return_counts=True)
-    g_of = uniq // span
-    codes = uniq % span + code_min
+    if groups * span <= _BINCOUNT_LIMIT:
+        # Few distinct codes (HTTP, net): count into a dense (group, code) table, no sort.
+        table = np.bincount(group * span + (code - code_min), minlength=groups * span).reshape(groups, span)
+        g_of, c_of = np.nonzero(table)
+        cnt = table[g_of, c_of]
+        codes = c_of + code_min
+    else:
+        combined = group * span + (code - code_min)
+        if not (np.diff(combined) >= 0).all():
+            combined = np.sort(combined)
+        # Runs of equal (group, code) in sorted order: the histogram arrives sorted by value within a group.
+        run_starts = np.flatnonzero(np.r_[True, combined[1:] != combined[:-1]])
+        cnt = np.diff(np.r_[run_starts, combined.size])
+        uniq = combined[run_starts]
+        g_of = uniq // span
+        codes = uniq % span + code_min
     bounds = np.flatnonzero(np.r_[True, g_of[1:] != g_of[:-1], True])
-    for a, b in itertools.pairwise(bounds):
-        result[int(g_of[a])] = (tuple(int(c) for c in codes[a:b]), tuple(int(c) for c in cnt[a:b]))
+    code_list, count_list, group_list = codes.tolist(), cnt.tolist(), g_of.tolist()
+    for a, b in itertools.pairwise(bounds.tolist()):
+        result[group_list[a]] = (tuple(code_list[a:b]), tuple(count_list[a:b]))
     return result
+
+
+_BINCOUNT_LIMIT = 4_000_000
 
 
 class SecondAggregator:

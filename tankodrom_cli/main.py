@@ -167,6 +167,21 @@ def wait_for_upload(api: Api, test_id: int, upload_id: int, timeout_s: float, qu
         time.sleep(0.2)
 
 
+def wait_for_test(api: Api, test_id: int, timeout_s: float) -> str | None:
+    """Wait for the server's post-processing: the test's status `ready` (or `failed`); None if it has no status."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        response = api.call("GET", f"/api/v1/tests/{test_id}/")
+        if response.status_code != 200:
+            return None
+        status = str(response.json().get("status", ""))
+        if status in ("ready", "failed", ""):
+            return status or None
+        if time.monotonic() > deadline:
+            raise CliError(f"test {test_id} still {status} after {timeout_s:.0f} s")
+        time.sleep(0.2)
+
+
 def _meta(args: argparse.Namespace) -> dict[str, str]:
     fields = ("name", "description", "component", "version", "task")
     meta = {name: getattr(args, name) for name in fields if getattr(args, name) is not None}
@@ -199,7 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument(
         "--chunk-mb", type=float, default=DEFAULT_CHUNK_MB, help="send bigger files in resumable pieces of this size"
     )
-    up.add_argument("--wait", action="store_true", help="wait until the server has ingested the file")
+    up.add_argument(
+        "--wait", action="store_true", help="wait until the file is ingested and the test's report is ready"
+    )
     up.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
     up.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
@@ -225,6 +242,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         for bad in status["bad_examples"][:5]:
             print(f"  line {bad['line']}: {bad['reason']}", file=sys.stderr)
         code = 0 if status["status"] == "ready" else 1
+        if code == 0:
+            test_status = wait_for_test(api, test_id, args.timeout)
+            if test_status is not None:
+                print(f"test {test_id} {test_status}", file=sys.stderr)
+                code = 0 if test_status == "ready" else 1
     print(f"{api.server}/{test_id}")
     return code
 

@@ -1,0 +1,329 @@
+"""Benchmark: phout upload-to-ready through Tankodrom vs. clickhouse-client loading the same file, in one run.
+
+    .venv/bin/python bench/phout_upload/run.py --lines 1000000            # reduced scale (shared machine)
+    .venv/bin/python bench/phout_upload/run.py --lines 10000000 --gzip    # the full run, on a quiet machine
+
+Steps, all against the local services (ClickHouse on 9000, PostgreSQL, Redis), in databases of its own
+(`tankodrom_bench`, dropped and re-created, so it never touches real data):
+1. generate a realistic phout with bench/gen_phout.py (unless --file is given);
+2. baseline: `clickhouse-client --query "INSERT INTO t FORMAT TabSeparated" < file` into a 12-column MergeTree with
+   the phout columns and the same partitioning and sort order as `samples` (the file gunzipped by zcat first
+   when --gzip, piped, as a user would do);
+3. Tankodrom: gunicorn + one Celery worker started here, then `tankodrom upload FILE --wait` (the CLI: POST the
+   test if the create endpoint exists, else a test row made directly; PUT the file; poll until the upload is
+   ready). Upload-to-ready is the CLI's wall time.
+Reported: lines/s of both, the ratio, and the peak RSS of every process (CLI, gunicorn, Celery worker,
+clickhouse-client, and the ClickHouse server's growth), sampled every 50 ms from /proc.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = ROOT / ".venv" / "bin" / "python"
+BENCH_DB = "tankodrom_bench"
+PORT = 8765
+
+
+def rss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return 0
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+class PeakRss:
+    """Samples the RSS of named process trees every 50 ms; `peaks` maps name → max KB of any one process."""
+
+    def __init__(self) -> None:
+        self.roots: dict[str, int] = {}
+        self.peaks: dict[str, int] = {}
+        self.baseline: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def watch(self, name: str, pid: int) -> None:
+        self.roots[name] = pid
+        self.baseline[name] = rss_kb(pid)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> dict[str, int]:
+        self._stop.set()
+        self._thread.join()
+        return self.peaks
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for name, pid in list(self.roots.items()):
+                pids = [pid, *children(pid)]
+                for p in pids:
+                    self.peaks[name] = max(self.peaks.get(name, 0), rss_kb(p))
+            time.sleep(0.05)
+
+
+def sh(cmd: list[str], env: dict[str, str] | None = None, **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, env=env, check=True, text=True, capture_output=True, **kw)  # type: ignore[call-overload]
+
+
+def clickhouse_pid() -> int:
+    pid_file = ROOT / "var" / "run" / "clickhouse.pid"
+    if pid_file.exists():
+        return int(pid_file.read_text().split()[0])
+    out = subprocess.run(["pgrep", "-o", "clickhouse"], text=True, capture_output=True).stdout.split()
+    return int(out[0]) if out else 0
+
+
+def ch(query: str) -> str:
+    return sh(["clickhouse-client", "--query", query]).stdout
+
+
+BASELINE_DDL = f"""
+CREATE TABLE {BENCH_DB}_baseline.t (
+    send_ts Float64, tag String, interval_real Int64, connect_time Int64, send_time Int64, latency Int64,
+    receive_time Int64, interval_event Int64, size_out Int64, size_in Int64, net_code Int32, proto_code Int32
+) ENGINE = MergeTree() PARTITION BY toYYYYMM(toDateTime(toUInt32(send_ts))) ORDER BY toUInt32(send_ts)
+"""
+
+
+def run_baseline(path: Path, gz: bool, monitor: PeakRss) -> float:
+    ch(f"DROP DATABASE IF EXISTS {BENCH_DB}_baseline")
+    ch(f"CREATE DATABASE {BENCH_DB}_baseline")
+    ch(BASELINE_DDL)
+    started = time.perf_counter()
+    with path.open("rb") as f:
+        if gz:
+            zcat = subprocess.Popen(["zcat"], stdin=f, stdout=subprocess.PIPE)
+            proc = subprocess.Popen(
+                ["clickhouse-client", "--query", f"INSERT INTO {BENCH_DB}_baseline.t FORMAT TabSeparated"],
+                stdin=zcat.stdout,
+            )
+            assert zcat.stdout is not None
+            zcat.stdout.close()
+            monitor.watch("zcat (baseline)", zcat.pid)
+        else:
+            proc = subprocess.Popen(
+                ["clickhouse-client", "--query", f"INSERT INTO {BENCH_DB}_baseline.t FORMAT TabSeparated"], stdin=f
+            )
+        monitor.watch("clickhouse-client (baseline)", proc.pid)
+        _, status, usage = os.wait4(proc.pid, 0)
+        if gz:
+            zcat.wait()
+    elapsed = time.perf_counter() - started
+    if status != 0:
+        raise SystemExit(f"clickhouse-client failed with status {status}")
+    monitor.peaks["clickhouse-client (baseline)"] = max(
+        monitor.peaks.get("clickhouse-client (baseline)", 0), usage.ru_maxrss
+    )
+    return elapsed
+
+
+def app_env(var_dir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="backend.settings",
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}",
+        CLICKHOUSE_DATABASE=BENCH_DB,
+        REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/4"),
+        TANKODROM_VAR_DIR=str(var_dir),
+        CELERY_TASK_ALWAYS_EAGER="false",
+        PYTHONPATH=str(ROOT),
+    )
+    return env
+
+
+def prepare_app(env: dict[str, str]) -> str:
+    subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", BENCH_DB], check=True)
+    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", BENCH_DB], check=True)
+    ch(f"DROP DATABASE IF EXISTS {BENCH_DB}")
+    sh([str(PY), "manage.py", "migrate", "--noinput"], env=env, cwd=ROOT)
+    sh([str(PY), "manage.py", "ch_migrate"], env=env, cwd=ROOT)
+    token = sh([str(PY), "manage.py", "issue_token", "bench"], env=env, cwd=ROOT).stdout.strip().splitlines()[-1]
+    return token
+
+
+def make_test(env: dict[str, str], token: str) -> int | None:
+    """A test row to upload into when the create endpoint is not there (then the CLI creates it itself)."""
+    import requests
+
+    probe = requests.post(
+        f"http://127.0.0.1:{PORT}/api/v1/tests/", json={"name": "bench"}, headers={"Authorization": f"Token {token}"}
+    )
+    if probe.status_code == 201:
+        return None  # the CLI creates its own
+    code = (
+        "from django.contrib.auth.models import User; from backend.loadtests.models import Test; "
+        "print(Test.objects.create(owner=User.objects.get(username='bench'), name='bench').pk)"
+    )
+    return int(sh([str(PY), "manage.py", "shell", "-c", code], env=env, cwd=ROOT).stdout.strip().splitlines()[-1])
+
+
+def wait_http(url: str, timeout_s: float = 60) -> None:
+    import requests
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            requests.get(url, timeout=2)
+            return
+        except requests.RequestException:
+            time.sleep(0.2)
+    raise SystemExit(f"{url} did not answer")
+
+
+def run_tankodrom(path: Path, monitor: PeakRss, var_dir: Path) -> tuple[float, str]:
+    env = app_env(var_dir)
+    token = prepare_app(env)
+    logs = var_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    gunicorn = subprocess.Popen(
+        [
+            str(ROOT / ".venv/bin/gunicorn"),
+            "backend.wsgi:application",
+            "-c",
+            str(ROOT / "deploy/gunicorn.conf.py"),
+            "--bind",
+            f"127.0.0.1:{PORT}",
+            "--workers",
+            "1",
+        ],
+        env=env,
+        cwd=ROOT,
+        stdout=(logs / "gunicorn.log").open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    worker = subprocess.Popen(
+        [
+            str(ROOT / ".venv/bin/celery"),
+            "-A",
+            "backend",
+            "worker",
+            "-Q",
+            "ingest,analysis,default",
+            "--pool",
+            "solo",
+            "--loglevel",
+            "INFO",
+        ],
+        env=env,
+        cwd=ROOT,
+        stdout=(logs / "celery.log").open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_http(f"http://127.0.0.1:{PORT}/healthz")
+        time.sleep(2)  # the worker connects to the broker
+        test_id = make_test(env, token)
+        monitor.watch("gunicorn (master + worker)", gunicorn.pid)
+        monitor.watch("celery worker (ingestion)", worker.pid)
+        # The console script `tankodrom` runs tankodrom_cli.main:main; -m works without the package installed.
+        cmd = [str(PY), "-m", "tankodrom_cli.main", "upload", str(path), "--server", f"http://127.0.0.1:{PORT}"]
+        cmd += ["--token", token, "--wait", "--quiet"] + (["--test", str(test_id)] if test_id else [])
+        started = time.perf_counter()
+        cli = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        monitor.watch("tankodrom CLI", cli.pid)
+        out, err = cli.communicate()
+        elapsed = time.perf_counter() - started
+        if cli.returncode != 0:
+            raise SystemExit(f"tankodrom upload failed: {err}")
+        return elapsed, err.strip().splitlines()[-1] + " → " + out.strip()
+    finally:
+        for proc in (worker, gunicorn):
+            proc.send_signal(signal.SIGTERM)
+        for proc in (worker, gunicorn):
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def count_rows() -> tuple[int, int]:
+    ours = int(ch(f"SELECT count() FROM {BENCH_DB}.samples").strip())
+    base = int(ch(f"SELECT count() FROM {BENCH_DB}_baseline.t").strip())
+    return ours, base
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lines", type=int, default=1_000_000)
+    p.add_argument("--gzip", action="store_true", help="generate and upload a gzipped file")
+    p.add_argument("--file", help="use this phout file instead of generating one")
+    p.add_argument("--workdir", default=str(ROOT / "var" / "bench" / "phout_upload"))
+    p.add_argument("--json", help="also write the results here")
+    args = p.parse_args()
+    work = Path(args.workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    if args.file:
+        path = Path(args.file)
+        lines = int(sh(["sh", "-c", f"{'zcat' if args.gzip else 'cat'} {path} | wc -l"]).stdout.strip())
+    else:
+        path = work / (f"{args.lines}.phout" + (".gz" if args.gzip else ""))
+        if not path.exists():
+            gen = [str(PY), str(ROOT / "bench/gen_phout.py"), "--lines", str(args.lines), "--output", str(path)]
+            subprocess.run(gen + (["--gzip"] if args.gzip else []), check=True)
+        lines = args.lines
+    var_dir = work / "var"
+    shutil.rmtree(var_dir, ignore_errors=True)
+
+    server_pid = clickhouse_pid()
+    results: dict[str, object] = {"lines": lines, "file_bytes": path.stat().st_size, "gzip": args.gzip}
+
+    monitor = PeakRss()
+    monitor.watch("clickhouse-server", server_pid)
+    monitor.start()
+    base_s = run_baseline(path, args.gzip, monitor)
+    base_peaks = monitor.stop()
+
+    monitor = PeakRss()
+    monitor.watch("clickhouse-server", server_pid)
+    monitor.start()
+    ours_s, cli_line = run_tankodrom(path, monitor, var_dir)
+    ours_peaks = monitor.stop()
+
+    ours_rows, base_rows = count_rows()
+    results.update(
+        baseline_s=round(base_s, 2),
+        baseline_lines_per_s=round(lines / base_s),
+        tankodrom_s=round(ours_s, 2),
+        tankodrom_lines_per_s=round(lines / ours_s),
+        speedup=round(base_s / ours_s, 2),
+        rows_stored={"tankodrom": ours_rows, "baseline": base_rows},
+        peak_rss_mb={
+            "baseline": {k: round(v / 1024) for k, v in base_peaks.items()},
+            "tankodrom": {k: round(v / 1024) for k, v in ours_peaks.items()},
+        },
+        cli=cli_line,
+    )
+    print(json.dumps(results, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
