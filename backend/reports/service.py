@@ -257,9 +257,26 @@ def chart(test: Test, name: str, window: Window) -> dict[str, Any]:
     return {"figure": figure, "compress_ratio": res.ratio}
 
 
+def _generator_load(sel: Selection, res: Resolution) -> q_series.Load:
+    """Responses per bucket of the selection's source, with planned RPS and instances. phout carries neither of
+    the latter: for an upload attached to a streamed test they come from the tank's stream (source 0)."""
+    load = q_series.load(sel, res.origin, res.ratio)
+    if sel.source_id == 0 or any(load.planned_rps) or any(load.instances):
+        return load
+    stream = q_series.load(replace(sel, source_id=0), res.origin, res.ratio)
+    by_start = {s: i for i, s in enumerate(stream.start)}
+    return q_series.Load(
+        start=load.start,
+        planned_rps=[stream.planned_rps[by_start[s]] if s in by_start else 0.0 for s in load.start],
+        instances=[stream.instances[by_start[s]] if s in by_start else 0.0 for s in load.start],
+        resps=load.resps,
+        seconds=load.seconds,
+    )
+
+
 def _quantiles_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
     b = q_series.buckets(sel, res.origin, res.ratio)
-    load = q_series.load(sel, res.origin, res.ratio)
+    load = _generator_load(sel, res)
     q_ms = histogram_quantiles_us(_hist_matrix(b.hist), window.levels_pct) / 1000.0 if b.start else np.zeros((0, 0))
     by_start = {s: i for i, s in enumerate(load.start)}
     planned = [load.planned_rps[by_start[s]] if s in by_start else float("nan") for s in b.start]
@@ -335,7 +352,7 @@ def _quantiles_by_load_chart(sel: Selection, res: Resolution, window: Window) ->
 
 
 def _instances_rps_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
-    load = q_series.load(sel, res.origin, res.ratio)
+    load = _generator_load(sel, res)
     return figures.instances_rps_figure(load.start, load.instances, _per_second(load.resps, load.start, res))
 
 

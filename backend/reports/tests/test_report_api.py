@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from backend.loadtests.models import Test, TestStatus
+from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.reports import service
 from backend.reports.tasks import postprocess_test
 from backend.reports.tests import factory
@@ -171,3 +171,24 @@ def test_an_empty_test_answers_without_data(owner, clickhouse, cache_clear, anon
     chart = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles").json()
     assert chart["figure"]["data"] == []
     assert anon_api.get(f"/api/v1/tests/{test.pk}/tables").json()["cases"][0]["count"] == 0
+
+
+def test_an_upload_attached_to_a_streamed_test_keeps_the_generators_lines(owner, clickhouse, cache_clear, anon_api):
+    test = Test.objects.create(owner=owner, status=TestStatus.READY, has_stream=True)
+    s = factory.random_samples(2000, 30, seed=3)
+    # The tank streamed the shooting (planned RPS 90, 5 instances); then its phout was attached, whose derived
+    # rows carry no planned RPS nor instances (phout has neither).
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, 0, s, reqps=90.0, threads=5))
+    upload = Upload.objects.create(test=test, status=UploadStatus.READY)
+    factory.insert_samples(test.pk, upload.pk, s)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, upload.pk, s))
+    test.active_upload = upload
+    test.save(update_fields=["active_upload"])
+    body = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles", {"compress_ratio": 1}).json()
+    traces = {t["name"]: t for t in body["figure"]["data"]}
+    assert set(traces["planned RPS"]["y"]) == {90.0} and set(traces["instances"]["y"]) == {5.0}
+    report = anon_api.get(f"/api/v1/tests/{test.pk}/report").json()
+    assert report["exact"] is True
+    assert [(x["kind"], x["active"]) for x in report["sources"]] == [("stream", False), ("upload", True)]
+    scatter = anon_api.get(f"/api/v1/tests/{test.pk}/charts/instances_rps", {"compress_ratio": 1}).json()
+    assert set(scatter["figure"]["data"][0]["x"]) == {5.0}
