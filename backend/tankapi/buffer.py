@@ -1,8 +1,8 @@
 """The durable ingest buffer between the tank's pushes and ClickHouse: one Redis stream.
 
 Why a Redis stream: ClickHouse wants few large inserts, the tank sends one small request per second per tank,
-and a push answered 200 must survive the web process dying right after. So the view appends the tank's raw body
-to a stream (XADD, one round trip, persisted by Redis's append-only file) *before* answering, and a Celery beat
+and a push answered 200 must survive the web process dying right after. So the view appends the validated rows of
+the push to a stream (XADD, one round trip, persisted by Redis's append-only file) *before* answering, and a Celery beat
 task (`backend.tankapi.tasks.flush_buffer`, queue `ingest`) drains the stream in batches into ClickHouse and only
 then deletes the entries. A crash between the insert and the delete re-inserts the same rows, which the
 ReplacingMergeTree key (test, source, second, case) collapses: at-least-once delivery, exactly-once as read.
@@ -30,8 +30,13 @@ CLICKHOUSE_DOWN_KEY = "tankapi:clickhouse_down"
 LAST_PUSH_KEY = "tankapi:last_push"  # hash test_id -> unix s of the last accepted push (silence detection)
 FLUSH_LOCK_KEY = "tankapi:flush_lock"
 
+# What an entry holds. The views append the rows they validated ("D": PushSecond.as_row() lists, "M":
+# [ts, host, metric, value] lists), so the flusher only decodes JSON; the raw-body kinds ("d", "m": the tank's
+# own bytes, parsed by the flusher) are still read, for entries written by an older version or by hand.
 KIND_DATA = "d"
 KIND_MONITORING = "m"
+KIND_DATA_ROWS = "D"
+KIND_MONITORING_ROWS = "M"
 
 # Refuse (-1) while ClickHouse is known down, refuse (-2) past the backlog cap, else append and note the time.
 _APPEND_SCRIPT = """
@@ -85,7 +90,7 @@ def _max_entries() -> int:
 
 
 def append(kind: str, test_id: int, body: bytes, received_at_us: int | None = None) -> None:
-    """Append one accepted push (the tank's raw body) to the stream; raise BufferUnavailable if it is refused."""
+    """Append one accepted push to the stream; raise BufferUnavailable if it is refused."""
     now_us = received_at_us if received_at_us is not None else time.time_ns() // 1000
     script = _append_script()
     try:

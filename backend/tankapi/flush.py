@@ -1,8 +1,9 @@
 """Draining the ingest buffer into ClickHouse: few large inserts, then the bookkeeping in PostgreSQL.
 
-One batch = the oldest entries of the Redis stream. They are parsed (analytics.tank_push), turned into two
-column blocks (`second_aggregates` with source_id 0, and `monitoring`), inserted with one INSERT per table, the
-tests' first/last second and last push time are updated in one UPDATE, and only then are the entries deleted.
+One batch = the oldest entries of the Redis stream. Their rows (validated by the view; raw bodies are parsed with
+analytics.tank_push) become two column blocks (`second_aggregates` with source_id 0, and `monitoring`), inserted
+with one INSERT per table; the tests' first/last second and last push time are updated in one UPDATE, and only
+then are the entries deleted.
 A failure before the delete leaves them in the stream for the next run; rows inserted twice collapse in the
 ReplacingMergeTree tables, whose readers use FINAL (or argMax on received_at_us) to see each key once.
 
@@ -14,12 +15,13 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import connection as pg_connection
 
-from analytics.tank_push import PushFormatError, PushSecond, parse_monitoring, parse_push_data
+from analytics.tank_push import ROW_FIELDS, PushFormatError, parse_monitoring, parse_push_data
 from backend.clickhouse import client
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.clickhouse.tables import monitoring, second_aggregates
@@ -54,9 +56,13 @@ class _TestSpan:
     has_data: bool = False
 
 
+_ROW_LENGTH = len(ROW_FIELDS)
+
+
 @dataclass
 class _Batch:
-    seconds: dict[tuple[int, int, str], tuple[int, PushSecond]] = field(default_factory=dict)
+    # (test, second, case) -> (received_at_us, values in ROW_FIELDS order)
+    seconds: dict[tuple[int, int, str], tuple[int, Sequence[Any]]] = field(default_factory=dict)
     points: dict[tuple[int, str, str, int], tuple[float, int]] = field(default_factory=dict)
     spans: dict[int, _TestSpan] = field(default_factory=dict)
     done_ids: list[bytes] = field(default_factory=list)
@@ -70,20 +76,30 @@ def _collect(entries: Iterable[buffer.Entry]) -> _Batch:
             body = json.loads(entry.body)
             span = batch.spans.setdefault(entry.test_id, _TestSpan())
             span.last_push_s = max(span.last_push_s, entry.received_at_us // 1_000_000)
-            if entry.kind == buffer.KIND_DATA:
-                for second in parse_push_data(body):
+            if entry.kind in (buffer.KIND_DATA_ROWS, buffer.KIND_DATA):
+                rows: list[Any] = (
+                    body if entry.kind == buffer.KIND_DATA_ROWS else [s.as_row() for s in parse_push_data(body)]
+                )
+                for row in rows:
+                    if not isinstance(row, list | tuple) or len(row) != _ROW_LENGTH:
+                        raise PushFormatError(f"a buffered second has {len(row)} values, not {_ROW_LENGTH}")
+                    ts, case = int(row[0]), str(row[1])
                     # Within a batch the last copy of a key wins, as the ReplacingMergeTree would decide later.
-                    batch.seconds[(entry.test_id, second.ts, second.case)] = (entry.received_at_us, second)
+                    batch.seconds[(entry.test_id, ts, case)] = (entry.received_at_us, row)
                     span.has_data = True
-                    span.first_ts = second.ts if span.first_ts is None else min(span.first_ts, second.ts)
-                    span.last_ts = second.ts if span.last_ts is None else max(span.last_ts, second.ts)
-            elif entry.kind == buffer.KIND_MONITORING:
-                for point in parse_monitoring(body).points:
-                    key = (entry.test_id, point.host, point.metric, point.ts)
-                    batch.points[key] = (point.value, entry.received_at_us)
+                    span.first_ts = ts if span.first_ts is None else min(span.first_ts, ts)
+                    span.last_ts = ts if span.last_ts is None else max(span.last_ts, ts)
+            elif entry.kind in (buffer.KIND_MONITORING_ROWS, buffer.KIND_MONITORING):
+                if entry.kind == buffer.KIND_MONITORING:
+                    body = [[p.ts, p.host, p.metric, p.value] for p in parse_monitoring(body).points]
+                for ts, host, metric, value in body:
+                    batch.points[(entry.test_id, str(host), str(metric), int(ts))] = (
+                        float(value),
+                        entry.received_at_us,
+                    )
             else:
                 raise PushFormatError(f"unknown buffer entry kind {entry.kind!r}")
-        except (ValueError, PushFormatError) as exc:  # json.JSONDecodeError is a ValueError
+        except (ValueError, TypeError, PushFormatError) as exc:  # json.JSONDecodeError is a ValueError
             log.error("tank buffer entry %r of test %s is unreadable: %s", entry.entry_id, entry.test_id, exc)
             buffer.move_to_dead_letters(entry, str(exc))
             batch.dead += 1
@@ -94,33 +110,10 @@ def _collect(entries: Iterable[buffer.Entry]) -> _Batch:
 
 def _second_columns(batch: _Batch) -> dict[str, list[object]]:
     columns: dict[str, list[object]] = {name: [] for name in second_aggregates.COLUMNS}
-    for (test_id, ts, case), (received_at_us, s) in batch.seconds.items():
-        values: tuple[object, ...] = (
-            test_id,
-            STREAM_SOURCE_ID,
-            ts,
-            case,
-            s.reqps,
-            s.threads,
-            s.resps,
-            s.expect_ms,
-            s.connect_time_ms,
-            s.send_time_ms,
-            s.latency_ms,
-            s.receive_time_ms,
-            s.input_bytes,
-            s.output_bytes,
-            *s.quantiles_ms,
-            list(s.net_codes),
-            list(s.net_counts),
-            list(s.http_codes),
-            list(s.http_counts),
-            list(s.hist_bins),
-            list(s.hist_counts),
-            received_at_us,
-        )
-        for name, value in zip(second_aggregates.COLUMNS, values, strict=True):
-            columns[name].append(value)
+    lists = [columns[name] for name in second_aggregates.COLUMNS]
+    for (test_id, _ts, _case), (received_at_us, row) in batch.seconds.items():
+        for target, value in zip(lists, (test_id, STREAM_SOURCE_ID, *row, received_at_us), strict=True):
+            target.append(value)
     return columns
 
 
