@@ -118,7 +118,11 @@ def _imbalance_finding(series: TestSeries, planned: FloatArray, crit: Criteria, 
     ts = int(series.ts[i])
     before = slice(max(0, i - 10), i)
     after = slice(i, min(len(series), i + 10))
-    planned_here = float(planned[i]) if np.isfinite(planned[i]) else None
+    # A second in which a step changes holds both rates, and the break belongs to the higher one: take the
+    # larger of this second's and the next second's planned rate.
+    near = planned[i : i + 2]
+    near = near[np.isfinite(near)]
+    planned_here = float(near.max()) if near.size else None
     achieved = float(np.median(crit.answered_rps[before])) if i > 0 else float(crit.answered_rps[i])
     rps = planned_here if planned_here else achieved
     why = {

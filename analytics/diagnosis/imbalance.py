@@ -64,7 +64,9 @@ def criteria(series: TestSeries, planned_rps: FloatArray) -> Criteria:
     baseline_err = float(np.median(error_share[early])) if len(series) else 0.0
 
     planned_known = np.isfinite(planned_rps) & (planned_rps >= 1.0)
-    safe_planned = np.where(planned_known, planned_rps, 0.0)
+    # Smoothed like the answers, so a step change (which answers follow a little late, and which a scheme laid
+    # out from the first response second may place up to a second early) is not a deficit.
+    safe_planned = rolling_median(np.where(planned_known, planned_rps, 0.0), SMOOTH_S)
     behind = planned_known & (smooth_answered < BEHIND_RATIO * safe_planned)
     errors = smooth_errors > max(0.05, 3.0 * baseline_err)
     latency = (
