@@ -83,5 +83,5 @@ say "e2e: seeding tests through the API"
 E2E_BASE_URL="$BASE" E2E_TOKEN="$TOKEN" node frontend/e2e/seed.mjs "$VAR/seed.json" \
   || { tail -n 40 "$LOG/e2e-celery.log" >&2; die "seeding failed (logs: $LOG/e2e-gunicorn.log, $LOG/e2e-celery.log)"; }
 say "e2e: browser specs (headless Chromium), screenshots in var/screenshots/"
-E2E_BASE_URL="$BASE" E2E_SEED="$VAR/seed.json" E2E_SCREENSHOTS="$ROOT/var/screenshots" \
+E2E_BASE_URL="$BASE" E2E_TOKEN="$TOKEN" E2E_SEED="$VAR/seed.json" E2E_SCREENSHOTS="$ROOT/var/screenshots" \
   node frontend/e2e/run.mjs

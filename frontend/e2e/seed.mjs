@@ -135,7 +135,7 @@ async function uploadTest(name, version, start, seed, slowdown, gzip) {
 }
 
 /** A tank stream: the same JSON the uploader posts (tank-protocol.md), 60 s of per-second data plus telegraf. */
-async function streamTest(start) {
+async function streamTest(start, { seconds = 60, close = true, name = "streamed by the tank" } = {}) {
   const q = `api_token=${encodeURIComponent(TOKEN)}`;
   const create = await fetch(`${BASE}/api/job/create.json?${q}`, {
     method: "POST",
@@ -149,12 +149,13 @@ async function streamTest(start) {
   await fetch(`${BASE}/api/job/${job}/edit.json?${tq}`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ name: "streamed by the tank", component: COMPONENT, version: "stream", instances: 50 }),
+    body: JSON.stringify({ name, component: COMPONENT, version: "stream", instances: 50 }),
   });
   await fetch(`${BASE}/api/job/${job}/configinitial.txt?${tq}`, { method: "POST", body: form("configinitial", "phantom:\n  address: stream.internal:80\n  load_profile: {load_type: rps, schedule: const(50,60s)}\noverload:\n  enabled: true\n") });
   await fetch(`${BASE}/api/job/${job}/jobmonitoringconfig.txt?${tq}`, { method: "POST", body: form("jobmonitoringconfig", "<Monitoring><Host address=\"db01\"/></Monitoring>") });
   const r = rng(7);
-  for (let s = 0; s < 60; s += 5) {
+  const push = async (from, to) => {
+  for (let s = from; s < to; s += 5) {
     const items = [];
     for (let k = s; k < s + 5; k++) {
       const time = String(start + k);
@@ -238,9 +239,33 @@ async function streamTest(start) {
     const mres = await fetch(`${BASE}/api/monitoring/receiver/push?job_id=${job}&${tq}`, { method: "POST", body: JSON.stringify(mon) });
     if (!mres.ok) throw new Error(`monitoring push: ${mres.status} ${await mres.text()}`);
   }
-  const close = await fetch(`${BASE}/api/job/${job}/close.json?exitcode=0&${tq}`);
-  if (!close.ok) throw new Error(`close.json: ${close.status}`);
-  return { id: job };
+  };
+  await push(0, seconds);
+  if (close) {
+    const res = await fetch(`${BASE}/api/job/${job}/close.json?exitcode=0&${tq}`);
+    if (!res.ok) throw new Error(`close.json: ${res.status}`);
+  }
+  return { id: job, upload_token, start };
+}
+
+/** One more second of the online test (used by the specs to see the page update itself). */
+export async function pushMore(base, token, online, second) {
+  const q = `upload_token=${online.upload_token}&api_token=${encodeURIComponent(token)}`;
+  const time = String(online.start + second);
+  const item = (overall, caseName) => ({
+    overall,
+    case: caseName,
+    net_codes: [{ code: 0, count: 40 }],
+    http_codes: [{ code: 200, count: 40 }],
+    time_intervals: [{ from: 0, to: 25, count: 40 }],
+    trail: { time, reqps: 40, resps: 40, expect: 24.5, disper: 0, self_load: 0, input: 36000, output: 6000, connect_time: 0.5, send_time: 0.1, latency: 20, receive_time: 0.4, threads: 50, q50: 24.5, q75: 24.7, q80: 24.8, q85: 24.8, q90: 24.9, q95: 24.9, q98: 25, q99: 25, q100: 25 },
+  });
+  const res = await fetch(`${base}/api/job/${online.id}/push_data.json?${q}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify([item(0, "index"), item(1, "")]),
+  });
+  if (!res.ok) throw new Error(`push_data: ${res.status} ${await res.text()}`);
 }
 
 async function main() {
@@ -253,10 +278,20 @@ async function main() {
   const a = await uploadTest("billing ramp, baseline", "1.0", t0, 1, 0.5, false);
   const b = await uploadTest("billing ramp, candidate", "1.1", t0 + DURATION_S + 120, 2, 3.0, true);
   const stream = await streamTest(now - 300);
-  const [ma, mb, ms] = await Promise.all([
+  // Still shooting: the tank keeps the test open (no close.json), so the page must update itself.
+  const online = await streamTest(now - 30, { seconds: 10, close: false, name: "still shooting" });
+  // Created, its phout not sent yet: the page shows that it waits for data.
+  const waiting = await api(
+    "POST",
+    "/api/v1/tests/",
+    JSON.stringify({ name: "waiting for its phout", component: COMPONENT, person: "e2e" }),
+    { "Content-Type": "application/json" },
+  );
+  const [ma, mb, ms, mo] = await Promise.all([
     waitStatus(a.id, ["ready"]),
     waitStatus(b.id, ["ready"]),
-    waitStatus(stream.id, ["ready", "online"]),
+    waitStatus(stream.id, ["ready"]),
+    waitStatus(online.id, ["online"]),
   ]);
   const seeded = {
     base: BASE,
@@ -264,13 +299,18 @@ async function main() {
     a: { id: a.id, lines: a.lines, first_ts: ma.first_ts, last_ts: ma.last_ts },
     b: { id: b.id, lines: b.lines, first_ts: mb.first_ts, last_ts: mb.last_ts },
     stream: { id: stream.id, first_ts: ms.first_ts, last_ts: ms.last_ts, status: ms.status },
+    online: { id: online.id, upload_token: online.upload_token, start: online.start, last_ts: mo.last_ts },
+    waiting: { id: waiting.id },
     seed_s: (Date.now() - started) / 1000,
   };
   writeFileSync(out, JSON.stringify(seeded, null, 2));
   console.log(`seeded: tests ${a.id} (${a.lines} lines), ${b.id} (${b.lines} lines, gzip), stream ${stream.id} in ${seeded.seed_s.toFixed(1)} s`);
 }
 
-main().catch((e) => {
-  console.error(`seed failed: ${e instanceof Error ? e.message : e}`);
-  process.exit(1);
-});
+// Run as a script (not when the specs import pushMore).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((e) => {
+    console.error(`seed failed: ${e instanceof Error ? e.message : e}`);
+    process.exit(1);
+  });
+}

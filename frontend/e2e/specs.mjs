@@ -3,8 +3,11 @@
  * the page shows against the JSON API for the same view, and saves a screenshot under var/screenshots/.
  */
 import assert from "node:assert/strict";
+import { pushMore } from "./seed.mjs";
 
 const LEVELS = "50,75,80,85,90,95,98,99,99.5,99.9,100";
+// The issue's budget: charts drawn within 2 s of navigation on localhost.
+const LIMIT_MS = Number(process.env.E2E_DRAW_LIMIT_MS ?? "2000");
 // A 404 from an optional API (analysis, trend) is an answer the page handles, not an error of the page.
 const EXPECTED_404 = /Failed to load resource: the server responded with a status of 404/;
 
@@ -106,10 +109,17 @@ export const specs = [
     async run({ page, base, seed, shots, figures }) {
       const t = seed.a;
       const w = windowOf(t);
-      await page.goto(`${base}/${t.id}#tab=test_data&tags=&slider_start=${w.from}&slider_end=${w.to}&compress_ratio=1`);
-      const drawnAt = await drawnCharts(page, 3);
-      figures.report_charts_drawn_ms = Math.round(drawnAt);
-      assert.ok(drawnAt < 2000, `the three overview charts were drawn ${Math.round(drawnAt)} ms after navigation`);
+      // The median of three fresh navigations (each a new page load, the window's figures computed anew by the
+      // server, which caches only the default view): one slow sample on a busy machine does not decide.
+      const samples = [];
+      for (let i = 0; i < 3; i++) {
+        await page.goto("about:blank");
+        await page.goto(`${base}/${t.id}#tab=test_data&tags=&slider_start=${w.from}&slider_end=${w.to}&compress_ratio=1`);
+        samples.push(await drawnCharts(page, 3));
+      }
+      const drawnAt = [...samples].sort((x, y) => x - y)[1];
+      figures.report_charts_drawn_ms = `${Math.round(drawnAt)} (median of ${samples.map(Math.round).join(", ")})`;
+      assert.ok(drawnAt < LIMIT_MS, `the three overview charts were drawn ${Math.round(drawnAt)} ms after navigation`);
       const points = await tracePoints(page, "Response time quantiles and RPS");
       assert.ok(points.length >= 2 && points.some((n) => n > 0), `quantile traces with points: ${points}`);
       const hash = await page.evaluate(() => window.location.hash);
@@ -198,6 +208,35 @@ export const specs = [
       assert.match(await page.textContent("h1"), new RegExp(seed.component));
       await page.waitForSelector('.chart[data-drawn="1"], .state.error, .state.empty', { timeout: 15000 });
       await page.screenshot({ path: `${shots}/component.png`, fullPage: true });
+    },
+  },
+  {
+    name: "an online test updates itself as the tank pushes",
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots }) {
+      const t = seed.online;
+      await page.goto(`${base}/${t.id}`);
+      await page.waitForSelector(".state.live");
+      await drawnCharts(page, 3);
+      const endBefore = Number(await page.getAttribute('input[name="slider_end"]', "max"));
+      for (let s = 10; s < 16; s++) await pushMore(base, process.env.E2E_TOKEN ?? "", t, s);
+      // The page polls every 5 s; the buffer is flushed every second.
+      await page.waitForFunction(
+        (before) => Number(document.querySelector('input[name="slider_end"]')?.getAttribute("max")) > before,
+        endBefore,
+        { timeout: 20000 },
+      );
+      await page.screenshot({ path: `${shots}/report-online.png`, fullPage: true });
+    },
+  },
+  {
+    name: "a test waiting for its phout says so",
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots }) {
+      await page.goto(`${base}/${seed.waiting.id}`);
+      await page.waitForSelector('section[aria-label="Processing"]');
+      assert.match(await page.textContent('section[aria-label="Processing"]'), /Waiting for the upload|Processing/);
+      await page.screenshot({ path: `${shots}/report-processing.png` });
     },
   },
   {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -19,15 +20,24 @@ INDEX = (
 )
 
 
+MANIFEST = {
+    "_plotly-x1.js": {"file": "assets/plotly-x1.js", "name": "plotly", "imports": ["index.html"]},
+    "index.html": {"file": "assets/index-abc.js", "name": "index", "isEntry": True},
+}
+
+
 @pytest.fixture
 def dist(tmp_path: Path, settings: Settings) -> Path:
     (tmp_path / "index.html").write_text(INDEX, encoding="utf-8")
+    (tmp_path / ".vite").mkdir()
+    (tmp_path / ".vite" / "manifest.json").write_text(json.dumps(MANIFEST), encoding="utf-8")
     settings.FRONTEND_DIST = tmp_path
     return tmp_path
 
 
 @pytest.fixture
-def test_obj(db: None) -> Test:
+def test_obj(db: None, clickhouse: None) -> Test:
+    # The unfurl tags summarise the test from ClickHouse, so report pages need its schema.
     owner = get_user_model().objects.create_user("alice", password="pw-alice-123")
     return Test.objects.create(owner=owner, name='api "v2" <load>')
 
@@ -54,6 +64,15 @@ def test_report_page_carries_escaped_unfurl_tags(client: Client, dist: Path, tes
         assert "<load>" not in body
         assert body.count("<title>") == 1
         assert f"<title>#{test_obj.pk} api &quot;v2&quot; &lt;load&gt; · Tankodrom</title>" in head
+
+
+def test_chart_pages_preload_the_chart_chunk(client: Client, dist: Path, test_obj: Test) -> None:
+    preload = '<link rel="modulepreload" href="/static/assets/plotly-x1.js">'
+    assert preload in client.get(f"/{test_obj.pk}").content.decode().split("</head>")[0]
+    assert preload in client.get(f"/compare/{test_obj.pk}/{test_obj.pk}").content.decode()
+    assert preload in client.get("/component/api").content.decode()
+    # The list draws no chart: it does not pay for the chart library.
+    assert preload not in client.get("/").content.decode()
 
 
 def test_missing_test_gets_the_app_with_404(client: Client, dist: Path, db: None) -> None:

@@ -9,7 +9,8 @@ import type { PlotlyFigureJson } from "../../api/types";
 type PlotlyModule = typeof import("plotly.js-basic-dist-min").default;
 let plotlyPromise: Promise<PlotlyModule> | null = null;
 
-function loadPlotly(): Promise<PlotlyModule> {
+/** Starts downloading plotly.js; pages with charts call it on mount, in parallel with their API calls. */
+export function loadPlotly(): Promise<PlotlyModule> {
   plotlyPromise ??= import("plotly.js-basic-dist-min").then((m) => m.default);
   return plotlyPromise;
 }
@@ -40,7 +41,7 @@ function hasPoints(figure: PlotlyFigureJson): boolean {
   });
 }
 
-export function PlotlyFigure({ figure, name, height = 340, onXRange }: PlotlyFigureProps) {
+export function PlotlyFigure({ figure, name, height = 380, onXRange }: PlotlyFigureProps) {
   const ref = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState<string | null>(null);
   const onXRangeRef = useRef(onXRange);
@@ -56,16 +57,24 @@ export function PlotlyFigure({ figure, name, height = 340, onXRange }: PlotlyFig
       .then((Plotly) => {
         if (cancelled) return null;
         const given = figure.layout ?? {};
-        // A horizontal legend under the x axis and its title: placed in pixels (plotly's legend y is a fraction
-        // of the plot area), so it never overlaps the axis title whatever the chart's height.
-        const margin = { l: 60, r: 60, t: 40, b: 110 };
+        // The figures are built for the chat preview too (a fixed small PNG); on the page the legend goes under
+        // the x axis and its title, placed in pixels (plotly's legend y is a fraction of the plot area), so it
+        // never overlaps the axis title whatever the chart's height. Everything else is the figure's own.
+        const margin = { l: 60, r: 60, t: 40, ...((given.margin as object | undefined) ?? {}), b: 120 };
         const plotHeight = Math.max(80, height - margin.t - margin.b);
         const layout: Record<string, unknown> = {
-          margin,
           font: { family: "system-ui, sans-serif", size: 12 },
-          legend: { orientation: "h", x: 0, xanchor: "left", yanchor: "top", y: -62 / plotHeight },
           hovermode: "x unified",
           ...given,
+          margin,
+          legend: {
+            orientation: "h",
+            ...((given.legend as object | undefined) ?? {}),
+            x: 0,
+            xanchor: "left",
+            yanchor: "top",
+            y: -72 / plotHeight,
+          },
           height,
           autosize: true,
           // Keeps the user's zoom when the same chart is refreshed (an online test polls).

@@ -7,7 +7,7 @@ import { useEffect, useState } from "react";
 import type { Params } from "../../api/client";
 import { getCompare, getTest } from "../../api/endpoints";
 import type { TestMeta } from "../../api/types";
-import { PlotlyFigure } from "../../components/charts/PlotlyFigure";
+import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { useApi } from "../../hooks/useApi";
 import { codeRows, quantileRows } from "../../lib/compareTable";
@@ -110,6 +110,9 @@ export function ComparePage({ ids }: { ids: number[] }) {
   useEffect(() => {
     writeHash(h);
   }, [h]);
+  useEffect(() => {
+    void loadPlotly().catch(() => undefined);
+  }, []);
   useEffect(() => {
     document.title = `Compare ${ids.map((i) => `#${i}`).join(" vs ")} · Tankodrom`;
   }, [ids]);

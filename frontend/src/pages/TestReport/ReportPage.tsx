@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Params } from "../../api/client";
 import { getReport, getSummary, getTest } from "../../api/endpoints";
+import { loadPlotly } from "../../components/charts/PlotlyFigure";
 import { ErrorBox, Loading } from "../../components/States";
 import { useApi, useTicker } from "../../hooks/useApi";
 import { useHashState } from "../../hooks/useHashState";
@@ -75,7 +76,11 @@ export function ReportPage({ id }: { id: number }) {
   const live = metaStatus ?? status ?? "ready";
   // Online tests refetch everything on each tick; others once per status (processing → ready reloads).
   const refresh = live === "online" ? tick : -STATUS_ORDER.indexOf(live) - 1;
-  const report = useApi(meta.data ? `report|${id}|${refresh}` : null, (signal) => getReport(id, signal));
+  // Asked together with the metadata, not after it: every step of this waterfall delays the first chart.
+  const report = useApi(`report|${id}|${refresh}`, (signal) => getReport(id, signal));
+  useEffect(() => {
+    void loadPlotly().catch(() => undefined); // the chart component reports a failed load where it draws
+  }, []);
   const whole = useApi(meta.data && live !== "processing" ? `sum|${id}|${refresh}` : null, (signal) =>
     getSummary(id, [], signal),
   );

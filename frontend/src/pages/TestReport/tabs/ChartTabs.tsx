@@ -18,7 +18,7 @@ export function OverviewTab({ testId, params, refresh, onXRange }: ChartTabProps
         title="Response time quantiles and RPS"
         params={params}
         refresh={refresh}
-        height={420}
+        height={460}
         onXRange={onXRange}
       />
       <ChartBox testId={testId} name="http_codes" title="HTTP codes" params={params} refresh={refresh} onXRange={onXRange} />

@@ -69,7 +69,7 @@ export function MonitoringTab({
               return (
                 <div className="card chart-box" key={f.path.join("/")}>
                   <h3>{title}</h3>
-                  <PlotlyFigure figure={f.figure} name={`${host} ${title}`} height={260} onXRange={onXRange} />
+                  <PlotlyFigure figure={f.figure} name={`${host} ${title}`} height={340} onXRange={onXRange} />
                 </div>
               );
             })}
