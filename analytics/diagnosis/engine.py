@@ -49,6 +49,8 @@ class DiagnosisResult:
     error_share: float | None
     generator_limited_ts: int | None
     scheme_error: str | None = None
+    # [from, to) unix s of the steady stage q99 was taken over (its longest unbroken stretch), for exact re-reads.
+    steady_span: tuple[int, int] | None = None
 
 
 def _scheme(raw: Any) -> tuple[LoadScheme, str | None]:
@@ -385,6 +387,8 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     steady = _steady_mask(series, planned, scheme) & (series.resps > 0)
     cut = min(i for i in (onset.index if onset else None, limit.index if limit else None, len(series)) if i is not None)
     steady[cut:] = False
+    # The median of per-second q99 here; the backend replaces it with the q99 of the merged histograms over
+    # `steady_span` when it has them.
     q99_steady = float(np.median(series.q99_ms[steady])) if steady.any() else None
     sent = float((series.resps - series.discarded).sum())
     error_share = float(series.errors.sum()) / sent if sent > 0 else None
@@ -400,4 +404,21 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
         error_share=error_share,
         generator_limited_ts=int(series.ts[limit.index]) if limit is not None else None,
         scheme_error=scheme_error,
+        steady_span=_longest_run(series.ts, steady),
     )
+
+
+def _longest_run(ts: FloatArray, mask: np.ndarray[Any, np.dtype[np.bool_]]) -> tuple[int, int] | None:
+    """[from, to) seconds of the longest stretch of consecutive True in `mask`."""
+    best: tuple[int, int] | None = None
+    start = -1
+    for i, flag in enumerate([*mask.tolist(), False]):
+        if flag and start < 0:
+            start = i
+        elif not flag and start >= 0:
+            if best is None or i - start > best[1] - best[0]:
+                best = (start, i)
+            start = -1
+    if best is None:
+        return None
+    return int(ts[best[0]]), int(ts[best[1] - 1]) + 1

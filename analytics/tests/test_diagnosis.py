@@ -74,6 +74,7 @@ def test_healthy_constant_load_has_no_finding(seed: int) -> None:
     assert result.findings == []
     assert result.imbalance_rps is None
     assert result.q99_steady_ms is not None and 45 < result.q99_steady_ms < 55
+    assert result.steady_span == (T0, T0 + 600)
     assert result.error_share == 0.0
 
 
@@ -109,6 +110,7 @@ def test_ramp_that_never_breaks_has_no_finding() -> None:
     result = diagnose(DiagnosisInput(simulate(planned, capacity_rps=3000.0, seed=7), load_scheme=scheme))
     assert result.findings == []
     assert result.q99_steady_ms is not None and result.q99_steady_ms < 60
+    assert result.steady_span == (T0 + 120, T0 + 180)  # the const stage
 
 
 def test_generator_limited_by_instances_littles_law() -> None:

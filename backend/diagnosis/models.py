@@ -11,7 +11,7 @@ from django.db import models
 from backend.loadtests.models import Test
 
 # Bump when the engine changes what it finds: stored results of an older engine are recomputed on read.
-ENGINE_VERSION = 1
+ENGINE_VERSION = 2
 
 
 class AnalysisStatus(models.TextChoices):
@@ -33,6 +33,8 @@ class TestAnalysis(models.Model):
     findings = models.JSONField(default=list, blank=True)
     figures = models.JSONField(default=dict, blank=True, help_text="Plotly JSON by name, e.g. usl")
     q99_steady_ms = models.FloatField(null=True, blank=True)
+    steady_from_ts = models.BigIntegerField(null=True, blank=True, help_text="steady stage start, unix s")
+    steady_to_ts = models.BigIntegerField(null=True, blank=True, help_text="steady stage end (exclusive), unix s")
     imbalance_rps = models.FloatField(null=True, blank=True)
     imbalance_ts = models.BigIntegerField(null=True, blank=True, help_text="unix s")
     error_share = models.FloatField(null=True, blank=True)

@@ -17,6 +17,7 @@ from django.utils import timezone
 from analytics.diagnosis import DiagnosisInput, MonitoringSeries, TestSeries, diagnose
 from analytics.diagnosis.figures import trend_figure
 from analytics.diagnosis.trend import FIGURES, FigureSpec, TrendAnalysis, TrendInput, analyse_trend, judge
+from analytics.quantiles import sparse_histogram_quantiles_us
 from backend.clickhouse.queries import diagnosis as queries
 from backend.diagnosis.models import ENGINE_VERSION, AnalysisStatus, TestAnalysis
 from backend.loadtests.models import Test, TestStatus
@@ -84,6 +85,12 @@ def run(test: Test) -> TestAnalysis:
                 "annotations": [],
             }
         )
+    q99_steady_ms = result.q99_steady_ms
+    if result.steady_span is not None:
+        bins, counts = queries.steady_histogram(int(test.pk), source_of(test), *result.steady_span)
+        if sum(counts) > 0:
+            # The q99 of the whole stage, not the median of per-second q99s: what "q99 of the steady stage" means.
+            q99_steady_ms = float(sparse_histogram_quantiles_us(bins, counts, [99.0])[0]) / 1000.0
     analysis, _ = TestAnalysis.objects.update_or_create(
         test=test,
         defaults={
@@ -93,7 +100,9 @@ def run(test: Test) -> TestAnalysis:
             "seconds": len(data.series),
             "findings": findings,
             "figures": result.figures,
-            "q99_steady_ms": result.q99_steady_ms,
+            "q99_steady_ms": q99_steady_ms,
+            "steady_from_ts": result.steady_span[0] if result.steady_span else None,
+            "steady_to_ts": result.steady_span[1] if result.steady_span else None,
             "imbalance_rps": result.imbalance_rps,
             "imbalance_ts": result.imbalance_ts,
             "error_share": result.error_share,
@@ -155,6 +164,7 @@ def analysis_payload(test: Test, user: Any) -> dict[str, Any]:
         "status": "ready",
         "findings": analysis.findings,
         "figures": analysis.figures,
+        "steady_stage": {"from_ts": analysis.steady_from_ts, "to_ts": analysis.steady_to_ts},
         "trend_figures": {
             "q99": analysis.q99_steady_ms,
             "imbalance_rps": analysis.imbalance_rps,

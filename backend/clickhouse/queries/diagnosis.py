@@ -38,6 +38,13 @@ WHERE test_id = %(test_id)s AND source_id = %(source_id)s AND case = ''
 ORDER BY ts
 """
 
+STEADY_HISTOGRAM_SQL = f"""
+SELECT sumMap(hist_bins, hist_counts)
+FROM {second_aggregates.NAME} FINAL
+WHERE test_id = %(test_id)s AND source_id = %(source_id)s AND case = ''
+  AND ts >= %(from_ts)s AND ts < %(to_ts)s
+"""
+
 MONITORING_SQL = f"""
 SELECT host, metric, ts, argMax(value, received_at_us) AS value
 FROM {monitoring.NAME}
@@ -92,3 +99,16 @@ def monitoring_points(test_id: int) -> dict[str, dict[str, tuple[list[int], list
         ts_list.append(int(ts))
         values.append(float(value))
     return out
+
+
+def steady_histogram(test_id: int, source_id: int, from_ts: int, to_ts: int) -> tuple[list[int], list[int]]:
+    """The overall histogram (bin indexes, counts) of `[from_ts, to_ts)`, merged on the tank's grid."""
+    rows = client.execute(
+        STEADY_HISTOGRAM_SQL,
+        {"test_id": test_id, "source_id": source_id, "from_ts": from_ts, "to_ts": to_ts},
+        tag="diagnosis.steady_histogram",
+    )
+    if not rows:
+        return [], []
+    bins, counts = rows[0][0]
+    return [int(b) for b in bins], [int(c) for c in counts]

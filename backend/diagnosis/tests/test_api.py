@@ -100,7 +100,10 @@ def test_healthy_constant_test_has_no_findings(owner: User, clickhouse: None, ow
     body = owner_api.get(f"/api/v1/tests/{test.pk}/analysis").json()
     assert body["status"] == "ready"
     assert body["findings"] == []
-    assert body["trend_figures"]["q99"] == pytest.approx(24.0, rel=0.05)  # q99 = 1.2 × q95 in these rows
+    # These rows put each second's answers in one histogram bin at its q95 (20 ms × lognormal(0, 0.05)), so the
+    # q99 of the merged steady-stage histogram is the 99th percentile of those: 20 × e^(2.326 × 0.05).
+    assert body["trend_figures"]["q99"] == pytest.approx(20.0 * np.exp(2.326 * 0.05), rel=0.03)
+    assert body["steady_stage"] == {"from_ts": T0, "to_ts": T0 + 300}
     assert body["trend_figures"]["imbalance_rps"] is None
     assert body["trend_figures"]["error_share"] == 0.0
     assert body["trend"] is None  # no component, no trend badge
