@@ -144,9 +144,13 @@ def insert_aggregates(rows: list[tuple[Any, ...]]) -> None:
     client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="tests.reports.aggregates")
 
 
-def insert_monitoring(test_id: int, host: str, metrics: dict[str, list[float]], t0: int = T0) -> None:
+def insert_monitoring(
+    test_id: int, host: str, metrics: dict[str, list[float]], t0: int = T0, received_at_us: int = 1
+) -> None:
     rows = [
-        (test_id, t0 + i, host, metric, float(v), 1) for metric, values in metrics.items() for i, v in enumerate(values)
+        (test_id, t0 + i, host, metric, float(v), received_at_us)
+        for metric, values in metrics.items()
+        for i, v in enumerate(values)
     ]
     client.insert_rows(monitoring.NAME, monitoring.COLUMNS, rows, tag="tests.reports.monitoring")
 

@@ -192,3 +192,14 @@ def test_an_upload_attached_to_a_streamed_test_keeps_the_generators_lines(owner,
     assert [(x["kind"], x["active"]) for x in report["sources"]] == [("stream", False), ("upload", True)]
     scatter = anon_api.get(f"/api/v1/tests/{test.pk}/charts/instances_rps", {"compress_ratio": 1}).json()
     assert set(scatter["figure"]["data"][0]["x"]) == {5.0}
+
+
+def test_monitoring_seconds_sent_twice_count_once(streamed, anon_api) -> None:
+    test, s = streamed
+    t0 = int(s.receive_sec.min())
+    factory.insert_monitoring(test.pk, "target", {"System_la1": [1.0, 2.0]}, t0=t0, received_at_us=1)
+    # The same seconds again, received later: one copy counts, the latest (averaging both would give 2.5).
+    factory.insert_monitoring(test.pk, "target", {"System_la1": [3.0, 4.0]}, t0=t0, received_at_us=2)
+    mon = anon_api.get(f"/api/v1/tests/{test.pk}/monitoring", {"compress_ratio": 2}).json()
+    load = mon["hosts"][0]["groups"][0]
+    assert load["group"] == "load" and load["figure"]["data"][0]["y"] == [3.5]
