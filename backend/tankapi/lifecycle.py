@@ -155,6 +155,7 @@ def close_silent_tests(now_s: float | None = None) -> list[int]:
     now = timezone.now() if now_s is None else datetime.fromtimestamp(now_s, tz=UTC)
     cutoff = now - timedelta(seconds=silence_s)
     recent = buffer.last_push_times()
+    pending = buffer.pending_test_ids()
     closed: list[int] = []
     candidates = Test.objects.filter(status=TestStatus.ONLINE, created_at__lt=cutoff).values_list("id", "last_push_at")
     for test_id, last_push_at in candidates:
@@ -162,7 +163,7 @@ def close_silent_tests(now_s: float | None = None) -> list[int]:
             continue
         if recent.get(test_id, 0) >= cutoff.timestamp():
             continue
-        if buffer.pending_for_test(test_id):
+        if test_id in pending:
             continue
         reason = SILENCE_REASON.format(seconds=silence_s)
         if close_test(test_id, None, by_silence=True, reason=reason):

@@ -339,8 +339,16 @@ def test_silent_tests_are_closed_and_marked(
 
     long_ago = timezone.now() - timedelta(seconds=600)
     Test.objects.filter(pk__in=[silent, busy]).update(created_at=long_ago, last_push_at=long_ago)
-    # `busy` pushed just now: still in the buffer's last-push times, not flushed yet.
+    # `recent` pushed just now and was flushed, but its PostgreSQL last_push_at is old: Redis's time keeps it open.
+    recent, recent_upload = _create(http, token)
+    Test.objects.filter(pk=recent).update(created_at=long_ago)
+    monitoring_url = f"/api/monitoring/receiver/push?job_id={recent}&upload_token={recent_upload}&api_token={token}"
+    assert http.generic("POST", monitoring_url, fixture_bytes("monitoring_1795316039.json")).status_code == 200
+    assert flush.flush_all().entries == 1
+    Test.objects.filter(pk=recent).update(last_push_at=long_ago)
+    # `busy` has a push waiting in the buffer and an old last-push time: only the backlog keeps it open.
     assert _push(http, busy, busy_upload, token, fixture_bytes("push_data_bfg_1795316038.json")).status_code == 200
+    buffer.connection().hset(buffer.LAST_PUSH_KEY, str(busy), 0)
     with django_capture_on_commit_callbacks(execute=True):
         closed = lifecycle.close_silent_tests()
     assert closed == [silent]
@@ -348,6 +356,7 @@ def test_silent_tests_are_closed_and_marked(
     assert test.status == Status.PROCESSING and test.closed_by_silence and test.exit_code is None
     assert "60 s" in test.exit_reason
     assert Test.objects.get(pk=busy).status == Status.ONLINE
+    assert Test.objects.get(pk=recent).status == Status.ONLINE
     assert Test.objects.get(pk=fresh).status == Status.ONLINE
 
 
