@@ -1,3 +1,5 @@
+"""Django app config of the reports API."""
+
 from django.apps import AppConfig
 
 

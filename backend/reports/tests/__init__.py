@@ -1,0 +1,1 @@
+"""Tests of the reports API, on the real PostgreSQL, ClickHouse and Redis."""
