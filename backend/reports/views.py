@@ -6,7 +6,7 @@ credentials where they are needed, 403 when the user may not, 404 for a missing 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -154,7 +154,10 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
         if params.get("since"):
             qs = qs.filter(created_at__gte=_time_bound("since", params["since"]))
         if params.get("until"):
-            qs = qs.filter(created_at__lt=_time_bound("until", params["until"]))
+            until = _time_bound("until", params["until"])
+            if parse_date(params["until"].strip()) is not None:
+                until += timedelta(days=1)  # a date names a whole day: until 2026-11-22 includes that day
+            qs = qs.filter(created_at__lt=until)
         return qs.order_by("-created_at", "-id")
 
     @extend_schema(parameters=LIST_PARAMETERS, summary="Tests, newest first, filtered and paginated")

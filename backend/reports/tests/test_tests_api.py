@@ -56,6 +56,8 @@ def test_list_filters_newest_first_and_paginates(owner, owner_api, anon_api, db)
     assert ids({"search": str(b.pk)}) == [b.pk]
     assert ids({"since": "2000-01-01", "until": str(int(time.time()) + 60)}) == [c.pk, b.pk, a.pk]
     assert ids({"since": str(int(time.time()) + 3600)}) == []
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert ids({"since": today, "until": today}) == [c.pk, b.pk, a.pk]  # a date names the whole day
     page = anon_api.get("/api/v1/tests/", {"page_size": 2}).json()
     assert page["count"] == 3 and page["next"] and page["previous"] is None and len(page["results"]) == 2
     bad = anon_api.get("/api/v1/tests/", {"status": "bogus"})
