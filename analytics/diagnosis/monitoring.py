@@ -71,7 +71,8 @@ def single_core_hint(host: MonitoringSeries, first_ts: float, last_ts: float) ->
     matrix = np.vstack(rows)  # cores × seconds
     hottest = matrix.max(axis=0)
     hot_core = matrix.argmax(axis=0)
-    others = np.array([np.median(np.delete(matrix[:, i], hot_core[i])) for i in range(grid.size)])
+    # Median of the cores other than the hottest one: drop the largest value of each column.
+    others = np.median(np.sort(matrix, axis=0)[:-1], axis=0)
     lopsided = (hottest >= 90.0) & (others <= 30.0)
     if lopsided.sum() < max(10, 0.2 * grid.size):
         return None

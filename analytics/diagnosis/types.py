@@ -117,9 +117,11 @@ def rolling_median(x: FloatArray, window: int) -> FloatArray:
     if n == 0 or window <= 1:
         return x.copy()
     half = window // 2
-    out = np.empty(n)
-    for i in range(n):
-        out[i] = float(np.median(x[max(0, i - half) : i + half + 1]))
+    # NaN padding + nanmedian = the shrinking window at the edges, vectorised (a day-long test has 86 400 points).
+    padded = np.concatenate([np.full(half, np.nan), x.astype(np.float64), np.full(half, np.nan)])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1)
+    with np.errstate(all="ignore"):
+        out: FloatArray = np.nanmedian(windows, axis=1)
     return out
 
 

@@ -17,7 +17,7 @@ from backend.clickhouse.tables import monitoring, second_aggregates
 DISCARDED_NET_CODE = 777
 TIMEOUT_NET_CODE = 110
 # Only the metrics the hints read (CPU per core and total, used memory): a host can send hundreds.
-MONITORING_METRICS_RE = "(?i)cpu|^Memory_used$"
+MONITORING_METRICS_RE = "(?i)cpu.*(idle|user|system)$|^Memory_used$"
 
 SERIES_SQL = f"""
 SELECT
