@@ -203,3 +203,21 @@ def test_monitoring_seconds_sent_twice_count_once(streamed, anon_api) -> None:
     mon = anon_api.get(f"/api/v1/tests/{test.pk}/monitoring", {"compress_ratio": 2}).json()
     load = mon["hosts"][0]["groups"][0]
     assert load["group"] == "load" and load["figure"]["data"][0]["y"] == [3.5]
+
+
+def test_tables_of_a_streamed_test_are_within_one_bin(streamed, anon_api) -> None:
+    from analytics.quantiles import bin_width_us
+
+    test, s = streamed
+    body = anon_api.get(f"/api/v1/tests/{test.pk}/tables", {"q": "50,95,99"}).json()
+    assert body["exact"] is False and body["quantiles"]["columns"] == ["overall", "index", "missing", "search"]
+    for row in body["quantiles"]["rows"]:
+        for column, value in zip(body["quantiles"]["columns"], row["values"], strict=True):
+            part = s if column == "overall" else s.mask(s.tag == column)
+            exact = np.percentile(part.interval_real_us, float(row["level"]), method="lower")
+            assert abs(value * 1000 - exact) <= bin_width_us(exact) + 1, (column, row["level"])
+    counts = {r["case"]: r["count"] for r in body["cases"]}
+    assert counts == {"overall": len(s), **{t: int((s.tag == t).sum()) for t in ("index", "missing", "search")}}
+    only = anon_api.get(f"/api/v1/tests/{test.pk}/tables", {"case": "search"}).json()
+    assert only["quantiles"]["columns"] == ["overall", "search"]
+    assert sum(r["count"] for r in only["http_codes"]) == int((s.tag == "search").sum())
