@@ -40,6 +40,10 @@ let failed = 0;
 try {
   for (const spec of [...specs, ...tokenSpecs]) {
     if (ONLY && !spec.name.includes(ONLY)) continue;
+    if (spec.skip?.(SEED)) {
+      console.log(`  skip ${spec.name}`);
+      continue;
+    }
     // A laptop screen: the pages must read well at this size.
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, timezoneId: "UTC" });
     const page = await context.newPage();

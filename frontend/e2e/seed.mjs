@@ -8,7 +8,8 @@
  *
  *   node e2e/seed.mjs OUT.json   (env: E2E_BASE_URL, E2E_TOKEN, E2E_DURATION_S, E2E_RPS)
  */
-import { writeFileSync } from "node:fs";
+import { createReadStream, createWriteStream, rmSync, statSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
 
 const BASE = process.env.E2E_BASE_URL ?? "http://127.0.0.1:8765";
@@ -16,6 +17,8 @@ const TOKEN = process.env.E2E_TOKEN ?? "";
 const DURATION_S = Number(process.env.E2E_DURATION_S ?? "240");
 const RPS = Number(process.env.E2E_RPS ?? "150");
 const COMPONENT = "e2e-billing-api";
+// Lines of the big test for the performance figures (the issue's figure is for 10M); 0 = no big test.
+const PERF_LINES = Number(process.env.E2E_PERF_LINES ?? "0");
 
 /** A small deterministic PRNG (mulberry32): the same seed gives the same file, so failures reproduce. */
 function rng(seed) {
@@ -36,17 +39,17 @@ const CASES = [
 ];
 
 /**
- * A phout (yandex-tank's 12 tab-separated columns) of a line(rps/4 → rps) ramp then a const stage. Response
- * times are log-normal around each case's base and grow with load after 60 % of the ramp (`slowdown`), with a
- * few HTTP 5xx, 404s and timeouts (net code 110), as a real shooting has.
+ * A phout (yandex-tank's 12 tab-separated columns) of a line(rps/4 → rps) ramp then a const stage, one second
+ * per yielded chunk. Response times are log-normal around each case's base and grow with load after 60 % of
+ * the ramp (`slowdown`), with a few HTTP 5xx, 404s and timeouts (net code 110), as a real shooting has.
  */
-function makePhout(start, seed, slowdown) {
+function* phoutSeconds(start, seed, slowdown, durationS, rps) {
   const r = rng(seed);
-  const lines = [];
-  for (let s = 0; s < DURATION_S; s++) {
-    const ramp = s < DURATION_S / 2 ? 0.25 + (0.75 * s) / (DURATION_S / 2) : 1;
-    const n = Math.max(1, Math.round(RPS * ramp));
+  for (let s = 0; s < durationS; s++) {
+    const ramp = s < durationS / 2 ? 0.25 + (0.75 * s) / (durationS / 2) : 1;
+    const n = Math.max(1, Math.round(rps * ramp));
     const stress = ramp > 0.6 ? 1 + (slowdown * (ramp - 0.6)) / 0.4 : 1;
+    const lines = new Array(n);
     for (let i = 0; i < n; i++) {
       const u = r();
       const c = u < CASES[0].share ? CASES[0] : u < CASES[0].share + CASES[1].share ? CASES[1] : CASES[2];
@@ -67,25 +70,51 @@ function makePhout(start, seed, slowdown) {
       const latency = Math.round(us * 0.8);
       const receive = us - connect - send - latency;
       const t = start + s + i / n;
-      lines.push(
-        [
-          t.toFixed(3),
-          `${c.tag}#${(i % 7) + 1}`,
-          us,
-          connect,
-          send,
-          latency,
-          receive,
-          0,
-          120 + Math.round(r() * 40),
-          net ? 0 : 800 + Math.round(r() * 400),
-          net,
-          http,
-        ].join("\t"),
-      );
+      const sizeOut = 120 + Math.round(r() * 40);
+      const sizeIn = net ? 0 : 800 + Math.round(r() * 400);
+      lines[i] =
+        `${t.toFixed(3)}\t${c.tag}#${(i % 7) + 1}\t${us}\t${connect}\t${send}\t${latency}\t${receive}\t0\t` +
+        `${sizeOut}\t${sizeIn}\t${net}\t${http}\n`;
     }
+    yield lines.join("");
   }
-  return lines.join("\n") + "\n";
+}
+
+function makePhout(start, seed, slowdown) {
+  return [...phoutSeconds(start, seed, slowdown, DURATION_S, RPS)].join("");
+}
+
+/** A big phout written to disk second by second (bounded memory), for the performance figures. */
+async function writeBigPhout(path, start, lines) {
+  const durationS = 1000;
+  // The ramp-then-const profile sends 0.8125 × rps × duration lines.
+  const rps = Math.ceil(lines / (0.8125 * durationS));
+  const out = createWriteStream(path);
+  let count = 0;
+  for (const chunk of phoutSeconds(start, 99, 1.0, durationS, rps)) {
+    count += chunk.split("\n").length - 1;
+    if (!out.write(chunk)) await new Promise((resolve) => out.once("drain", resolve));
+  }
+  await new Promise((resolve, reject) => out.end((e) => (e ? reject(e) : resolve())));
+  return { lines: count, durationS };
+}
+
+/** PUT a file as the body, streamed with its Content-Length (the upload API requires it). */
+function putFile(path, url) {
+  return new Promise((resolve, reject) => {
+    const size = statSync(path).size;
+    const req = httpRequest(url, {
+      method: "PUT",
+      headers: { Authorization: `Token ${TOKEN}`, "Content-Type": "application/octet-stream", "Content-Length": size },
+    });
+    req.on("response", (res) => {
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () => (res.statusCode === 202 ? resolve(body) : reject(new Error(`PUT ${url}: ${res.statusCode} ${body}`))));
+    });
+    req.on("error", reject);
+    createReadStream(path).pipe(req);
+  });
 }
 
 async function api(method, path, body, headers = {}) {
@@ -248,6 +277,30 @@ async function streamTest(start, { seconds = 60, close = true, name = "streamed 
   return { id: job, upload_token, start };
 }
 
+/** The big test: generated to disk, uploaded, ingested; the times of each step are part of the figures. */
+async function perfTest(path) {
+  const t0 = Date.now();
+  const start = Math.floor(Date.now() / 1000) - 4000;
+  const { lines, durationS } = await writeBigPhout(path, start, PERF_LINES);
+  const t1 = Date.now();
+  const test = await api(
+    "POST",
+    "/api/v1/tests/",
+    JSON.stringify({ name: `big: ${lines} lines`, component: "e2e-perf", person: "e2e", loadscheme: [`line(..,${durationS}s)`] }),
+    { "Content-Type": "application/json" },
+  );
+  await putFile(path, `${BASE}/api/v1/tests/${test.id}/phout`);
+  const t2 = Date.now();
+  const meta = await waitStatus(test.id, ["ready"], 3600);
+  const t3 = Date.now();
+  rmSync(path, { force: true });
+  console.log(
+    `perf test ${test.id}: ${lines} lines generated in ${((t1 - t0) / 1000).toFixed(1)} s, ` +
+      `sent in ${((t2 - t1) / 1000).toFixed(1)} s, ready ${((t3 - t2) / 1000).toFixed(1)} s later`,
+  );
+  return { id: test.id, lines, first_ts: meta.first_ts, last_ts: meta.last_ts };
+}
+
 /** One more second of the online test (used by the specs to see the page update itself). */
 export async function pushMore(base, token, online, second) {
   const q = `upload_token=${online.upload_token}&api_token=${encodeURIComponent(token)}`;
@@ -303,6 +356,7 @@ async function main() {
     waiting: { id: waiting.id },
     seed_s: (Date.now() - started) / 1000,
   };
+  if (PERF_LINES > 0) seeded.perf = await perfTest(out.replace(/[^/]*$/, "perf.phout"));
   writeFileSync(out, JSON.stringify(seeded, null, 2));
   console.log(`seeded: tests ${a.id} (${a.lines} lines), ${b.id} (${b.lines} lines, gzip), stream ${stream.id} in ${seeded.seed_s.toFixed(1)} s`);
 }

@@ -240,6 +240,25 @@ export const specs = [
     },
   },
   {
+    name: "big test: report charts drawn within the budget",
+    allowErrors: [EXPECTED_404],
+    skip: (seed) => !seed.perf,
+    async run({ page, base, seed, shots, figures }) {
+      const t = seed.perf;
+      const samples = [];
+      for (let i = 0; i < 3; i++) {
+        await page.goto("about:blank");
+        await page.goto(`${base}/${t.id}`);
+        samples.push(await drawnCharts(page, 3, 30000));
+      }
+      const drawnAt = [...samples].sort((x, y) => x - y)[1];
+      figures[`big_test_charts_drawn_ms (${t.lines} lines)`] =
+        `${Math.round(drawnAt)} (median of ${samples.map(Math.round).join(", ")})`;
+      await page.screenshot({ path: `${shots}/report-big.png`, fullPage: true });
+      assert.ok(drawnAt < LIMIT_MS, `charts of the ${t.lines}-line test drawn ${Math.round(drawnAt)} ms after navigation`);
+    },
+  },
+  {
     name: "a missing test answers 404 with a readable page",
     allowErrors: [EXPECTED_404],
     async run({ page, base, shots }) {
