@@ -16,6 +16,7 @@ from typing import Any
 
 from clickhouse_driver import Client
 from clickhouse_driver.errors import Error as DriverError
+from clickhouse_driver.result import QueryResult
 from django.conf import settings
 
 log = logging.getLogger(__name__)
@@ -123,10 +124,19 @@ def execute_with_columns(
 def execute_numpy(sql: str, params: Mapping[str, Any] | None = None, *, tag: str) -> list[Any]:
     """Return the result as a list of numpy arrays, one per column (fast path for large reads)."""
     _notify(sql, params)
-    with _translated_errors(tag):
-        columns: list[Any] = _client().execute(
-            sql, params or {}, columnar=True, settings={**_QUERY_SETTINGS, "use_numpy": True}
-        )
+    from clickhouse_driver.numpy.result import NumpyQueryResult
+
+    conn = _client()
+    # The per-query use_numpy setting makes the driver read numpy blocks, but the result class chosen when the
+    # client was built (plain) turns every value back into a Python object; the numpy one keeps the arrays.
+    conn.query_result_cls = NumpyQueryResult
+    try:
+        with _translated_errors(tag):
+            columns: list[Any] = conn.execute(
+                sql, params or {}, columnar=True, settings={**_QUERY_SETTINGS, "use_numpy": True}
+            )
+    finally:
+        conn.query_result_cls = QueryResult
     return columns
 
 
