@@ -14,7 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics.compare import DEFAULT_LEVELS, CompareSettings, QuantileComparison, SparseCounts, compare_quantiles
+from analytics.compare import (
+    DEFAULT_LEVELS,
+    CompareSettings,
+    QuantileComparison,
+    SparseCounts,
+    compare_quantiles,
+    time_step_s,
+)
 
 
 @dataclass(frozen=True)
@@ -29,13 +36,14 @@ class LoadComparison:
     bands: list[LoadBand]
 
 
-def rps_per_second(data: SparseCounts) -> dict[int, int]:
-    """Responses per second (all histogram counts of that second)."""
+def rps_per_second(data: SparseCounts) -> dict[int, float]:
+    """Responses per second of each time slot (all histogram counts of the slot over its length)."""
     if data.seconds.size == 0:
         return {}
+    step = time_step_s(data)
     uniq, inverse = np.unique(data.seconds, return_inverse=True)
     sums = np.bincount(inverse, weights=data.counts.astype(np.float64))
-    return {int(s): round(float(c)) for s, c in zip(uniq, sums, strict=True)}
+    return {int(s): float(c) / step for s, c in zip(uniq, sums, strict=True)}
 
 
 def _nice_step(span: float, bands: int) -> float:

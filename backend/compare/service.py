@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -30,11 +31,16 @@ from backend.clickhouse.queries.selection import Selection
 from backend.loadtests.models import Test
 
 MAX_TESTS = 10
+# Long-lived, so that its threads keep their ClickHouse connections between comparisons.
+_READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="compare-read")
+MAX_LEVELS = 30
+MAX_SECOND = 2**32 - 1  # ClickHouse stores seconds as UInt32
+MAX_ID = 2**63 - 1  # PostgreSQL bigint
 ALIGNMENTS = ("start", "absolute")
 METHOD = (
     "Block bootstrap over seconds: each test's per-second response-time histograms (tank bin grid) are "
     "resampled in blocks of consecutive seconds (about n^(1/3) s, longer when seconds are strongly "
-    "correlated), 1000 times per test; intervals are simultaneous 95% bands over all judged levels "
+    "correlated), 1000 times per test; intervals are simultaneous 97% bands over all judged levels "
     "(max-|t|). 'worse'/'better' only when the whole interval lies beyond 1% of the baseline (and one "
     "histogram bin for streamed data); levels with fewer than 10 responses beyond them are not judged. "
     "Code shares: the same bootstrap, floor 0.1 percentage point. Values are exact order statistics when "
@@ -79,6 +85,8 @@ def _int_param(name: str, raw: str | None) -> int | None:
         raise BadRequest(f"{name} must be a whole number of seconds, got {raw!r}") from None
     if value < 0:
         raise BadRequest(f"{name} must not be negative, got {value}")
+    if value > MAX_SECOND:
+        raise BadRequest(f"{name} must be at most {MAX_SECOND} (unix seconds fit in 32 bits), got {value}")
     return value
 
 
@@ -90,7 +98,7 @@ def parse_params(query: Mapping[str, Any], cases: Sequence[str]) -> CompareParam
     ids: list[int] = []
     for part in raw_tests.split(","):
         part = part.strip()
-        if not part.isdigit():
+        if not part.isascii() or not part.isdigit() or int(part) > MAX_ID:
             raise BadRequest(f"tests: {part!r} is not a test id")
         ids.append(int(part))
     if len(ids) < 2:
@@ -112,10 +120,12 @@ def parse_params(query: Mapping[str, Any], cases: Sequence[str]) -> CompareParam
                 level = float(part)
             except ValueError:
                 raise BadRequest(f"q: {part!r} is not a percent") from None
-            if not 0 <= level <= 100:
+            if not 0 <= level <= 100:  # also refuses nan
                 raise BadRequest(f"q: {part} is outside 0..100")
             parsed.append(level)
         levels = tuple(sorted(set(parsed)))
+        if len(levels) > MAX_LEVELS:
+            raise BadRequest(f"q: at most {MAX_LEVELS} levels")
     align = str(query.get("align") or "start")
     if align not in ALIGNMENTS:
         raise BadRequest(f"align must be one of {', '.join(ALIGNMENTS)}, got {align!r}")
@@ -241,7 +251,8 @@ def _by_load_json(result: LoadComparison, n_tests: int) -> dict[str, Any]:
 
 def build(params: CompareParams, tests: Sequence[Test], settings: CompareSettings | None = None) -> dict[str, Any]:
     """The comparison JSON for `tests` (in the order asked; the first is the baseline)."""
-    loaded = [_load(t, params) for t in tests]
+    # The tests' reads are independent: run them side by side (each thread has its own ClickHouse connection).
+    loaded = list(_READERS.map(lambda t: _load(t, params), tests))
     empty = queries.TestCounts(
         {"": SparseCounts.empty()}, {"": SparseCounts.empty()}, {"": SparseCounts.empty()}, None, []
     )
@@ -266,7 +277,13 @@ def build(params: CompareParams, tests: Sequence[Test], settings: CompareSetting
     for case in common:
         exact = [c.exact_ms.get(case) if c.exact_ms else None for c in counts]
         per_case[case] = _quantiles_json(
-            compare_quantiles([c.latency[case] for c in counts], params.levels, exact_ms=exact, settings=settings)
+            compare_quantiles(
+                [c.latency[case] for c in counts],
+                params.levels,
+                exact_ms=exact,
+                tau_s=overall.tau_s,  # a case's seconds drift with its test's: no need to estimate it again
+                settings=settings,
+            )
         )
 
     labels = [f"#{t.pk}" for t in tests]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics.compare import SparseCounts
+from analytics.compare import COARSE_KEY, SparseCounts
 from analytics.histogram import BIN_COUNT, BIN_EDGES_US, MAX_HIST_US
 from backend.clickhouse import client
 from backend.clickhouse.queries.selection import Selection
@@ -44,6 +44,8 @@ def _bin_expression(column: str) -> str:
 
 
 _BIN_SQL = _bin_expression("interval_real_us")
+# Tank bin -> its group on the comparison's coarse grid (analytics.compare.COARSE_KEY), as a bound array.
+_COARSE_KEY = [int(k) for k in COARSE_KEY]
 
 
 @dataclass(frozen=True)
@@ -58,17 +60,6 @@ class TestCounts:
     net: dict[str, SparseCounts]
     exact_ms: dict[str, list[float]] | None
     cases: list[str]
-
-
-def _split_by_tag(tags: np.ndarray, secs: np.ndarray, keys: np.ndarray, counts: np.ndarray) -> dict[str, SparseCounts]:
-    out: dict[str, SparseCounts] = {}
-    if tags.size == 0:
-        return out
-    names, inverse = np.unique(tags.astype(str), return_inverse=True)
-    for j, name in enumerate(names):
-        mask = inverse == j
-        out[str(name)] = SparseCounts.of(secs[mask], keys[mask], counts[mask])
-    return out
 
 
 def _merge(parts: Sequence[SparseCounts]) -> SparseCounts:
@@ -100,76 +91,105 @@ def first_second(test_id: int, upload_id: int | None) -> int | None:
     return int(rows[0][0]) if rows and int(rows[0][1]) > 0 else None
 
 
+def time_unit_s(span_s: int) -> int:
+    """Seconds per time slot read from ClickHouse: 1 for short tests, more for long ones (at most ~100 slots).
+
+    The bootstrap's blocks are ~n^(1/3) seconds or longer (10 s for 1000 s) and a comparison chart needs no
+    more than ~100 points, so finer slots would only multiply the rows sent over the wire (10 cases x 1000 s x
+    150 bins = 1.5M rows for 10M samples; 10x less with 10 s slots).
+    """
+    return max(1, -(-span_s // 100))
+
+
 def from_samples(sel: Selection, levels_pct: Sequence[float]) -> TestCounts:
-    """Histograms, codes and exact quantiles per tag from raw samples; '' is the selected tags merged."""
+    """Histograms, codes and exact quantiles per tag from raw samples; '' is the selected tags merged.
+
+    Seconds in the returned counts are slot starts: origin + k * unit (see time_unit_s).
+    """
     params = sel.params()
-    hist = client.execute_numpy(
-        f"""
-        SELECT tag, receive_sec, bin, count() AS n
-        FROM (
-            SELECT tag, receive_sec, {_BIN_SQL} AS bin
-            FROM {samples.NAME}
-            WHERE {sel.samples_where()} AND net_code != {DISCARDED_NET_CODE}
-        )
-        WHERE bin >= 0
-        GROUP BY tag, receive_sec, bin
-        """,
-        params,
-        tag="compare.samples.histograms",
-    )
-    codes = client.execute_numpy(
-        f"""
-        SELECT tag, receive_sec, proto_code, net_code, count() AS n
-        FROM {samples.NAME}
-        WHERE {sel.samples_where()}
-        GROUP BY tag, receive_sec, proto_code, net_code
-        """,
-        params,
-        tag="compare.samples.codes",
-    )
     level_names = {f"level_{i}": float(level) / 100.0 for i, level in enumerate(levels_pct)}
     placeholders = ", ".join(f"%({name})s" for name in level_names)
     # Aggregate-function parameters must be literals: each level is a bound value the driver renders.
-    exact_rows = client.execute(
+    # Scan 1 gives the tags (later referred to by position, since strings are the slow part of the driver),
+    # the span of seconds and the exact quantiles per tag; WITH TOTALS adds, as the last row the driver
+    # returns, the same aggregates over the whole selection, so the overall quantiles cost no second scan.
+    rows = client.execute(
         f"""
-        SELECT tag, quantilesExact({placeholders})(interval_real_us)
+        SELECT tag, min(receive_sec), max(receive_sec),
+               quantilesExactIf({placeholders})(interval_real_us, net_code != {DISCARDED_NET_CODE}),
+               countIf(net_code != {DISCARDED_NET_CODE}), count()
         FROM {samples.NAME}
-        WHERE {sel.samples_where()} AND net_code != {DISCARDED_NET_CODE}
-        GROUP BY tag
+        WHERE {sel.samples_where()}
+        GROUP BY tag WITH TOTALS
+        ORDER BY tag
         """,
         {**params, **level_names},
-        tag="compare.samples.exact_quantiles_by_tag",
+        tag="compare.samples.tags",
     )
-    overall_rows = client.execute(
+    per_tag, totals = rows[:-1], rows[-1] if rows else None
+    if not per_tag or totals is None or int(totals[5]) == 0:
+        empty = SparseCounts.empty()
+        return TestCounts({"": empty}, {"": empty}, {"": empty}, {}, [])
+    tags = [str(row[0]) for row in per_tag]
+    origin = min(int(row[1]) for row in per_tag)
+    unit = time_unit_s(max(int(row[2]) for row in per_tag) - origin + 1)
+    slot_params = {**params, "tag_list": tags, "origin": origin, "unit": unit, "coarse_key": _COARSE_KEY}
+    # Scan 2: one GROUP BY for histograms and codes together. Latency key -1 marks rows kept out of the
+    # response-time figures (Pandora's discarded requests, times beyond the tank's grid) but counted in codes.
+    counts = client.execute_numpy(
         f"""
-        SELECT quantilesExact({placeholders})(interval_real_us), count()
-        FROM {samples.NAME}
-        WHERE {sel.samples_where()} AND net_code != {DISCARDED_NET_CODE}
+        SELECT t, slot, coarse, proto_code, net_code, count()
+        FROM (
+            SELECT indexOf(%(tag_list)s, tag) AS t, intDiv(receive_sec - %(origin)s, %(unit)s) AS slot,
+                   if(net_code = {DISCARDED_NET_CODE} OR bin < 0, -1, arrayElement(%(coarse_key)s, bin + 1)) AS coarse,
+                   proto_code, net_code
+            FROM (
+                SELECT tag, receive_sec, proto_code, net_code, {_BIN_SQL} AS bin
+                FROM {samples.NAME}
+                WHERE {sel.samples_where()}
+            )
+        )
+        GROUP BY t, slot, coarse, proto_code, net_code
         """,
-        {**params, **level_names},
-        tag="compare.samples.exact_quantiles",
+        slot_params,
+        tag="compare.samples.counts",
     )
-    as_i64 = [np.asarray(c, dtype=np.int64) for c in (hist[1], hist[2], hist[3])] if len(hist) else []
-    tags = np.asarray(hist[0], dtype=object) if len(hist) else np.zeros(0, dtype=object)
-    latency = _split_by_tag(tags, *as_i64) if as_i64 else {}
-    ctags = np.asarray(codes[0], dtype=object) if len(codes) else np.zeros(0, dtype=object)
-    if len(codes):
-        secs, proto, net, n = (np.asarray(c, dtype=np.int64) for c in codes[1:])
-    else:
-        secs = proto = net = n = np.zeros(0, dtype=np.int64)
-    http = _split_by_tag(ctags, secs, proto, n)
-    netc = _split_by_tag(ctags, secs, net, n)
+    columns = [np.asarray(c, dtype=np.int64) for c in counts] if len(counts) else [np.zeros(0, dtype=np.int64)] * 6
+    position, slot, coarse, proto, net, n = columns
+    seconds = origin + slot * unit
+    timed = coarse >= 0
+    latency = _by_tag(tags, position[timed], seconds[timed], coarse[timed], n[timed])
+    http = _by_tag(tags, position, seconds, proto, n)
+    netc = _by_tag(tags, position, seconds, net, n)
     exact: dict[str, list[float]] = {
-        str(tag): [float(v) / 1000.0 for v in values] for tag, values in exact_rows if len(values) and tag != ""
+        str(row[0]): [float(v) / 1000.0 for v in row[3]] for row in per_tag if int(row[4]) > 0 and row[0] != ""
     }
-    if overall_rows and int(overall_rows[0][1]) > 0:
-        exact[""] = [float(v) / 1000.0 for v in overall_rows[0][0]]
+    if int(totals[4]) > 0:
+        exact[""] = [float(v) / 1000.0 for v in totals[3]]
     # A request with an empty tag belongs to no case (selection.py): in the whole, never listed as a case.
-    cases = sorted(tag for tag in http if tag != "")
+    cases = [tag for tag in tags if tag != ""]
     latency[""] = _merge(list(latency.values()))
     http[""] = _merge(list(http.values()))
     netc[""] = _merge(list(netc.values()))
     return TestCounts(latency, http, netc, exact, cases)
+
+
+def _by_tag(
+    tags: Sequence[str], position: np.ndarray, seconds: np.ndarray, keys: np.ndarray, counts: np.ndarray
+) -> dict[str, SparseCounts]:
+    """Per-tag counts (tag position is indexOf's 1-based one), duplicate (second, key) pairs summed."""
+    if position.size == 0:
+        return {}
+    stacked = np.stack([position, seconds, keys])
+    unique, inverse = np.unique(stacked, axis=1, return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=counts.astype(np.float64)).astype(np.int64)
+    bounds = np.searchsorted(unique[0], np.arange(1, len(tags) + 2))
+    out: dict[str, SparseCounts] = {}
+    for i, tag in enumerate(tags):
+        lo, hi = int(bounds[i]), int(bounds[i + 1])
+        if hi > lo:
+            out[tag] = SparseCounts(unique[1, lo:hi], unique[2, lo:hi], summed[lo:hi])
+    return out
 
 
 def from_stream(sel: Selection) -> TestCounts:

@@ -132,6 +132,9 @@ def test_ramp_tests_are_aligned_by_load(store: Callable[..., Test], owner_api: A
         ("tests=1,2&from=10&to=5", "must be after from"),
         ("tests=1,2&from=-1", "must not be negative"),
         ("tests=1,2&align=middle", "align must be one of"),
+        ("tests=1,99999999999999999999", "is not a test id"),
+        ("tests=1,2&to=4294967296", "at most 4294967295"),
+        ("tests=1,2&q=nan", "outside 0..100"),
     ],
 )
 def test_bad_parameters_are_400_naming_the_problem(owner_api: APIClient, query: str, message: str) -> None:

@@ -1,0 +1,146 @@
+"""Benchmark of the comparison: two uploaded tests of `--lines` raw samples each, compared cold and cached.
+
+Builds its own ClickHouse database (never the served one) with two tests of `--lines` phout rows each over
+`--seconds` seconds and `--cases` cases (the second with a 30% slower tail), then measures:
+- cold: `backend.compare.service.build` (every ClickHouse query, the bootstrap, figures, JSON-ready dict),
+  what the Celery task does on a cache miss; ClickHouse's own caches are dropped before each run;
+- cached: what the view does on a hit: one Redis GET of the stored result and its JSON rendering.
+Test rows are unsaved model instances (the service only reads their ids and fields), so PostgreSQL is not needed.
+
+Full scale (a quiet machine):  .venv/bin/python bench/compare/run.py --lines 10000000
+Reduced now:                   .venv/bin/python bench/compare/run.py --lines 1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+T0 = 1_795_000_000
+CHUNK = 1_000_000
+
+
+def _configure(args: argparse.Namespace) -> None:
+    os.environ["DJANGO_SETTINGS_MODULE"] = "backend.settings"
+    os.environ["CLICKHOUSE_DATABASE"] = args.ch_database
+    os.environ["REDIS_URL"] = args.redis_url
+    import django
+
+    django.setup()
+
+
+def _load(test_id: int, upload_id: int, args: argparse.Namespace, tail_scale: float, seed: int) -> None:
+    import numpy as np
+
+    from backend.clickhouse import client
+    from backend.clickhouse.tables import samples
+
+    rng = np.random.default_rng(seed)
+    cases = np.array([f"case_{i}" for i in range(args.cases)], dtype=object)
+    done = 0
+    while done < args.lines:
+        n = min(CHUNK, args.lines - done)
+        receive_sec = (T0 + np.sort(rng.integers(0, args.seconds, n))).astype(np.uint32)
+        interval = rng.lognormal(np.log(100_000.0), 0.4, n)
+        tail = rng.random(n) < 0.03
+        interval[tail] = rng.uniform(500_000.0, 1_500_000.0, int(tail.sum())) * tail_scale
+        interval_us = interval.astype(np.int64)
+        zeros = np.zeros(n, dtype=np.int64)
+        proto = np.where(rng.random(n) < 0.01, 500, 200).astype(np.int32)
+        columns: dict[str, Any] = {
+            "test_id": np.full(n, test_id, dtype=np.uint64),
+            "upload_id": np.full(n, upload_id, dtype=np.uint64),
+            "receive_sec": receive_sec,
+            "send_ts_us": (receive_sec.astype(np.uint64) * 1_000_000 - interval_us.astype(np.uint64)),
+            "tag": cases[rng.integers(0, args.cases, n)],
+            "interval_real_us": interval_us,
+            "connect_time_us": zeros,
+            "send_time_us": zeros,
+            "latency_us": zeros,
+            "receive_time_us": zeros,
+            "interval_event_us": zeros,
+            "size_out_bytes": zeros,
+            "size_in_bytes": zeros,
+            "net_code": np.zeros(n, dtype=np.int32),
+            "proto_code": proto,
+        }
+        client.insert_columns(samples.NAME, columns, tag="bench.compare.load", use_numpy=True)
+        done += n
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, default=10_000_000, help="raw samples per test")
+    parser.add_argument("--seconds", type=int, default=1000)
+    parser.add_argument("--cases", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ch-database", default="tankodrom_bench_compare")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/7")
+    parser.add_argument("--keep", action="store_true", help="reuse the loaded data of a previous run")
+    args = parser.parse_args()
+    _configure(args)
+
+    from django.core.cache import cache
+
+    from backend.clickhouse import client, migrate
+    from backend.compare import service
+    from backend.loadtests.models import Test
+
+    if not args.keep:
+        client.drop_database()
+    migrate.apply_all()
+    base = Test(pk=1, active_upload_id=11, loadscheme=["const(10000, 1000s)"])
+    other = Test(pk=2, active_upload_id=12, loadscheme=["const(10000, 1000s)"])
+    if not args.keep:
+        started = time.perf_counter()
+        _load(1, 11, args, tail_scale=1.0, seed=1)
+        _load(2, 12, args, tail_scale=1.3, seed=2)
+        print(f"loaded 2 x {args.lines:,} lines in {time.perf_counter() - started:.1f} s")
+
+    params = service.CompareParams((1, 2))
+    cold: list[float] = []
+    result: dict[str, Any] = {}
+    for _ in range(args.repeat):
+        client.execute("SYSTEM DROP MARK CACHE", tag="bench.compare.drop_cache")
+        started = time.perf_counter()
+        result = service.build(params, [base, other])
+        cold.append(time.perf_counter() - started)
+    key = service.cache_key(params, [base, other])
+    cache.set(key, result, 600)
+    cached: list[float] = []
+    for _ in range(max(args.repeat, 20)):
+        started = time.perf_counter()
+        body = json.dumps(cache.get(key))
+        cached.append(time.perf_counter() - started)
+    cache.delete(key)
+    print(
+        json.dumps(
+            {
+                "lines_per_test": args.lines,
+                "seconds": args.seconds,
+                "cases": args.cases,
+                "cold_s": {"median": round(statistics.median(cold), 3), "max": round(max(cold), 3)},
+                "cached_ms": {
+                    "median": round(statistics.median(cached) * 1000, 1),
+                    "max": round(max(cached) * 1000, 1),
+                },
+                "response_kb": round(len(body) / 1024, 1),
+                "verdict_99": result["verdict"]["99"],
+                "interval_99_ms": result["interval_ms"]["99"],
+            },
+            indent=1,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
