@@ -157,29 +157,24 @@ def _str_keys(counts: dict[int, int]) -> dict[str, int]:
 
 
 def summary(test: Test, window: Window) -> dict[str, Any]:
+    """contract.md's summary. Counts, codes and RPS come from the source's per-second rows, which are exact for
+    both sources (an upload's rows are derived from all its samples); quantiles are order statistics of the raw
+    samples when there are some (one scan of `samples`), else estimates from the merged histograms."""
     source = source_of(test)
     sel = _selection(test, window, source)
     levels = window.levels_pct
+    totals = q_series.case_totals(sel, all_cases=False)
+    count = sum(t.resps for t in totals)
+    http = merge_counts(*(t.http_codes for t in totals))
+    net = merge_counts(*(t.net_codes for t in totals))
+    ts, resps = q_series.rps_per_second(sel)
+    rps = rps_stats(ts, resps)
     if source.exact:
-        cs = q_summary.code_seconds(sel)
-        count = int(sum(cs.count))
-        http: dict[int, int] = {}
-        net: dict[int, int] = {}
-        for proto, netc, n in zip(cs.proto_code, cs.net_code, cs.count, strict=True):
-            http[proto] = http.get(proto, 0) + n
-            net[netc] = net.get(netc, 0) + n
-        rps = rps_stats(cs.receive_sec, cs.count)
         values_us, counted = q_summary.exact_quantiles_us(sel, levels)
         quantiles = as_ms_dict(levels, values_us if counted else [float("nan")] * len(levels))
     else:
-        totals = q_series.case_totals(sel, all_cases=False)
-        count = sum(t.resps for t in totals)
-        http = merge_counts(*(t.http_codes for t in totals))
-        net = merge_counts(*(t.net_codes for t in totals))
         hist = dense_histogram([b for t in totals for b in t.hist_bins], [c for t in totals for c in t.hist_counts])
         quantiles = as_ms_dict(levels, histogram_quantiles_us(hist, levels))
-        ts, resps = q_series.rps_per_second(sel)
-        rps = rps_stats(ts, resps)
     b = bounds(test, source) if window.from_ts is None or window.to_ts is None else None
     return {
         "test": int(test.pk),

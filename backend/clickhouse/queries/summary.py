@@ -1,6 +1,7 @@
-"""Raw-sample reads (table `samples` of the active upload): exact quantiles, code counts, responses per second.
+"""Raw-sample reads (table `samples` of the active upload): exact quantiles, overall and per tag.
 
-Used whenever a test has raw samples, for the summary and the cumulative tables. Quantiles come from
+Used whenever a test has raw samples, for the summary and the cumulative tables (counts and codes come from the
+upload's per-second rows, exact too and far cheaper to read than a second scan of the samples). Quantiles come from
 quantilesExact, whose order statistic (position floor(n * p)) lies between numpy's `lower` and `higher`.
 Pandora's discarded rows (net code 777) are counted in codes but kept out of response-time quantiles.
 """
@@ -17,39 +18,10 @@ from backend.clickhouse.tables import samples
 DISCARDED_NET_CODE = 777
 
 
-@dataclass(frozen=True)
-class CodeSeconds:
-    """Counts per (response second, net code, HTTP code): codes and per-second RPS from one scan."""
-
-    receive_sec: list[int]
-    net_code: list[int]
-    proto_code: list[int]
-    count: list[int]
-
-
 def _levels_sql(levels_pct: Sequence[float]) -> tuple[str, dict[str, float]]:
     # Aggregate-function parameters must be literals: each level is a bound value rendered by the driver.
     names = {f"level_{i}": float(level) / 100.0 for i, level in enumerate(levels_pct)}
     return ", ".join(f"%({name})s" for name in names), names
-
-
-def code_seconds(sel: Selection) -> CodeSeconds:
-    rows = client.execute(
-        f"""
-        SELECT receive_sec, net_code, proto_code, count()
-        FROM {samples.NAME}
-        WHERE {sel.samples_where()}
-        GROUP BY receive_sec, net_code, proto_code
-        """,
-        sel.params(),
-        tag="reports.samples.code_seconds",
-    )
-    return CodeSeconds(
-        receive_sec=[int(r[0]) for r in rows],
-        net_code=[int(r[1]) for r in rows],
-        proto_code=[int(r[2]) for r in rows],
-        count=[int(r[3]) for r in rows],
-    )
 
 
 def exact_quantiles_us(sel: Selection, levels_pct: Sequence[float]) -> tuple[list[float], int]:

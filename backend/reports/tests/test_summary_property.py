@@ -54,6 +54,7 @@ def test_exact_summary_matches_numpy(owner: Any, clickhouse: None, rows, window,
         proto_code=np.where(net == 777, 0, 200),
     )
     factory.insert_samples(test.pk, upload.pk, s)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, upload.pk, s))
     test.active_upload = upload
     test.save(update_fields=["active_upload"])
 
