@@ -36,12 +36,27 @@ def source_of(test: Test) -> int:
     return int(test.active_upload_id) if test.active_upload_id else 0
 
 
+def _generator_figures(test: Test, rows: queries.SecondRows) -> tuple[list[float], list[int]]:
+    """Planned RPS and instances per second of `rows`.
+
+    A phout has neither; when the tank also streamed the test, its stream has both (what the generator planned
+    and how many instances it had busy), so they are taken from there, second by second.
+    """
+    if source_of(test) == 0 or not test.has_stream:
+        return rows.planned_rps, rows.instances
+    stream = queries.overall_seconds(int(test.pk), 0)
+    planned = dict(zip(stream.ts, stream.planned_rps, strict=True))
+    instances = dict(zip(stream.ts, stream.instances, strict=True))
+    return [planned.get(ts, 0.0) for ts in rows.ts], [instances.get(ts, 0) for ts in rows.ts]
+
+
 def load_input(test: Test) -> DiagnosisInput:
     rows = queries.overall_seconds(int(test.pk), source_of(test))
+    planned_rps, instances = _generator_figures(test, rows)
     series = TestSeries.from_columns(
         ts=rows.ts,
-        planned_rps=rows.planned_rps,
-        instances=rows.instances,
+        planned_rps=planned_rps,
+        instances=instances,
         resps=rows.resps,
         errors=rows.errors,
         timeouts=rows.timeouts,

@@ -183,3 +183,24 @@ def test_access(owner: User, other_api: APIClient, anon_api: APIClient) -> None:
 
 def test_deleted_test_is_skipped() -> None:
     assert diagnose_test(987654) == {"test": 987654, "skipped": "deleted"}
+
+
+def test_upload_takes_planned_rps_and_instances_from_the_stream(owner: User, clickhouse: None) -> None:
+    # The tank streamed the test (planned RPS, busy instances) and its phout was uploaded afterwards: the upload's
+    # rows are the exact figures, the stream says what the generator planned and had busy.
+    from backend.loadtests.models import Upload, UploadStatus
+
+    test = new_test(owner, loadscheme=[], instances=200)
+    upload = Upload.objects.create(test=test, status=UploadStatus.READY)
+    Test.objects.filter(pk=test.pk).update(active_upload=upload)
+    test.refresh_from_db()
+    stream = ramp_rows(test.pk)
+    insert_rows(stream)
+    # The upload's rows: the same answers, no planned rate, no instances (a phout has neither).
+    insert_rows([(r[0], upload.pk, r[2], r[3], 0.0, 0, *r[6:]) for r in stream])
+    diagnose_test(test.pk)
+    analysis = TestAnalysis.objects.get(test=test)
+    assert analysis.source_id == upload.pk
+    kinds = [f["kind"] for f in analysis.findings]
+    assert kinds[:2] == ["imbalance", "generator_limited"]
+    assert analysis.findings[1]["evidence"]["reason"] == "instances_at_max"
