@@ -77,7 +77,11 @@ class _Empty:
 
 
 class UploadListView(APIView):
-    @extend_schema(responses={200: dict}, summary="The test's phout uploads, newest first, with their progress")
+    @extend_schema(
+        responses={200: dict},
+        summary="The test's phout uploads, newest first, with their progress",
+        operation_id="v1_tests_uploads_list",  # the detail view would otherwise get the same id (check --deploy)
+    )
     def get(self, request: Request, test_id: int) -> Response:
         test = _test_or_404(test_id)
         if not can_read(request.user, test):
