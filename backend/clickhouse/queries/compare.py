@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics.compare import COARSE_KEY, SparseCounts
+from analytics.compare import LOG_BASE, SparseCounts, keys_of_buckets
 from analytics.histogram import BIN_COUNT, BIN_EDGES_US, MAX_HIST_US
 from backend.clickhouse import client
 from backend.clickhouse.queries.selection import Selection
@@ -44,8 +44,29 @@ def _bin_expression(column: str) -> str:
 
 
 _BIN_SQL = _bin_expression("interval_real_us")
-# Tank bin -> its group on the comparison's coarse grid (analytics.compare.COARSE_KEY), as a bound array.
-_COARSE_KEY = [int(k) for k in COARSE_KEY]
+
+
+def _bucket_expression(column: str) -> str:
+    """SQL giving the comparison's 2% log bucket (analytics.compare) of a µs value's tank bin; -1 off the grid.
+
+    First the upper edge of the tank bin holding the value (same segments as _bin_expression), then
+    floor(ln(edge) / ln(1.02)); Python maps buckets to bin groups (analytics.compare.keys_of_buckets).
+    """
+    edges = [int(e) for e in BIN_EDGES_US]
+    steps = np.diff(BIN_EDGES_US)
+    branches = [f"{column} < 0, -1", f"{column} = {MAX_HIST_US}, {MAX_HIST_US}"]
+    start = 0
+    for i in range(1, len(steps) + 1):
+        if i == len(steps) or steps[i] != steps[start]:
+            step = int(steps[start])
+            upper = f"{edges[start]} + (intDiv({column} - {edges[start]}, {step}) + 1) * {step}"
+            branches.append(f"{column} < {edges[i]}, {upper}")
+            start = i
+    upper_edge = f"multiIf({', '.join(branches)}, -1)"
+    return f"if({upper_edge} <= 0, -1, toInt32(floor(log({upper_edge}) / log({LOG_BASE!r}))))"
+
+
+_BUCKET_SQL = _bucket_expression("interval_real_us")
 
 
 @dataclass(frozen=True)
@@ -133,32 +154,28 @@ def from_samples(sel: Selection, levels_pct: Sequence[float]) -> TestCounts:
     tags = [str(row[0]) for row in per_tag]
     origin = min(int(row[1]) for row in per_tag)
     unit = time_unit_s(max(int(row[2]) for row in per_tag) - origin + 1)
-    slot_params = {**params, "tag_list": tags, "origin": origin, "unit": unit, "coarse_key": _COARSE_KEY}
+    slot_params = {**params, "tag_list": tags, "origin": origin, "unit": unit}
     # Scan 2: one GROUP BY for histograms and codes together. Latency key -1 marks rows kept out of the
     # response-time figures (Pandora's discarded requests, times beyond the tank's grid) but counted in codes.
     counts = client.execute_numpy(
         f"""
-        SELECT t, slot, coarse, proto_code, net_code, count()
+        SELECT t, slot, bucket, proto_code, net_code, count()
         FROM (
             SELECT indexOf(%(tag_list)s, tag) AS t, intDiv(receive_sec - %(origin)s, %(unit)s) AS slot,
-                   if(net_code = {DISCARDED_NET_CODE} OR bin < 0, -1, arrayElement(%(coarse_key)s, bin + 1)) AS coarse,
-                   proto_code, net_code
-            FROM (
-                SELECT tag, receive_sec, proto_code, net_code, {_BIN_SQL} AS bin
-                FROM {samples.NAME}
-                WHERE {sel.samples_where()}
-            )
+                   if(net_code = {DISCARDED_NET_CODE}, -1, {_BUCKET_SQL}) AS bucket, proto_code, net_code
+            FROM {samples.NAME}
+            WHERE {sel.samples_where()}
         )
-        GROUP BY t, slot, coarse, proto_code, net_code
+        GROUP BY t, slot, bucket, proto_code, net_code
         """,
         slot_params,
         tag="compare.samples.counts",
     )
     columns = [np.asarray(c, dtype=np.int64) for c in counts] if len(counts) else [np.zeros(0, dtype=np.int64)] * 6
-    position, slot, coarse, proto, net, n = columns
+    position, slot, bucket, proto, net, n = columns
     seconds = origin + slot * unit
-    timed = coarse >= 0
-    latency = _by_tag(tags, position[timed], seconds[timed], coarse[timed], n[timed])
+    timed = bucket >= 0
+    latency = _by_tag(tags, position[timed], seconds[timed], keys_of_buckets(bucket[timed]), n[timed])
     http = _by_tag(tags, position, seconds, proto, n)
     netc = _by_tag(tags, position, seconds, net, n)
     exact: dict[str, list[float]] = {
