@@ -16,6 +16,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 UPLOAD_PATH = re.compile(r"^/api/v1/tests/\d+/phout$")
+_RANGE_TOTAL = re.compile(r"^\s*bytes\s+\d+-\d+/(\d+)\s*$")
 
 
 def body_limit_for(path: str) -> tuple[int, str]:
@@ -39,6 +40,14 @@ class BodySizeLimitMiddleware:
         if length > limit:
             return JsonResponse(
                 {"error": f"request body of {length} bytes exceeds the limit of {limit} bytes ({setting})"},
+                status=413,
+            )
+        # A resumable upload sends the file in pieces (`Content-Range: bytes a-b/total`): the file's size is the
+        # total, which must be refused at the first piece rather than after gigabytes have been stored.
+        match = _RANGE_TOTAL.match(request.META.get("HTTP_CONTENT_RANGE", ""))
+        if match and UPLOAD_PATH.match(request.path) and int(match.group(1)) > limit:
+            return JsonResponse(
+                {"error": f"file of {match.group(1)} bytes exceeds the limit of {limit} bytes ({setting})"},
                 status=413,
             )
         return self.get_response(request)

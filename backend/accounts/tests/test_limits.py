@@ -38,6 +38,18 @@ def test_upload_over_its_limit_is_413_before_any_view(db: None, settings: Any) -
     assert "TANKODROM_MAX_UPLOAD_BYTES" in response.json()["error"]
 
 
+def test_a_resumable_upload_is_refused_by_its_total_size(db: None, settings: Any) -> None:
+    settings.TANKODROM_MAX_UPLOAD_BYTES = 100
+    response = Client().put(
+        "/api/v1/tests/1/phout",
+        data=b"x" * 10,
+        content_type="application/octet-stream",
+        HTTP_CONTENT_RANGE="bytes 0-9/101",
+    )
+    assert response.status_code == 413
+    assert response.json()["error"] == "file of 101 bytes exceeds the limit of 100 bytes (TANKODROM_MAX_UPLOAD_BYTES)"
+
+
 def test_bad_content_length_is_400(db: None) -> None:
     response = Client().post("/api/v1/tokens/", data=b"{}", content_type="application/json", CONTENT_LENGTH="ten")
     assert response.status_code == 400
