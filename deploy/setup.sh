@@ -48,5 +48,6 @@ ensure_frontend
 "$ROOT/deploy/stack.sh" up
 if [[ "${1:-}" != "--no-migrate" ]]; then
   migrate
-  "$PY" "$ROOT/manage.py" collectstatic --noinput -v 0
 fi
+# Static files (Django admin + the built bundle) are served by whitenoise from STATIC_ROOT.
+"$PY" "$ROOT/manage.py" collectstatic --noinput -v 0
