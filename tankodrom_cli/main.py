@@ -214,8 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument(
         "--chunk-mb", type=float, default=DEFAULT_CHUNK_MB, help="send bigger files in resumable pieces of this size"
     )
+    up.add_argument("--wait", action="store_true", help="wait until the file is ingested (exit status 1 if it failed)")
     up.add_argument(
-        "--wait", action="store_true", help="wait until the file is ingested and the test's report is ready"
+        "--wait-report", action="store_true", help="with --wait: also wait for the test's report (status ready)"
     )
     up.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
     up.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -232,7 +233,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     upload_id = upload_file(api, test_id, path, max(1, int(args.chunk_mb * 1024 * 1024)), args.quiet)
     print(f"test {test_id}: upload {upload_id} received", file=sys.stderr)
     code = 0
-    if args.wait:
+    if args.wait or args.wait_report:
         status = wait_for_upload(api, test_id, upload_id, args.timeout, args.quiet)
         print(
             f"upload {upload_id} {status['status']}: {status['lines_total']} lines, {status['lines_bad']} bad"
@@ -242,7 +243,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         for bad in status["bad_examples"][:5]:
             print(f"  line {bad['line']}: {bad['reason']}", file=sys.stderr)
         code = 0 if status["status"] == "ready" else 1
-        if code == 0:
+        if code == 0 and args.wait_report:
             test_status = wait_for_test(api, test_id, args.timeout)
             if test_status is not None:
                 print(f"test {test_id} {test_status}", file=sys.stderr)

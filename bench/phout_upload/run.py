@@ -244,7 +244,7 @@ def run_tankodrom(path: Path, monitor: PeakRss, var_dir: Path) -> tuple[float, s
         monitor.watch("celery worker (ingestion)", worker.pid)
         # The console script `tankodrom` runs tankodrom_cli.main:main; -m works without the package installed.
         cmd = [str(PY), "-m", "tankodrom_cli.main", "upload", str(path), "--server", f"http://127.0.0.1:{PORT}"]
-        cmd += ["--token", token, "--wait", "--quiet"] + (["--test", str(test_id)] if test_id else [])
+        cmd += ["--token", token, "--wait-report", "--quiet"] + (["--test", str(test_id)] if test_id else [])
         started = time.perf_counter()
         cli = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         monitor.watch("tankodrom CLI", cli.pid)

@@ -77,3 +77,15 @@ def test_missing_token_and_wrong_owner(
     assert main([*argv, "--quiet"]) == 1
     assert "HTTP 403" in capsys.readouterr().err
     assert not Upload.objects.filter(test=test).exists()
+
+
+def test_upload_as_a_new_test(server: Any, account: tuple[User, str], capsys: pytest.CaptureFixture[str]) -> None:
+    user, token = account
+    argv = ["upload", str(GOLDEN / "crlf.phout"), "--server", server.url, "--token", token, "--quiet", "--wait"]
+    code = main([*argv, "--name", "nightly", "--component", "search-api", "--version", "1.2.3"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    test = Test.objects.get(owner=user)
+    assert (test.name, test.component, test.version) == ("nightly", "search-api", "1.2.3")
+    assert out.strip() == f"{server.url}/{test.pk}"
+    assert Upload.objects.get(test=test).lines_total == 3
