@@ -15,6 +15,7 @@ from django.test import Client
 from pytest_django.fixtures import Settings
 
 from backend.loadtests.models import Test
+from backend.loadtests.tokens import create_token
 from backend.sharing.preview import CACHE_VERSION, _fingerprint
 from backend.sharing.tests.rows import START_TS, insert_seconds
 
@@ -153,3 +154,14 @@ def test_picture_is_cached_until_the_test_changes(streamed: Test, dist: Path) ->
     # Once the test records its new last second, the picture is drawn anew.
     Test.objects.filter(pk=streamed.pk).update(last_ts=START_TS + 14)
     assert Client().get(f"/preview/{streamed.pk}.png").content != first.content
+
+
+def test_owner_marks_a_test_private_and_the_card_shrinks_to_the_title(streamed: Test, dist: Path) -> None:
+    _token, raw = create_token(streamed.owner, name="owner")
+    owner = Client(HTTP_AUTHORIZATION=f"Token {raw}")
+    response = owner.patch(f"/api/v1/tests/{streamed.pk}/", {"is_private": True}, content_type="application/json")
+    assert response.status_code == 200, response.content
+    _status, tags, body = unfurl(f"/{streamed.pk}")
+    assert tags == {"og:title": f"Test #{streamed.pk}"}
+    assert "api v2 const" not in body
+    assert Client().get(f"/preview/{streamed.pk}.png").status_code == 404
