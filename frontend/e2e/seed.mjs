@@ -96,7 +96,7 @@ async function writeBigPhout(path, start, lines) {
     if (!out.write(chunk)) await new Promise((resolve) => out.once("drain", resolve));
   }
   await new Promise((resolve, reject) => out.end((e) => (e ? reject(e) : resolve())));
-  return { lines: count, durationS };
+  return { lines: count, durationS, rps };
 }
 
 /** PUT a file as the body, streamed with its Content-Length (the upload API requires it). */
@@ -281,12 +281,17 @@ async function streamTest(start, { seconds = 60, close = true, name = "streamed 
 async function perfTest(path) {
   const t0 = Date.now();
   const start = Math.floor(Date.now() / 1000) - 4000;
-  const { lines, durationS } = await writeBigPhout(path, start, PERF_LINES);
+  const { lines, durationS, rps } = await writeBigPhout(path, start, PERF_LINES);
   const t1 = Date.now();
   const test = await api(
     "POST",
     "/api/v1/tests/",
-    JSON.stringify({ name: `big: ${lines} lines`, component: "e2e-perf", person: "e2e", loadscheme: [`line(..,${durationS}s)`] }),
+    JSON.stringify({
+      name: `big: ${lines} lines`,
+      component: "e2e-perf",
+      person: "e2e",
+      loadscheme: [`line(${Math.round(rps / 4)},${rps},${durationS / 2}s)`, `const(${rps},${durationS / 2}s)`],
+    }),
     { "Content-Type": "application/json" },
   );
   await putFile(path, `${BASE}/api/v1/tests/${test.id}/phout`);

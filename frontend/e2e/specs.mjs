@@ -101,6 +101,18 @@ export const specs = [
       assert.equal(chip, ms3(whole.quantiles_ms["99"]));
       assert.match(await page.evaluate(() => window.location.hash), new RegExp(`slider_start=${w.from}&slider_end=${w.to}`));
       await page.screenshot({ path: `${shots}/report-tables.png`, fullPage: true });
+      // Picking a case: the hash says so, and its column holds that case's figures for the same window.
+      await page.getByRole("checkbox", { name: "login", exact: true }).check();
+      await page.waitForFunction(() => window.location.hash.includes("tags=login"));
+      const login = await api(base, `/api/v1/tests/${t.id}/summary?from=${w.from}&to=${w.to + 1}&q=${LEVELS}&case=login`);
+      await page.waitForSelector('table[data-table="quantiles"] tr[data-level="99"] td[data-case="login"]');
+      const shown = await page.textContent('table[data-table="quantiles"] tr[data-level="99"] td[data-case="login"]');
+      assert.equal(shown, ms3(login.quantiles_ms["99"]), "q99 of the case in the window");
+      // The codes table follows the selection once the new answer has replaced the old one.
+      await page.waitForFunction(
+        (n) => document.querySelector('table[data-table="http_codes"] tr[data-code="200"] td[data-count]')?.getAttribute("data-count") === String(n),
+        login.http_codes["200"],
+      );
     },
   },
   {
@@ -125,6 +137,23 @@ export const specs = [
       const hash = await page.evaluate(() => window.location.hash);
       assert.equal(hash, overloadHash("test_data", w), "the hash is completed with Overload's names");
       await page.screenshot({ path: `${shots}/report-overview.png`, fullPage: true });
+      // Zooming a time chart (drag across it, as in Overload) narrows the window of the whole page.
+      const drag = page.locator('.chart[data-chart="HTTP codes"] .nsewdrag').first();
+      await drag.scrollIntoViewIfNeeded();
+      const box = await drag.boundingBox();
+      assert.ok(box, "the HTTP codes chart has a drag layer");
+      await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width * 0.45, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      await page.waitForFunction((from) => {
+        const p = new URLSearchParams(window.location.hash.slice(1));
+        return Number(p.get("slider_start")) > from;
+      }, w.from);
+      const zoomed = new URLSearchParams((await page.evaluate(() => window.location.hash)).slice(1));
+      const [zs, ze] = [Number(zoomed.get("slider_start")), Number(zoomed.get("slider_end"))];
+      assert.ok(w.from < zs && zs < ze && ze < w.to, `zoomed window ${zs}..${ze} inside ${w.from}..${w.to}`);
     },
   },
   {

@@ -9,7 +9,7 @@ import { formatClock, formatUnix } from "../../lib/format";
 
 function evidenceText(key: string, value: unknown): string {
   if (typeof value === "number") {
-    if (key.endsWith("_ts") && value > 1e9) return formatUnix(value);
+    if ((key === "ts" || key.endsWith("_ts")) && value > 1e9) return formatUnix(value);
     if (key === "share" || key.endsWith("_share")) return `${(value * 100).toFixed(2)} %`;
     return Number.isInteger(value) ? String(value) : value.toFixed(3);
   }
