@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # rest_framework.views imports the throttle classes named in 
     from rest_framework.views import APIView
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# Login attempts allowed from one address, across usernames, as a multiple of the per-username rate.
+LOGIN_ADDRESS_FACTOR = 5
 
 
 class WriteRateThrottle(SimpleRateThrottle):
@@ -77,7 +79,11 @@ def login_allowed(request: HttpRequest, username: str) -> bool:
     address = request.META.get("REMOTE_ADDR", "") or "unknown"
     # Hashed: a username may hold characters that are not valid in cache keys.
     who = hashlib.sha256(f"{address}|{username.strip().lower()}".encode()).hexdigest()[:32]
-    return _count_in_window(f"throttle_login_{who}", window_s) <= limit
+    where = hashlib.sha256(address.encode()).hexdigest()[:32]
+    per_user = _count_in_window(f"throttle_login_{who}", window_s)
+    # One address trying many usernames is guessing too; a shared office address still gets room to work.
+    per_address = _count_in_window(f"throttle_login_addr_{where}", window_s)
+    return per_user <= limit and per_address <= limit * LOGIN_ADDRESS_FACTOR
 
 
 def page_write_allowed(user_pk: int) -> bool:

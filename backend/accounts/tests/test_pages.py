@@ -57,6 +57,17 @@ def test_login_is_rate_limited_even_for_the_right_password(alice: Account, setti
     assert client.get("/api/v1/me").json()["authenticated"] is False
 
 
+def test_one_address_trying_many_usernames_is_limited_too(alice: Account) -> None:
+    client = Client()
+    for i in range(50):  # 10/min per username, 5 x 10 per address
+        client.post("/login", {"username": f"user{i}", "password": "guess"})
+    response = client.post("/login", {"username": "alice", "password": "correct horse battery"})
+    assert response.status_code == 429
+    # Another address is not affected.
+    other = Client(REMOTE_ADDR="10.0.0.2")
+    assert other.post("/login", {"username": "alice", "password": "correct horse battery"}).status_code == 302
+
+
 def test_create_rename_revoke_through_the_page(alice: Account) -> None:
     client = Client(enforce_csrf_checks=True)
     client.force_login(alice.user)
