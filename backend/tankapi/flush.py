@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from django.db import connection as pg_connection
 
 from analytics.tank_push import ROW_FIELDS, PushFormatError, parse_monitoring, parse_push_data
@@ -73,7 +74,7 @@ def _collect(entries: Iterable[buffer.Entry]) -> _Batch:
     batch = _Batch()
     for entry in entries:
         try:
-            body = json.loads(entry.body)
+            body = orjson.loads(entry.body) if entry.kind.isupper() else json.loads(entry.body)
             span = batch.spans.setdefault(entry.test_id, _TestSpan())
             span.last_push_s = max(span.last_push_s, entry.received_at_us // 1_000_000)
             if entry.kind in (buffer.KIND_DATA_ROWS, buffer.KIND_DATA):
@@ -99,7 +100,7 @@ def _collect(entries: Iterable[buffer.Entry]) -> _Batch:
                     )
             else:
                 raise PushFormatError(f"unknown buffer entry kind {entry.kind!r}")
-        except (ValueError, TypeError, PushFormatError) as exc:  # json.JSONDecodeError is a ValueError
+        except (ValueError, TypeError, PushFormatError) as exc:  # both JSONDecodeErrors are ValueErrors
             log.error("tank buffer entry %r of test %s is unreadable: %s", entry.entry_id, entry.test_id, exc)
             buffer.move_to_dead_letters(entry, str(exc))
             batch.dead += 1

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.views.decorators.csrf import csrf_exempt
 
@@ -79,8 +80,15 @@ def _array(payload: list[dict[str, Any]]) -> JsonResponse:
 
 
 def _json_body(request: HttpRequest) -> Any:
+    raw = request.body or b"null"
     try:
-        return json.loads(request.body or b"null")
+        # orjson: several times faster on the 20 KB bodies of the push path (measured in bench/tank_push).
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        # Python's json also takes NaN/Infinity, which the tank's json.dumps writes for an empty measurement.
+        return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise PushFormatError(f"body is not valid JSON: {exc}") from None
 
@@ -238,7 +246,7 @@ def push_data(request: HttpRequest, job: int) -> HttpResponse:
     except PushFormatError as exc:
         return _error(str(exc), 400)
     # Buffer what was validated, not the raw body: smaller in Redis, and the flusher need not parse it again.
-    rows = json.dumps([second.as_row() for second in seconds], separators=(",", ":")).encode()
+    rows = orjson.dumps([second.as_row() for second in seconds])
     return _append(buffer.KIND_DATA_ROWS, job, rows, lambda: _array(SUCCESS))
 
 
@@ -258,7 +266,7 @@ def push_monitoring(request: HttpRequest) -> HttpResponse:
         chunk = parse_monitoring(_json_body(request))
     except PushFormatError as exc:
         return _error(str(exc), 400)
-    rows = json.dumps([[p.ts, p.host, p.metric, p.value] for p in chunk.points], separators=(",", ":")).encode()
+    rows = orjson.dumps([[p.ts, p.host, p.metric, p.value] for p in chunk.points])
     return _append(buffer.KIND_MONITORING_ROWS, job, rows, lambda: HttpResponse(b"ok", content_type="text/plain"))
 
 

@@ -383,3 +383,15 @@ def test_raw_body_entries_are_still_flushed(tank_user: tuple[Any, str]) -> None:
     assert _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json")).status_code == 200
     flush.flush_all()
     assert _stream_rows(job) == raw_rows
+
+
+def test_nan_written_by_the_tank_is_accepted_and_stored_as_zero(tank_user: tuple[Any, str]) -> None:
+    """Python's json.dumps (the tank's) writes NaN for a phase nothing measured; it is not strict JSON."""
+    _user, token = tank_user
+    http = Client()
+    job, upload = _create(http, token)
+    body = fixture_bytes("push_data_bfg_1795316038.json").replace(b'"expect": 43.6635', b'"expect": NaN')
+    assert b"NaN" in body
+    assert _push(http, job, upload, token, body).status_code == 200
+    flush.flush_all()
+    assert [row[4] for row in _stream_rows(job)] == [0.0, 0.0]
