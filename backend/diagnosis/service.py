@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 # A pending analysis older than this is requested again (its worker may have died).
 PENDING_RETRY = timedelta(minutes=10)
 TREND_MAX_TESTS = 200
+CLOSED = (TestStatus.READY, TestStatus.FAILED)
 FIGURE_FIELDS = {"q99": "q99_steady_ms", "imbalance_rps": "imbalance_rps", "error_share": "error_share"}
 
 
@@ -166,7 +167,9 @@ def analysis_payload(test: Test, user: Any) -> dict[str, Any]:
             and analysis.requested_at is not None
             and timezone.now() - analysis.requested_at < PENDING_RETRY
         )
-        if test.status != TestStatus.ONLINE and not waiting:
+        # Running or still being processed (an upload mid-way): the post-processing queues the diagnosis when the
+        # data is complete; diagnosing now would store an analysis of half the data.
+        if test.status in CLOSED and not waiting:
             _request(test)
         analysis = TestAnalysis.objects.filter(test=test).first()
     if analysis is None or not is_current(analysis, test):
@@ -273,8 +276,8 @@ def check_test(component: str, test: Test, user: Any) -> dict[str, Any]:
     """CI verdict of a test against the earlier tests of its component, figure by figure."""
     if test.component != component:
         raise CheckError(f"test {test.pk} belongs to component {test.component!r}, not {component!r}", 400)
-    if test.status == TestStatus.ONLINE:
-        raise CheckError(f"test {test.pk} is still running; check it after it is closed", 409)
+    if test.status not in CLOSED:
+        raise CheckError(f"test {test.pk} is still {test.status}; check it once it is ready", 409)
     analysis = TestAnalysis.objects.filter(test=test).first()
     if not is_current(analysis, test):
         # A CI job waits for its answer: diagnose now rather than answer "pending".

@@ -146,8 +146,9 @@ def test_analysis_is_queued_once_and_pending_until_done(
     assert owner_api.get(f"/api/v1/tests/{test.pk}/analysis").json()["status"] == "ready"
 
 
-def test_online_test_is_pending_without_queueing(owner: User, owner_api: APIClient) -> None:
-    test = new_test(owner, status=TestStatus.ONLINE)
+@pytest.mark.parametrize("status", [TestStatus.ONLINE, TestStatus.PROCESSING])
+def test_unfinished_test_is_pending_without_queueing(owner: User, owner_api: APIClient, status: str) -> None:
+    test = new_test(owner, status=status)
     body = owner_api.get(f"/api/v1/tests/{test.pk}/analysis").json()
     assert body["status"] == "pending"
     assert not TestAnalysis.objects.filter(test=test).exists()

@@ -85,7 +85,7 @@ def test_check_errors(owner: User, owner_api: APIClient) -> None:
     assert wrong.status_code == 400 and "belongs to component 'api'" in wrong.json()["error"]
     running = new_test(owner, component="api", status=TestStatus.ONLINE)
     busy = owner_api.get(f"/api/v1/components/api/check/{running.pk}")
-    assert busy.status_code == 409 and "still running" in busy.json()["error"]
+    assert busy.status_code == 409 and "still online" in busy.json()["error"]
     assert owner_api.get("/api/v1/components/api/check/424242").status_code == 404
 
 
