@@ -47,6 +47,8 @@ _https = env.get_bool("TANKODROM_HTTPS", True)
 # Behind a TLS-terminating proxy the request reaches us as HTTP; the proxy's header says what the client used.
 if env.get_bool("TANKODROM_BEHIND_PROXY", True):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # Every request arrives from the proxy's address: rate limits per client read the address it forwards.
+    TANKODROM_CLIENT_ADDRESS_HEADER = "HTTP_X_FORWARDED_FOR"
 SECURE_SSL_REDIRECT = _https
 SESSION_COOKIE_SECURE = _https
 CSRF_COOKIE_SECURE = _https

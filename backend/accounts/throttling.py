@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
 from rest_framework.request import Request
@@ -70,13 +71,24 @@ def _count_in_window(key: str, window_s: int) -> int:
         return 1
 
 
+def client_address(request: HttpRequest) -> str:
+    """The client's address; behind a trusted proxy (settings_prod) the last X-Forwarded-For entry, which that
+    proxy appended: earlier entries come from the client and may be forged."""
+    header = getattr(settings, "TANKODROM_CLIENT_ADDRESS_HEADER", "")
+    if header:
+        forwarded = [part.strip() for part in str(request.META.get(header, "")).split(",") if part.strip()]
+        if forwarded:
+            return forwarded[-1]
+    return str(request.META.get("REMOTE_ADDR", "") or "unknown")
+
+
 def login_allowed(request: HttpRequest, username: str) -> bool:
     """Count one login attempt for this client address and username; False once over the login rate.
 
     A fixed window per (address, username): one INCR per attempt, and enough to make guessing impractical.
     """
     limit, window_s = _rate("login")
-    address = request.META.get("REMOTE_ADDR", "") or "unknown"
+    address = client_address(request)
     # Hashed: a username may hold characters that are not valid in cache keys.
     who = hashlib.sha256(f"{address}|{username.strip().lower()}".encode()).hexdigest()[:32]
     where = hashlib.sha256(address.encode()).hexdigest()[:32]

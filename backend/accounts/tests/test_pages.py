@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from django.test import Client
+from pytest_django.fixtures import Settings
 
 from backend.accounts.tests.conftest import Account
 from backend.loadtests.models import ApiToken
@@ -66,6 +67,20 @@ def test_one_address_trying_many_usernames_is_limited_too(alice: Account) -> Non
     # Another address is not affected.
     other = Client(REMOTE_ADDR="10.0.0.2")
     assert other.post("/login", {"username": "alice", "password": "correct horse battery"}).status_code == 302
+
+
+def test_behind_a_proxy_the_forwarded_address_counts(alice: Account, settings: Settings) -> None:
+    settings.TANKODROM_CLIENT_ADDRESS_HEADER = "HTTP_X_FORWARDED_FOR"
+    guesser = Client(HTTP_X_FORWARDED_FOR="198.51.100.7")
+    for i in range(50):
+        guesser.post("/login", {"username": f"user{i}", "password": "guess"})
+    assert guesser.post("/login", {"username": "alice", "password": "x"}).status_code == 429
+    # A forged first entry does not help: the proxy's own (last) entry is the one counted.
+    forged = Client(HTTP_X_FORWARDED_FOR="203.0.113.1, 198.51.100.7")
+    assert forged.post("/login", {"username": "alice", "password": "x"}).status_code == 429
+    # Someone else behind the same proxy still logs in.
+    colleague = Client(HTTP_X_FORWARDED_FOR="198.51.100.8")
+    assert colleague.post("/login", {"username": "alice", "password": "correct horse battery"}).status_code == 302
 
 
 def test_create_rename_revoke_through_the_page(alice: Account) -> None:
