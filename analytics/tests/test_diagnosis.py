@@ -234,3 +234,30 @@ def test_findings_serialise_to_the_api_shape() -> None:
         assert data["severity"] in {"critical", "warning", "info"}
         for note in data["annotations"]:
             assert set(note) == {"ts", "label"} and isinstance(note["ts"], int)
+
+
+def test_load_shedding_service_breaks_by_errors() -> None:
+    # A service that sheds load answers fast with 503 above its capacity: no deficit, no slow answers, only errors.
+    scheme = ["line(10, 1000, 300s)"]
+    planned = parse_load_scheme(scheme).planned_rps()
+    rng = np.random.default_rng(9)
+    n = planned.size
+    resps = rng.poisson(planned).astype(float)
+    errors = np.maximum(resps - 700.0, 0.0)
+    q95 = 20.0 * rng.lognormal(0, 0.08, n)
+    series = TestSeries.from_columns(
+        ts=T0 + np.arange(n),
+        planned_rps=planned,
+        resps=resps,
+        errors=errors,
+        mean_ms=q95 / 2,
+        q50_ms=q95 / 2,
+        q95_ms=q95,
+        q99_ms=q95 * 1.3,
+    )
+    result = diagnose(DiagnosisInput(series, load_scheme=scheme))
+    finding = only(result, "imbalance")
+    assert finding.evidence["criterion"] == "errors"
+    # Errors pass 5 % of the answers at 700 / 0.95 ≈ 737 RPS.
+    truth = int(np.argmax(planned > 700.0 / 0.95))
+    assert abs(finding.evidence["second_index"] - truth) <= 4, finding.evidence
