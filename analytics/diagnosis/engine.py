@@ -159,17 +159,31 @@ def _imbalance_finding(series: TestSeries, planned: FloatArray, crit: Criteria, 
             evidence={**evidence, "imbalance_rps": round(rps, 1)},
             annotations=[Annotation(ts, f"imbalance {rps:.0f} RPS")],
         )
+    if onset.end_index >= len(series):
+        return Finding(
+            kind="overload",
+            severity="critical",
+            title=f"Service overloaded from {utc_clock(ts)} UTC",
+            text=(
+                f"At a steady load the service stopped keeping up from {utc_clock(ts)} UTC to the end: {why}. "
+                f"q95 went from {evidence['q95_ms_before']} ms to {evidence['q95_ms_after']} ms. "
+                "The planned rate is above what the service sustains."
+            ),
+            evidence={**evidence, "until_ts": None},
+            annotations=[Annotation(ts, "overload")],
+        )
+    end_ts = int(series.ts[onset.end_index])
     return Finding(
         kind="overload",
         severity="critical",
-        title=f"Service overloaded from {utc_clock(ts)} UTC",
+        title=f"Service failed to keep up for {end_ts - ts} s from {utc_clock(ts)} UTC",
         text=(
-            f"At a steady load the service stopped keeping up from {utc_clock(ts)} UTC: {why}. "
-            f"q95 went from {evidence['q95_ms_before']} ms to {evidence['q95_ms_after']} ms. "
-            "The planned rate is above what the service sustains."
+            f"At a steady load the service stopped keeping up from {utc_clock(ts)} to {utc_clock(end_ts)} UTC "
+            f"({end_ts - ts} s): {why}; then it recovered. Look for what happened then: a pause (GC, a lock), a "
+            "failover, a dependency that slowed down."
         ),
-        evidence=evidence,
-        annotations=[Annotation(ts, "overload")],
+        evidence={**evidence, "until_ts": end_ts},
+        annotations=[Annotation(ts, "overload"), Annotation(end_ts, "recovered")],
     )
 
 
@@ -340,7 +354,7 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     findings: list[Finding] = []
     figures: dict[str, dict[str, Any]] = {}
 
-    onset = find_onset(series, crit, use_latency=ramp)
+    onset = find_onset(series, crit, ramp=ramp)
     limit = generator_limit(series, planned, crit, data.configured_instances)
     if onset is not None:
         findings.append(_imbalance_finding(series, planned, crit, onset, ramp))

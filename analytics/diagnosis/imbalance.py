@@ -44,6 +44,7 @@ class Criteria:
 class Onset:
     index: int
     criterion: str  # behind | errors | latency
+    end_index: int  # first second after the bad stretch (len(series) if it lasted to the end)
 
 
 def _early(n: int) -> slice:
@@ -85,22 +86,35 @@ def _refine_latency(q95_ms: FloatArray, index: int) -> int:
     return refined if abs(refined - index) <= 10 else index
 
 
-def find_onset(series: TestSeries, crit: Criteria, *, use_latency: bool = True) -> Onset | None:
+def _stretch_end(bad: npt.NDArray[np.bool_], start: int, quiet_s: int = SMOOTH_S) -> int:
+    """First second after `start` that begins `quiet_s` good seconds in a row (len(bad) if none)."""
+    good_run = 0
+    for i in range(start, bad.size):
+        good_run = 0 if bad[i] else good_run + 1
+        if good_run >= quiet_s:
+            return i - quiet_s + 1
+    return int(bad.size)
+
+
+def find_onset(series: TestSeries, crit: Criteria, *, ramp: bool = True) -> Onset | None:
     """The earliest sustained onset over the criteria.
 
-    A steady test passes `use_latency=False`: there, slower answers while the service keeps up with the plan and
-    makes no errors are a regime change, not an overload.
+    A ramp past its breaking point does not recover, so there a bad stretch must also hold for half of the rest
+    of the test. A steady test can break for a while and recover (a pause, a failover): there 8 of 10 seconds
+    bad suffice, and the end of the stretch is reported too. In a steady test slower answers alone, while the
+    service keeps up with the plan and makes no errors, are a regime change, not an overload: latency is not a
+    criterion there.
     """
     onsets: list[Onset] = []
     checks = [("behind", crit.behind), ("errors", crit.errors)]
-    if use_latency:
+    if ramp:
         checks.append(("latency", crit.latency))
     for name, bad in checks:
-        index = first_sustained(bad)
+        index = first_sustained(bad) if ramp else first_sustained(bad, window=10, share=0.8, tail_share=0.0)
         if index >= 0:
             if name == "latency":
                 index = _refine_latency(series.q95_ms, index)
-            onsets.append(Onset(index, name))
+            onsets.append(Onset(index, name, _stretch_end(bad, index)))
     if not onsets:
         return None
     return min(onsets, key=lambda o: (o.index, o.criterion))

@@ -261,3 +261,29 @@ def test_load_shedding_service_breaks_by_errors() -> None:
     # Errors pass 5 % of the answers at 700 / 0.95 ≈ 737 RPS.
     truth = int(np.argmax(planned > 700.0 / 0.95))
     assert abs(finding.evidence["second_index"] - truth) <= 4, finding.evidence
+
+
+def test_steady_test_that_breaks_for_a_while_and_recovers() -> None:
+    # 30 s in the middle of a steady test during which the service answers a third of the load, the rest times out.
+    scheme = ["const(400, 10m)"]
+    planned = parse_load_scheme(scheme).planned_rps()
+    series = simulate(planned, capacity_rps=2000.0, seed=21)
+    resps = series.resps.copy()
+    timeouts = series.timeouts.copy()
+    timeouts[200:230] = np.round(resps[200:230] * 2 / 3)
+    outage = TestSeries.from_columns(**{**series.__dict__, "timeouts": timeouts, "errors": timeouts})
+    result = diagnose(DiagnosisInput(outage, load_scheme=scheme))
+    finding = only(result, "overload")
+    assert abs(finding.evidence["ts"] - (T0 + 200)) <= 3, finding.evidence
+    assert abs(finding.evidence["until_ts"] - (T0 + 230)) <= 3, finding.evidence
+    assert [a.label for a in finding.annotations] == ["overload", "recovered"]
+
+
+def test_steady_load_above_capacity_is_an_overload_to_the_end() -> None:
+    scheme = ["const(800, 5m)"]
+    planned = parse_load_scheme(scheme).planned_rps()
+    result = diagnose(DiagnosisInput(simulate(planned, capacity_rps=600.0), load_scheme=scheme))
+    finding = only(result, "overload")
+    assert finding.evidence["until_ts"] is None
+    assert finding.evidence["ts"] - T0 <= 5  # it never kept up
+    assert result.imbalance_rps is None  # not a ramp: no capacity figure for the trend
