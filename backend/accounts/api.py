@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.contrib.auth.models import User
+from django.utils.cache import add_never_cache_headers
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -56,7 +57,9 @@ class TokenListView(APIView):
         token, raw = create_token(cast(User, request.user), name=str(form.validated_data["name"]))
         body: dict[str, Any] = dict(TokenSerializer(token).data)
         body["token"] = raw
-        return Response(body, status=status.HTTP_201_CREATED)
+        response = Response(body, status=status.HTTP_201_CREATED)
+        add_never_cache_headers(response)  # the token in clear must not be kept by any cache
+        return response
 
 
 def _own_token(request: Request, pk: int) -> ApiToken:

@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from backend.accounts.throttling import login_allowed, page_write_allowed
@@ -44,6 +45,7 @@ def _tokens_page(request: HttpRequest, *, status: int = 200, **extra: Any) -> Ht
     return render(request, "accounts/tokens.html", {"tokens": tokens, **extra}, status=status)
 
 
+@never_cache  # the answer to a create holds a token in clear: no browser or proxy may keep a copy
 @login_required
 @require_http_methods(["GET", "POST"])
 def tokens_page(request: HttpRequest) -> HttpResponse:

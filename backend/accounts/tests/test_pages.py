@@ -89,6 +89,7 @@ def test_create_rename_revoke_through_the_page(alice: Account) -> None:
     csrf = _csrf(client, "/tokens")
     created = client.post("/tokens", {"action": "create", "name": "tank-07", "csrfmiddlewaretoken": csrf})
     assert created.status_code == 201
+    assert "no-store" in created["Cache-Control"]
     match = re.search(r'data-testid="new-token" value="([^"]+)"', created.content.decode())
     assert match
     raw = match.group(1)

@@ -31,6 +31,7 @@ def test_create_shows_the_token_once_and_stores_only_its_hash(alice: Account) ->
     body = response.json()
     raw = body["token"]
     assert body["name"] == "tank-01" and raw.startswith(body["key_prefix"]) and body["revoked"] is False
+    assert "no-store" in response["Cache-Control"]
     row = ApiToken.objects.get(pk=body["id"])
     assert row.key_hash == hashlib.sha256(raw.encode()).hexdigest()
     assert raw not in {row.key_hash, row.key_prefix, row.name}
