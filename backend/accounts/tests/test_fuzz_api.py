@@ -1,10 +1,11 @@
 """Fuzzing the JSON API from its own OpenAPI schema (schemathesis): no generated input may cause a 5xx.
 
 Every operation of `/api/schema/` is called in-process through the WSGI application with inputs generated from
-the schema, as an authenticated staff user (so that writes get past the permission check and reach the code
-behind it). Half of the generated test ids are replaced by a stored test with data in ClickHouse, so the report
-code runs on real rows with arbitrary windows, cases and quantile levels rather than stopping at a 404.
-The run is bounded (a few examples per operation, derandomized) to keep it part of the normal test run.
+the schema (valid and invalid), as an authenticated staff user (so that writes get past the permission check and
+reach the code behind it) or anonymously. Half of the generated test ids are replaced by a stored test with data
+in ClickHouse, so the report code runs on real rows with arbitrary windows, cases and quantile levels rather than
+stopping at a 404. The run is bounded (a few examples per operation, derandomized, no shrinking) to keep it part
+of the normal test run.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.core.result import Ok
 
@@ -25,7 +27,7 @@ from backend.accounts.tests.conftest import Account, make_account
 from backend.loadtests.models import Test, Upload
 from backend.sharing.tests.rows import insert_samples, insert_seconds
 
-EXAMPLES_PER_OPERATION = 10
+EXAMPLES_PER_OPERATION = 12
 
 
 @pytest.fixture
@@ -85,7 +87,7 @@ def test_no_generated_input_causes_a_server_error(fuzz_world: dict[str, Any]) ->
 
         # No shrinking: the first failing input of each operation is reported as generated, which keeps the run
         # bounded; derandomized so that a failure reproduces on the next run.
-        @given(case=strategy)
+        @given(case=strategy, anonymous=st.booleans())
         @settings(
             max_examples=EXAMPLES_PER_OPERATION,
             deadline=None,
@@ -94,13 +96,13 @@ def test_no_generated_input_causes_a_server_error(fuzz_world: dict[str, Any]) ->
             phases=[Phase.explicit, Phase.generate],
             suppress_health_check=list(HealthCheck),
         )
-        def call_once(case: Any) -> None:
+        def call_once(case: Any, anonymous: bool) -> None:
             nonlocal calls
             _point_at_stored_tests(case, fuzz_world["test_ids"])
-            response = case.call(headers={"Authorization": f"Token {operator.raw}"})
+            response = case.call(headers={} if anonymous else {"Authorization": f"Token {operator.raw}"})
             calls += 1
             assert response.status_code < 500, (
-                f"{case.method} {case.formatted_path} query={case.query} body={case.body!r} -> "
+                f"{case.method} {case.formatted_path} query={case.query} body={case.body!r} anonymous={anonymous} -> "
                 f"{response.status_code} {response.text[:400]}"
             )
 
