@@ -11,7 +11,7 @@ from django.db import models
 from backend.loadtests.models import Test
 
 # Bump when the engine changes what it finds: stored results of an older engine are recomputed on read.
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3
 
 
 class AnalysisStatus(models.TextChoices):
@@ -25,7 +25,7 @@ class TestAnalysis(models.Model):
 
     test = models.OneToOneField(Test, on_delete=models.CASCADE, primary_key=True, related_name="analysis")
     status = models.CharField(max_length=16, choices=AnalysisStatus.choices, default=AnalysisStatus.PENDING)
-    engine_version = models.IntegerField(default=ENGINE_VERSION)
+    engine_version = models.IntegerField(default=0, help_text="ENGINE_VERSION that computed it; 0 = none yet")
     # second_aggregates source the findings were computed from (0 = tank stream, else the upload id): a new
     # upload makes the stored analysis stale.
     source_id = models.BigIntegerField(default=0)

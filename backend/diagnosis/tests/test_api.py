@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from backend.diagnosis.models import AnalysisStatus, TestAnalysis
+from backend.diagnosis.models import ENGINE_VERSION, AnalysisStatus, TestAnalysis
 from backend.diagnosis.tasks import diagnose_test
 from backend.diagnosis.tests.rows import insert_monitoring, insert_rows, overall_row
 from backend.loadtests.models import Test, TestStatus
@@ -156,7 +156,9 @@ def test_unfinished_test_is_pending_without_queueing(owner: User, owner_api: API
 
 def test_stale_analysis_after_a_new_upload_is_not_served(owner: User, clickhouse: None, owner_api: APIClient) -> None:
     test = new_test(owner)
-    TestAnalysis.objects.create(test=test, status=AnalysisStatus.READY, source_id=99, findings=[{"kind": "x"}])
+    TestAnalysis.objects.create(
+        test=test, status=AnalysisStatus.READY, engine_version=ENGINE_VERSION, source_id=99, findings=[{"kind": "x"}]
+    )
     body = owner_api.get(f"/api/v1/tests/{test.pk}/analysis").json()
     assert body == {"status": "pending", "findings": [], "figures": {}}
     assert TestAnalysis.objects.get(test=test).status == AnalysisStatus.PENDING

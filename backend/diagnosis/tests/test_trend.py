@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from backend.diagnosis.models import AnalysisStatus, TestAnalysis
+from backend.diagnosis.models import ENGINE_VERSION, AnalysisStatus, TestAnalysis
 from backend.diagnosis.tests.rows import insert_rows
 from backend.diagnosis.tests.test_api import T0, const_rows, new_test
 from backend.loadtests.models import Test, TestStatus
@@ -22,7 +22,12 @@ def history(owner: User, q99: list[float], component: str = "api", **extra: Any)
     for i, value in enumerate(q99):
         test = new_test(owner, component=component, first_ts=T0 + i * 3600, **extra)
         TestAnalysis.objects.create(
-            test=test, status=AnalysisStatus.READY, q99_steady_ms=value, error_share=0.0, findings=[]
+            test=test,
+            status=AnalysisStatus.READY,
+            engine_version=ENGINE_VERSION,
+            q99_steady_ms=value,
+            error_share=0.0,
+            findings=[],
         )
         tests.append(test)
     return tests
