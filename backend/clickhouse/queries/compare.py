@@ -155,18 +155,20 @@ def from_samples(sel: Selection, levels_pct: Sequence[float]) -> TestCounts:
     origin = min(int(row[1]) for row in per_tag)
     unit = time_unit_s(max(int(row[2]) for row in per_tag) - origin + 1)
     slot_params = {**params, "tag_list": tags, "origin": origin, "unit": unit}
-    # Scan 2: one GROUP BY for histograms and codes together. Latency key -1 marks rows kept out of the
-    # response-time figures (Pandora's discarded requests, times beyond the tank's grid) but counted in codes.
+    # Scan 2: one GROUP BY for histograms and codes together; the tag becomes its position only on the
+    # grouped rows (grouping by the string is cheaper than calling indexOf on every sample). Bucket -1 marks
+    # rows kept out of response times (Pandora's discarded requests, times beyond the tank's grid) but counted
+    # in codes.
     counts = client.execute_numpy(
         f"""
-        SELECT t, slot, bucket, proto_code, net_code, count()
+        SELECT indexOf(%(tag_list)s, tag), slot, bucket, proto_code, net_code, n
         FROM (
-            SELECT indexOf(%(tag_list)s, tag) AS t, intDiv(receive_sec - %(origin)s, %(unit)s) AS slot,
-                   if(net_code = {DISCARDED_NET_CODE}, -1, {_BUCKET_SQL}) AS bucket, proto_code, net_code
+            SELECT tag, intDiv(receive_sec - %(origin)s, %(unit)s) AS slot,
+                   if(net_code = {DISCARDED_NET_CODE}, -1, {_BUCKET_SQL}) AS bucket, proto_code, net_code, count() AS n
             FROM {samples.NAME}
             WHERE {sel.samples_where()}
+            GROUP BY tag, slot, bucket, proto_code, net_code
         )
-        GROUP BY t, slot, bucket, proto_code, net_code
         """,
         slot_params,
         tag="compare.samples.counts",
@@ -194,18 +196,21 @@ def from_samples(sel: Selection, levels_pct: Sequence[float]) -> TestCounts:
 def _by_tag(
     tags: Sequence[str], position: np.ndarray, seconds: np.ndarray, keys: np.ndarray, counts: np.ndarray
 ) -> dict[str, SparseCounts]:
-    """Per-tag counts (tag position is indexOf's 1-based one), duplicate (second, key) pairs summed."""
+    """Per-tag counts (tag position is indexOf's 1-based one).
+
+    (second, key) pairs may repeat (one row per code under a latency bin, and the reverse): everything
+    downstream sums counts per pair, so they are left as they are rather than paying for a unique here.
+    """
     if position.size == 0:
         return {}
-    stacked = np.stack([position, seconds, keys])
-    unique, inverse = np.unique(stacked, axis=1, return_inverse=True)
-    summed = np.bincount(inverse.ravel(), weights=counts.astype(np.float64)).astype(np.int64)
-    bounds = np.searchsorted(unique[0], np.arange(1, len(tags) + 2))
+    order = np.argsort(position, kind="stable")
+    position, seconds, keys, counts = position[order], seconds[order], keys[order], counts[order]
+    bounds = np.searchsorted(position, np.arange(1, len(tags) + 2))
     out: dict[str, SparseCounts] = {}
     for i, tag in enumerate(tags):
         lo, hi = int(bounds[i]), int(bounds[i + 1])
         if hi > lo:
-            out[tag] = SparseCounts(unique[1, lo:hi], unique[2, lo:hi], summed[lo:hi])
+            out[tag] = SparseCounts(seconds[lo:hi], keys[lo:hi], counts[lo:hi])
     return out
 
 
@@ -224,9 +229,10 @@ def from_stream(sel: Selection) -> TestCounts:
     for ts, case, hb, hc, hcode, hcount, ncode, ncount in rows:
         lat, htt, nt = parts.setdefault(str(case), ([[], [], []], [[], [], []], [[], [], []]))
         for store, keys, counts in ((lat, hb, hc), (htt, hcode, hcount), (nt, ncode, ncount)):
-            store[0].extend([int(ts)] * len(keys))
-            store[1].extend(int(k) for k in keys)
-            store[2].extend(int(c) for c in counts)
+            # The driver already gives Python ints: plain list extends, no per-value conversion.
+            store[0].extend([ts] * len(keys))
+            store[1].extend(keys)
+            store[2].extend(counts)
     latency = {case: SparseCounts.of(*p[0]) for case, p in parts.items()}
     http = {case: SparseCounts.of(*p[1]) for case, p in parts.items()}
     net = {case: SparseCounts.of(*p[2]) for case, p in parts.items()}
