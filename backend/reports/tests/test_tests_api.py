@@ -156,3 +156,15 @@ def test_odd_inputs_get_a_4xx_naming_the_problem(uploaded, anon_api) -> None:
         assert response.status_code == 400 and word in response.json()["error"], params
     assert anon_api.get("/api/v1/tests/", {"page": "zz"}).status_code == 404
     assert anon_api.get("/api/v1/tests/99999999999999999999999/").status_code == 404
+
+
+def test_the_list_costs_the_same_queries_for_3_or_30_tests(owner, owner_api, django_assert_max_num_queries) -> None:
+    def listed() -> int:
+        return len(owner_api.get("/api/v1/tests/").json()["results"])
+
+    Test.objects.bulk_create([Test(owner=owner, name=f"t{i}", upload_token=f"tok{i}") for i in range(3)])
+    with django_assert_max_num_queries(6):  # token, count, page (owner joined); nothing per test
+        assert listed() == 3
+    Test.objects.bulk_create([Test(owner=owner, name=f"u{i}", upload_token=f"tok-u{i}") for i in range(27)])
+    with django_assert_max_num_queries(6):
+        assert listed() == 30
