@@ -1,3 +1,5 @@
+"""Accounts: login/logout pages, the /tokens page, the token API, request limits (see backend/accounts/*.py)."""
+
 from django.apps import AppConfig
 
 

@@ -1,3 +1,5 @@
+"""Sharing: chat unfurl tags for /<id> and /compare/... and their PNG previews."""
+
 from django.apps import AppConfig
 
 
