@@ -7,7 +7,7 @@ confirmed to a stranger). Pictures of readable tests are public to caches only w
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.core.errors import json_error
@@ -25,7 +25,7 @@ def _png(request: HttpRequest, tests: list[Test], png: bytes) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe  # some link expanders send HEAD first to learn the type and size
 def test_preview(request: HttpRequest, test_id: int) -> HttpResponse:
     test = Test.objects.filter(pk=test_id).first() if test_id <= MAX_ID else None
     if test is None or not can_read(request.user, test):
@@ -36,7 +36,7 @@ def test_preview(request: HttpRequest, test_id: int) -> HttpResponse:
         return json_error("storage temporarily unavailable, retry later", 503)
 
 
-@require_GET
+@require_safe  # some link expanders send HEAD first to learn the type and size
 def compare_preview(request: HttpRequest, ids: str) -> HttpResponse:
     wanted = [int(part) for part in ids.split("/")]
     found = {t.pk: t for t in Test.objects.filter(pk__in=[i for i in wanted if i <= MAX_ID])}

@@ -76,6 +76,8 @@ def test_bot_unfurls_a_streamed_test_with_summary_and_png(streamed: Test, dist: 
     assert tags["twitter:image"] == tags["og:image"]
     assert tags["og:image"] == f"https://results.example.com/preview/{streamed.pk}.png"
     assert png_size(fetch_image(tags["og:image"])) == (1200, 630)
+    head = Client().head(f"/preview/{streamed.pk}.png")
+    assert head.status_code == 200 and head["Content-Type"] == "image/png"
 
 
 def test_exact_summary_from_raw_samples(uploaded: Test, dist: Path) -> None:
