@@ -129,8 +129,7 @@ def _aggregate_groups(cols: SampleColumns, key: I64, name_of: _NameOf) -> list[S
     discarded = is_discarded(cols)
     timed = ~discarded
     # Group by key; inside a group discarded rows first, then response times ascending (for the quantiles).
-    sort_value = np.where(discarded, np.iinfo(np.int64).min, cols.interval_real_us)
-    order = np.lexsort((sort_value, key))
+    order = _group_then_value_order(key, np.where(discarded, -1, cols.interval_real_us))
     key_s = key[order]
     starts = np.flatnonzero(np.r_[True, key_s[1:] != key_s[:-1]])
     ends = np.r_[starts[1:], key_s.size]
@@ -188,6 +187,24 @@ def _aggregate_groups(cols: SampleColumns, key: I64, name_of: _NameOf) -> list[S
     return out
 
 
+_VALUE_BITS = 32  # response times below 2**32 µs (71 min) fit beside the group key in one int64
+
+
+def _group_then_value_order(key: I64, value: I64) -> npt.NDArray[np.intp]:
+    """Row order by (key, value). One int64 argsort of a packed key when everything fits (4x faster than lexsort)."""
+    if key.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    rel = key - key.min()
+    if (
+        int(rel.max()) < (1 << (62 - _VALUE_BITS))
+        and int(value.min()) >= -1
+        and int(value.max()) < (1 << _VALUE_BITS) - 1
+    ):
+        packed = (rel << _VALUE_BITS) | (value + 1)
+        return np.argsort(packed)
+    return np.lexsort((value, key))
+
+
 def _group_quantiles_ms(sorted_values: I64, lo: I64, hi: I64) -> npt.NDArray[np.float64]:
     """np.percentile(values, QUANTILE_LEVELS) / 1000 for each group [lo, hi) of an ascending array, vectorized.
 
@@ -219,12 +236,16 @@ def _pairs(group: I64, code: I64, groups: int) -> list[tuple[tuple[int, ...], tu
         return result
     code_min = int(code.min())
     span = int(code.max()) - code_min + 1
-    if groups * span <= _BINCOUNT_LIMIT:
-        # Few distinct codes (HTTP, net): count into a dense (group, code) table, no sort.
-        table = np.bincount(group * span + (code - code_min), minlength=groups * span).reshape(groups, span)
+    distinct = np.flatnonzero(np.bincount(code - code_min)) if span <= _BINCOUNT_LIMIT else None
+    if distinct is not None and groups * distinct.size <= _BINCOUNT_LIMIT:
+        # Few distinct codes (HTTP, net): number them densely, count into a (group, code) table, no sort.
+        dense = np.zeros(span, dtype=np.int64)
+        dense[distinct] = np.arange(distinct.size)
+        width = distinct.size
+        table = np.bincount(group * width + dense[code - code_min], minlength=groups * width).reshape(groups, width)
         g_of, c_of = np.nonzero(table)
         cnt = table[g_of, c_of]
-        codes = c_of + code_min
+        codes = distinct[c_of] + code_min
     else:
         combined = group * span + (code - code_min)
         if not (np.diff(combined) >= 0).all():

@@ -18,7 +18,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -108,7 +108,22 @@ def _load(upload: Upload, path: Path) -> IngestResult:
     received_at_us = _now_us()
     test_id, upload_id = int(upload.test_id), int(upload.pk)
     tags = _TagColumn(parser)
-    inserter = _Inserter()
+
+    def insert_samples(columns: dict[str, Any]) -> None:
+        client.insert_columns(samples.NAME, columns, tag="uploads.insert_samples", use_numpy=True)
+
+    def insert_aggregates(rows: Sequence[SecondCase]) -> None:
+        if rows:
+            data = _aggregate_rows(test_id, upload_id, rows, received_at_us)
+            client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, data, tag="uploads.insert_aggregates")
+
+    def aggregate_batch(item: tuple[SampleColumns, tuple[str, ...]]) -> None:
+        insert_aggregates(aggregator.add(*item))
+
+    # Three threads: this one reads and parses, one sends the samples, one aggregates (numpy and pyarrow release
+    # the GIL in their heavy loops, so they overlap on the cores the ClickHouse server leaves free).
+    sample_stage = _Stage("phout-samples", insert_samples)
+    aggregate_stage = _Stage("phout-aggregates", aggregate_batch)
     try:
 
         def handle(batch: PhoutBatch) -> None:
@@ -116,9 +131,8 @@ def _load(upload: Upload, path: Path) -> IngestResult:
             low, high = int(batch.receive_sec.min()), int(batch.receive_sec.max())
             result.first_ts = low if result.first_ts is None else min(result.first_ts, low)
             result.last_ts = high if result.last_ts is None else max(result.last_ts, high)
-            inserter.put(samples.NAME, _sample_columns(test_id, upload_id, batch, tags.of(batch)), numpy=True)
-            rows = aggregator.add(_aggregation_columns(batch), parser.cases)
-            inserter.put(second_aggregates.NAME, _aggregate_rows(test_id, upload_id, rows, received_at_us), numpy=False)
+            sample_stage.put(_sample_columns(test_id, upload_id, batch, tags.of(batch)))
+            aggregate_stage.put((_aggregation_columns(batch), tuple(parser.cases)))
 
         with path.open("rb") as raw:
             stream = open_decoded(raw)
@@ -141,13 +155,12 @@ def _load(upload: Upload, path: Path) -> IngestResult:
         error = not_phout_error(parser.stats)
         if error:
             raise IngestError(error)
-        final_rows = aggregator.finish(parser.cases)
-        inserter.put(
-            second_aggregates.NAME, _aggregate_rows(test_id, upload_id, final_rows, received_at_us), numpy=False
-        )
-        inserter.close()
+        aggregate_stage.close()
+        insert_aggregates(aggregator.finish(tuple(parser.cases)))
+        sample_stage.close()
     except BaseException:
-        inserter.abort()
+        aggregate_stage.abort()
+        sample_stage.abort()
         raise
     if aggregator.late_seconds:
         _recompute_seconds(test_id, upload_id, sorted(aggregator.late_seconds))
@@ -243,21 +256,23 @@ def _aggregate_rows(
     ]
 
 
-class _Inserter:
-    """One thread that sends inserts in order; at most two batches wait, so memory stays bounded."""
+class _Stage:
+    """One thread applying `work` to items in order; at most two items wait, so memory stays bounded.
 
-    def __init__(self) -> None:
-        self._queue: queue.Queue[tuple[str, Any, bool] | None] = queue.Queue(maxsize=2)
+    An error in `work` is re-raised to the producer at its next `put` or at `close`.
+    """
+
+    def __init__(self, name: str, work: Callable[[Any], None]) -> None:
+        self._work = work
+        self._queue: queue.Queue[tuple[Any] | None] = queue.Queue(maxsize=2)
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="phout-insert", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def put(self, table: str, data: Any, *, numpy: bool) -> None:
+    def put(self, item: Any) -> None:
         if self._error is not None:
             raise self._error
-        if len(data) == 0:
-            return
-        self._queue.put((table, data, numpy))
+        self._queue.put((item,))
 
     def close(self) -> None:
         self._queue.put(None)
@@ -280,13 +295,9 @@ class _Inserter:
         try:
             while (item := self._queue.get()) is not None:
                 if self._error is not None:
-                    continue
-                table, data, numpy = item
+                    continue  # drain after a failure; the producer sees the error
                 try:
-                    if numpy:
-                        client.insert_columns(table, data, tag="uploads.insert_samples", use_numpy=True)
-                    else:
-                        client.insert_rows(table, second_aggregates.COLUMNS, data, tag="uploads.insert_aggregates")
+                    self._work(item[0])
                 except BaseException as exc:
                     self._error = exc
         finally:

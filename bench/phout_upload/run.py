@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PY = ROOT / ".venv" / "bin" / "python"
 BENCH_DB = "tankodrom_bench"
-PORT = 8765
+PORT = 18764  # --port; checked free before the server starts, so we never talk to another stack
 
 
 def rss_kb(pid: int) -> int:
@@ -184,6 +184,16 @@ def make_test(env: dict[str, str], token: str) -> int | None:
     return int(sh([str(PY), "manage.py", "shell", "-c", code], env=env, cwd=ROOT).stdout.strip().splitlines()[-1])
 
 
+def ensure_port_free(port: int) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise SystemExit(f"port {port} is in use ({exc}): pass another with --port") from exc
+
+
 def wait_http(url: str, timeout_s: float = 60) -> None:
     import requests
 
@@ -198,6 +208,7 @@ def wait_http(url: str, timeout_s: float = 60) -> None:
 
 
 def run_tankodrom(path: Path, monitor: PeakRss, var_dir: Path) -> tuple[float, str]:
+    ensure_port_free(PORT)
     env = app_env(var_dir)
     token = prepare_app(env)
     logs = var_dir / "logs"
@@ -270,13 +281,16 @@ def count_rows() -> tuple[int, int]:
 
 
 def main() -> None:
+    global PORT
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--lines", type=int, default=1_000_000)
     p.add_argument("--gzip", action="store_true", help="generate and upload a gzipped file")
     p.add_argument("--file", help="use this phout file instead of generating one")
     p.add_argument("--workdir", default=str(ROOT / "var" / "bench" / "phout_upload"))
     p.add_argument("--json", help="also write the results here")
+    p.add_argument("--port", type=int, default=PORT, help="port of the gunicorn started for the run")
     args = p.parse_args()
+    PORT = args.port
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
     if args.file:
