@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics.compare import LOWER_MS, UPPER_MS, SparseCounts, hist_quantiles_ms
+from analytics.compare import LOWER_MS, UPPER_MS, SparseCounts, hist_quantiles_ms, time_step_s
 from analytics.compare_load import LoadComparison
 
 Figure = dict[str, Any]
@@ -40,7 +40,9 @@ def timeline_quantiles(
     # Slots start at the test's start, not at the first second in a window, so windows of two tests line up.
     first = min(0, int(data.seconds.min()))
     span = int(data.seconds.max()) - first + 1
-    width = max(1, -(-span // max_points))
+    # Whole multiples of the data's own slot length, so that no chart slot falls between two data slots.
+    step = time_step_s(data)
+    width = step * max(1, -(-span // (max_points * step)))
     slots = (data.seconds - first) // width
     used, slot_col = np.unique(slots, return_inverse=True)
     bins, bin_col = np.unique(data.keys, return_inverse=True)

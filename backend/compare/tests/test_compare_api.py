@@ -93,6 +93,15 @@ def test_window_relative_to_each_start_or_absolute(store: Callable[..., Test], o
     assert absolute["verdict"]["50"][1] in {"same", "better", "worse"}
 
 
+def test_window_without_data_has_no_values_or_verdicts(store: Callable[..., Test], owner_api: APIClient) -> None:
+    a, b = store(seed=21, seconds=60), store(seed=22, seconds=60)
+    body = _get(owner_api, f"tests={a.pk},{b.pk}&from=1000&to=2000").json()
+    assert body["count"] == [0, 0]
+    assert body["quantiles_ms"]["99"] == [None, None]
+    assert body["verdict"]["99"] == [None, None]
+    assert body["http_codes"] == {} and body["per_case"] == {}
+
+
 def test_cases_common_and_only_in(store: Callable[..., Test], owner_api: APIClient) -> None:
     a = store(seed=9, tags=("index", "search", "login"))
     b = store(seed=10, tags=("index", "search", "cart"))
