@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from "react";
 import type { Params } from "../../api/client";
-import { getCompare, getTest } from "../../api/endpoints";
+import { getCompare, getReport, getTest } from "../../api/endpoints";
 import type { TestMeta } from "../../api/types";
 import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
 import { Empty, ErrorBox, Loading } from "../../components/States";
@@ -125,6 +125,12 @@ export function ComparePage({ ids }: { ids: number[] }) {
   const metas = useApi(`metas|${ids.join(",")}`, (signal) =>
     Promise.all(ids.map((id) => getTest(id, signal).catch(() => null))),
   );
+  const reports = useApi(`reports|${ids.join(",")}`, (signal) =>
+    Promise.all(ids.map((id) => getReport(id, signal).catch(() => null))),
+  );
+  const allCases = [...new Set((reports.data ?? []).flatMap((r) => r?.cases ?? []))].sort();
+  const toggleCase = (c: string) =>
+    setH({ ...h, cases: h.cases.includes(c) ? h.cases.filter((x) => x !== c) : [...h.cases, c] });
   const byId = new Map<number, TestMeta>();
   for (const m of metas.data ?? []) if (m) byId.set(m.id, m);
 
@@ -156,13 +162,20 @@ export function ComparePage({ ids }: { ids: number[] }) {
               <option value="absolute">absolute time</option>
             </select>
           </label>
-          {h.cases.length > 0 && (
-            <span>
-              Cases: {h.cases.join(", ")}{" "}
-              <button type="button" onClick={() => setH({ ...h, cases: [] })}>
+          {allCases.length > 0 && (
+            <fieldset className="cases">
+              <legend>Cases</legend>
+              <label className="check">
+                <input type="checkbox" checked={h.cases.length === 0} onChange={() => setH({ ...h, cases: [] })} />
                 All requests
-              </button>
-            </span>
+              </label>
+              {allCases.map((c) => (
+                <label className="check" key={c}>
+                  <input type="checkbox" checked={h.cases.includes(c)} onChange={() => toggleCase(c)} />
+                  {c}
+                </label>
+              ))}
+            </fieldset>
           )}
         </div>
       </section>

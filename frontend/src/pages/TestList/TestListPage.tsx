@@ -8,7 +8,7 @@ import type { TestMeta } from "../../api/types";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { StatusBadge } from "../../components/StatusBadge";
 import { useApi } from "../../hooks/useApi";
-import { formatDuration, formatIso } from "../../lib/format";
+import { formatDuration, formatIso, formatUnix } from "../../lib/format";
 import {
   STATUSES,
   compareUrl,
@@ -17,6 +17,9 @@ import {
   serializeListQuery,
   type ListQuery,
 } from "../../lib/listQuery";
+
+// Asked explicitly so the page count is known whatever the server's default.
+const PAGE_SIZE = 50;
 
 function duration(t: TestMeta): number | null {
   if (t.first_ts && t.last_ts) return t.last_ts - t.first_ts + 1;
@@ -105,16 +108,23 @@ function StarButton({ test }: { test: TestMeta }) {
     );
   };
   return (
-    <button
-      type="button"
-      className={`star ${starred ? "on" : ""}`}
-      aria-pressed={starred}
-      aria-label={starred ? `Unstar test ${test.id}` : `Star test ${test.id}`}
-      title={error ?? (starred ? "Starred" : "Star")}
-      onClick={toggle}
-    >
-      {starred ? "★" : "☆"}
-    </button>
+    <>
+      <button
+        type="button"
+        className={`star ${starred ? "on" : ""}`}
+        aria-pressed={starred}
+        aria-label={starred ? `Unstar test ${test.id}` : `Star test ${test.id}`}
+        title={error ?? (starred ? "Starred" : "Star")}
+        onClick={toggle}
+      >
+        {starred ? "★" : "☆"}
+      </button>
+      {error && (
+        <div className="star-error" role="alert">
+          {error}
+        </div>
+      )}
+    </>
   );
 }
 
@@ -122,7 +132,7 @@ export function TestListPage() {
   const [query, setQuery] = useState(() => parseListQuery(window.location.search));
   const [selected, setSelected] = useState<number[]>([]);
   const key = JSON.stringify(listQueryParams(query));
-  const list = useApi(key, (signal) => listTests(listQueryParams(query), signal));
+  const list = useApi(key, (signal) => listTests([...listQueryParams(query), ["page_size", String(PAGE_SIZE)]], signal));
 
   useEffect(() => {
     document.title = "Tests · Tankodrom";
@@ -140,8 +150,7 @@ export function TestListPage() {
 
   const results = list.data?.results ?? [];
   const total = list.data?.count ?? 0;
-  const pageSize = list.data?.page_size ?? (list.data?.next || query.page > 1 ? Math.max(results.length, 1) : 0);
-  const pages = pageSize ? Math.max(1, Math.ceil(total / pageSize)) : 1;
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const hasNext = list.data?.next ? true : query.page < pages;
 
   return (
@@ -230,7 +239,7 @@ export function TestListPage() {
                   <td>
                     <StatusBadge status={t.status} />
                   </td>
-                  <td className="num">{t.first_ts ? formatIso(new Date(t.first_ts * 1000).toISOString()) : formatIso(t.created_at)}</td>
+                  <td className="num">{t.first_ts ? formatUnix(t.first_ts).slice(0, 16) : formatIso(t.created_at)}</td>
                   <td className="num">{formatDuration(duration(t))}</td>
                 </tr>
               ))}
@@ -244,8 +253,7 @@ export function TestListPage() {
             ← Newer
           </button>
           <span>
-            Page {query.page}
-            {pageSize ? ` of ${pages}` : ""} · {total} tests
+            Page {query.page} of {pages} · {total} tests
           </span>
           <button type="button" disabled={!hasNext} onClick={() => apply({ ...query, page: query.page + 1 })}>
             Older →

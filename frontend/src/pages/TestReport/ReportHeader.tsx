@@ -72,6 +72,11 @@ export function ReportHeader({
         <StatusBadge status={test.status} />
         {exit && <span className="exit">{exit}</span>}
       </div>
+      {starError && (
+        <div className="star-error" role="alert">
+          {starError}
+        </div>
+      )}
       {test.description && <p className="description">{test.description}</p>}
       <dl className="fields">
         <Field label="Author">{test.person}</Field>
