@@ -20,7 +20,7 @@ import numpy as np
 
 from analytics.diagnosis.figures import usl_figure
 from analytics.diagnosis.generator import GeneratorLimit, generator_limit
-from analytics.diagnosis.imbalance import Criteria, Onset, criteria, find_onset, regime_change
+from analytics.diagnosis.imbalance import Criteria, Onset, RegimeChange, criteria, find_onset, regime_change
 from analytics.diagnosis.loadscheme import LoadScheme, LoadSchemeError, parse_load_scheme
 from analytics.diagnosis.monitoring import monitoring_hints
 from analytics.diagnosis.types import Annotation, Finding, FloatArray, MonitoringSeries, TestSeries, utc_clock
@@ -340,6 +340,28 @@ def _usl_finding(fit: UslFit, points: tuple[FloatArray, FloatArray]) -> Finding:
     )
 
 
+def _regime_finding(series: TestSeries, change: RegimeChange) -> Finding:
+    ts = int(series.ts[change.index])
+    direction = "rose" if change.after_ms > change.before_ms else "fell"
+    return Finding(
+        kind="regime_change",
+        severity="warning" if change.after_ms > change.before_ms else "info",
+        title=f"Response times {direction} to a new level at {utc_clock(ts)} UTC",
+        text=(
+            f"q95 {direction} from about {change.before_ms:.1f} ms to {change.after_ms:.1f} ms at "
+            f"{utc_clock(ts)} UTC and stayed there, while the service kept up with the load. Look for "
+            "what changed then: a background job, a cache flush, a neighbour on the host."
+        ),
+        evidence={
+            "ts": ts,
+            "q95_ms_before": round(change.before_ms, 2),
+            "q95_ms_after": round(change.after_ms, 2),
+            "statistic": round(change.statistic, 1),
+        },
+        annotations=[Annotation(ts, f"q95 {direction}")],
+    )
+
+
 def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     series = data.series
     scheme, scheme_error = _scheme(data.load_scheme)
@@ -363,27 +385,7 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     if onset is None and not ramp and not closed:
         change = regime_change(series.q95_ms, series.resps)
         if change is not None:
-            ts = int(series.ts[change.index])
-            direction = "rose" if change.after_ms > change.before_ms else "fell"
-            findings.append(
-                Finding(
-                    kind="regime_change",
-                    severity="warning" if change.after_ms > change.before_ms else "info",
-                    title=f"Response times {direction} to a new level at {utc_clock(ts)} UTC",
-                    text=(
-                        f"q95 {direction} from about {change.before_ms:.1f} ms to {change.after_ms:.1f} ms at "
-                        f"{utc_clock(ts)} UTC and stayed there, while the service kept up with the load. Look for "
-                        "what changed then: a background job, a cache flush, a neighbour on the host."
-                    ),
-                    evidence={
-                        "ts": ts,
-                        "q95_ms_before": round(change.before_ms, 2),
-                        "q95_ms_after": round(change.after_ms, 2),
-                        "statistic": round(change.statistic, 1),
-                    },
-                    annotations=[Annotation(ts, f"q95 {direction}")],
-                )
-            )
+            findings.append(_regime_finding(series, change))
     findings.extend(_code_findings(series))
 
     points = closed_model_points(series, planned)
@@ -397,9 +399,20 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     if data.monitoring:
         findings.extend(monitoring_hints(data.monitoring, float(series.ts[0]), float(series.ts[-1]), imbalance_ts))
 
-    # Trend figures: the steady stage before any breakdown, so a ramp's overload does not pollute q99.
+    # Trend figures: the steady stage without its breakdown, so an overload does not pollute q99. A breakdown that
+    # lasted to the end (and any generator limit) cuts the stage; an outage the service recovered from is left out.
     steady = _steady_mask(series, planned, scheme) & (series.resps > 0)
-    cut = min(i for i in (onset.index if onset else None, limit.index if limit else None, len(series)) if i is not None)
+    if onset is not None and onset.end_index < len(series):
+        steady[onset.index : onset.end_index] = False
+    cut = min(
+        i
+        for i in (
+            onset.index if onset is not None and onset.end_index >= len(series) else None,
+            limit.index if limit else None,
+            len(series),
+        )
+        if i is not None
+    )
     steady[cut:] = False
     # The median of per-second q99 here; the backend replaces it with the q99 of the merged histograms over
     # `steady_span` when it has them.
