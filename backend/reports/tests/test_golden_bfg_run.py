@@ -1,0 +1,71 @@
+"""Golden test on a real run (fixtures/bfg_run/README.md): the tank's stream, then its phout attached.
+
+Streamed: counts and codes equal the phout's, quantiles within one bin of numpy on the phout. Attached phout:
+the figures become exact (order statistics between numpy's lower and higher), the stream stays available.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from analytics.quantiles import bin_width_us
+from analytics.tank_push import parse_push_data
+from backend.clickhouse import client
+from backend.clickhouse.tables import second_aggregates
+from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.uploads.ingest import ingest_upload
+
+RUN = Path(__file__).parent / "fixtures" / "bfg_run"
+LEVELS = [50.0, 75.0, 90.0, 95.0, 99.0, 100.0]
+
+
+def _phout() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    lines = [line.split("\t") for line in (RUN / "bfgout.log").read_text().splitlines() if line]
+    interval = np.array([int(p[2]) for p in lines])
+    second = np.array([int(float(p[0]) + int(p[2]) / 1e6) for p in lines])
+    tag = np.array([p[1] for p in lines], dtype=object)
+    http = np.array([int(p[11]) for p in lines])
+    return second, tag, interval, http
+
+
+def _stream(test: Test) -> None:
+    rows = []
+    for received_at_us, body in enumerate(json.loads((RUN / "push_data.json").read_text()), start=1):
+        rows += [(test.pk, 0, *item.as_row(), received_at_us) for item in parse_push_data(body)]
+    client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="tests.reports.bfg_stream")
+
+
+def test_a_real_run_streamed_then_made_exact_by_its_phout(owner, clickhouse, cache_clear, anon_api, tmp_path) -> None:
+    second, tag, interval, http = _phout()
+    test = Test.objects.create(owner=owner, name="bfg", status=TestStatus.READY, has_stream=True)
+    _stream(test)
+
+    for cases in ([], ["index"], ["missing", "search"]):
+        keep = np.isin(tag, cases) if cases else np.ones(tag.size, dtype=bool)
+        body = anon_api.get(f"/api/v1/tests/{test.pk}/summary", {"case": cases, "q": "50,75,90,95,99,100"}).json()
+        assert body["exact"] is False and body["count"] == int(keep.sum()) == sum(body["http_codes"].values())
+        assert body["http_codes"] == {str(k): v for k, v in sorted(Counter(http[keep].tolist()).items())}
+        assert body["rps"]["max"] == int(np.unique(second[keep], return_counts=True)[1].max())
+        for level, exact in zip(LEVELS, np.percentile(interval[keep], LEVELS, method="lower"), strict=True):
+            assert abs(body["quantiles_ms"][f"{level:g}"] * 1000 - exact) <= bin_width_us(exact), (cases, level)
+
+    path = tmp_path / "bfgout.log"
+    shutil.copy(RUN / "bfgout.log", path)
+    upload = Upload.objects.create(
+        test=test, file_path=str(path), size_bytes=path.stat().st_size, status=UploadStatus.PARSING
+    )
+    assert ingest_upload(upload.pk) == UploadStatus.READY
+    body = anon_api.get(f"/api/v1/tests/{test.pk}/summary", {"q": "50,75,90,95,99,100"}).json()
+    assert body["exact"] is True and body["count"] == tag.size
+    lower = np.percentile(interval, LEVELS, method="lower") / 1000
+    higher = np.percentile(interval, LEVELS, method="higher") / 1000
+    got = np.array([body["quantiles_ms"][f"{x:g}"] for x in LEVELS])
+    assert np.all(got >= lower) and np.all(got <= higher)
+    report = anon_api.get(f"/api/v1/tests/{test.pk}/report").json()
+    assert [(s["kind"], s["active"]) for s in report["sources"]] == [("stream", False), ("upload", True)]
+    assert report["cases"] == sorted(set(tag.tolist()) - {""})  # an empty tag is no case (overall only)
