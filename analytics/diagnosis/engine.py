@@ -20,7 +20,16 @@ import numpy as np
 
 from analytics.diagnosis.figures import usl_figure
 from analytics.diagnosis.generator import GeneratorLimit, generator_limit
-from analytics.diagnosis.imbalance import Criteria, Onset, RegimeChange, criteria, find_onset, regime_change
+from analytics.diagnosis.imbalance import (
+    Criteria,
+    ErrorRegimeChange,
+    Onset,
+    RegimeChange,
+    criteria,
+    error_regime_change,
+    find_onset,
+    regime_change,
+)
 from analytics.diagnosis.loadscheme import LoadScheme, LoadSchemeError, parse_load_scheme
 from analytics.diagnosis.monitoring import monitoring_hints
 from analytics.diagnosis.types import Annotation, Finding, FloatArray, MonitoringSeries, TestSeries, utc_clock
@@ -362,6 +371,26 @@ def _regime_finding(series: TestSeries, change: RegimeChange) -> Finding:
     )
 
 
+def _error_regime_finding(series: TestSeries, change: ErrorRegimeChange) -> Finding:
+    ts = int(series.ts[change.index])
+    return Finding(
+        kind="error_regime_change",
+        severity="warning",
+        title=f"Errors rose to {change.after_share:.1%} of requests at {utc_clock(ts)} UTC",
+        text=(
+            f"The error share rose from {change.before_share:.2%} to {change.after_share:.2%} at {utc_clock(ts)} UTC "
+            "and stayed there, below the level of an overload: something started failing part of the requests "
+            "(a dependency, a node of a pool, a cache). The HTTP and net code charts show which codes."
+        ),
+        evidence={
+            "ts": ts,
+            "error_share_before": round(change.before_share, 5),
+            "error_share_after": round(change.after_share, 5),
+        },
+        annotations=[Annotation(ts, "errors rose")],
+    )
+
+
 def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     series = data.series
     scheme, scheme_error = _scheme(data.load_scheme)
@@ -386,6 +415,9 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
         change = regime_change(series.q95_ms, series.resps)
         if change is not None:
             findings.append(_regime_finding(series, change))
+        errors_change = error_regime_change(crit.error_share, series.resps)
+        if errors_change is not None:
+            findings.append(_error_regime_finding(series, errors_change))
     findings.extend(_code_findings(series))
 
     points = closed_model_points(series, planned)

@@ -142,3 +142,29 @@ def regime_change(q95_ms: FloatArray, resps: FloatArray) -> RegimeChange | None:
     if ratio < REGIME_MIN_RATIO or shift.statistic < REGIME_MIN_STATISTIC:
         return None
     return RegimeChange(int(idx[shift.index]), float(np.exp(shift.before)), float(np.exp(shift.after)), shift.statistic)
+
+
+ERROR_REGIME_MIN_SHIFT = 0.01  # one percentage point of requests
+
+
+@dataclass(frozen=True)
+class ErrorRegimeChange:
+    index: int
+    before_share: float
+    after_share: float
+
+
+def error_regime_change(error_share: FloatArray, resps: FloatArray) -> ErrorRegimeChange | None:
+    """A lasting rise of the error share below the overload level (5 %): at least one percentage point and three
+    times the earlier level, found as the best mean shift of the per-second share. The effect size decides, not
+    the statistic: with errors rare, second-to-second noise is mostly zero and any shift looks significant."""
+    keep = resps > 0
+    idx = np.flatnonzero(keep)
+    if idx.size < 20:
+        return None
+    shift = mean_shift(error_share[keep], min_size=10)
+    if shift is None:
+        return None
+    if shift.after - shift.before < ERROR_REGIME_MIN_SHIFT or shift.after < 3.0 * shift.before:
+        return None
+    return ErrorRegimeChange(int(idx[shift.index]), shift.before, shift.after)

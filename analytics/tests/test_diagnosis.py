@@ -289,3 +289,30 @@ def test_steady_load_above_capacity_is_an_overload_to_the_end() -> None:
     assert finding.evidence["until_ts"] is None
     assert finding.evidence["ts"] - T0 <= 5  # it never kept up
     assert result.imbalance_rps is None  # not a ramp: no capacity figure for the trend
+
+
+def test_steady_test_whose_errors_rise_below_overload() -> None:
+    scheme = ["const(300, 6m)"]
+    planned = parse_load_scheme(scheme).planned_rps()
+    series = simulate(planned, capacity_rps=5000.0, seed=13)
+    rng = np.random.default_rng(13)
+    errors = np.zeros(len(series))
+    errors[150:] = rng.binomial(series.resps[150:].astype(int), 0.02)  # 2 % of requests fail from 150 s on
+    result = diagnose(
+        DiagnosisInput(TestSeries.from_columns(**{**series.__dict__, "errors": errors}), load_scheme=scheme)
+    )
+    finding = only(result, "error_regime_change")
+    assert abs(finding.evidence["ts"] - (T0 + 150)) <= 3
+    assert finding.evidence["error_share_after"] == pytest.approx(0.02, abs=0.003)
+    assert kinds(result) == ["error_regime_change"]
+
+
+def test_sporadic_errors_are_no_finding() -> None:
+    scheme = ["const(300, 6m)"]
+    planned = parse_load_scheme(scheme).planned_rps()
+    series = simulate(planned, capacity_rps=5000.0, seed=17)
+    errors = np.random.default_rng(17).binomial(series.resps.astype(int), 0.002).astype(float)  # 0.2 % throughout
+    result = diagnose(
+        DiagnosisInput(TestSeries.from_columns(**{**series.__dict__, "errors": errors}), load_scheme=scheme)
+    )
+    assert result.findings == []
