@@ -12,11 +12,12 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from analytics.quantiles import bin_width_us
-from analytics.tank_push import parse_push_data
+from analytics.tank_push import parse_monitoring, parse_push_data
 from backend.clickhouse import client
-from backend.clickhouse.tables import second_aggregates
+from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.uploads.ingest import ingest_upload
 
@@ -69,3 +70,29 @@ def test_a_real_run_streamed_then_made_exact_by_its_phout(owner, clickhouse, cac
     report = anon_api.get(f"/api/v1/tests/{test.pk}/report").json()
     assert [(s["kind"], s["active"]) for s in report["sources"]] == [("stream", False), ("upload", True)]
     assert report["cases"] == sorted(set(tag.tolist()) - {""})  # an empty tag is no case (overall only)
+
+
+def test_the_runs_monitoring_in_the_tabs_groups(owner, clickhouse, cache_clear, anon_api) -> None:
+    test = Test.objects.create(owner=owner, name="bfg", status=TestStatus.READY, has_stream=True)
+    _stream(test)
+    points = []
+    for received_at_us, body in enumerate(json.loads((RUN / "monitoring.json").read_text()), start=1):
+        points += [(test.pk, p.ts, p.host, p.metric, p.value, received_at_us) for p in parse_monitoring(body).points]
+    client.insert_rows(monitoring.NAME, monitoring.COLUMNS, points, tag="tests.reports.bfg_monitoring")
+    report = anon_api.get(f"/api/v1/tests/{test.pk}/report").json()
+    first_ts, last_ts = report["first_ts"], report["last_ts"]  # monitoring shares the test's time axis
+    body = anon_api.get(f"/api/v1/tests/{test.pk}/monitoring", {"compress_ratio": 1}).json()
+    (host,) = body["hosts"]
+    assert host["host"] == "localhost"
+    groups = {g["group"]: g for g in host["groups"]}
+    assert list(groups) == ["cpu", "memory", "load", "network", "disk", "custom"]
+    assert "Net_retransmit" in groups["network"]["metrics"] and "System_csw" in groups["custom"]["metrics"]
+    user = next(t for t in groups["cpu"]["figure"]["data"] if t["name"] == "custom:cpu-cpu-total_usage_user")
+    sent = {
+        p.ts: p.value
+        for p in (
+            x for body_ in json.loads((RUN / "monitoring.json").read_text()) for x in parse_monitoring(body_).points
+        )
+        if p.metric == "custom:cpu-cpu-total_usage_user" and first_ts <= p.ts <= last_ts
+    }
+    assert dict(zip((x // 1000 for x in user["x"]), user["y"], strict=True)) == pytest.approx(sent)
