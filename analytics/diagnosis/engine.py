@@ -1,9 +1,11 @@
 """The diagnosis of one test: every detector run over its series, each conclusion turned into a `Finding`.
 
 Findings (see docs/diagnosis.md for the plain-words version):
-- `imbalance` (ramp) / `overload` (steady load): the service stopped keeping up; the second and the RPS;
+- `imbalance` (ramp) / `overload` (steady load, to the end or for a while): the service stopped keeping up;
+  the second and the RPS;
 - `generator_limited`: from this second on the figures describe the generator, not the service;
 - `regime_change`: quantiles jumped to a new level in a test that otherwise kept up;
+- `error_regime_change`: the error share rose to a new level below the overload threshold;
 - `usl`: closed-model ramp, throughput vs concurrency fitted by the Universal Scalability Law;
 - `timeouts` / `discarded`: how many requests timed out (net 110) or were never sent (net 777);
 - monitoring hints: `single_core`, `cpu_saturated`, `memory_growth`.
