@@ -140,7 +140,7 @@ async function waitStatus(id, wanted, timeoutS = 180) {
   throw new Error(`test ${id} not ${wanted.join("/")} after ${timeoutS}s (last: ${JSON.stringify(last)})`);
 }
 
-async function uploadTest(name, version, start, seed, slowdown, gzip) {
+async function uploadTest(name, version, start, seed, slowdown, gzip, badLines = 0) {
   const test = await api(
     "POST",
     "/api/v1/tests/",
@@ -157,10 +157,11 @@ async function uploadTest(name, version, start, seed, slowdown, gzip) {
     }),
     { "Content-Type": "application/json" },
   );
-  const text = makePhout(start, seed, slowdown);
+  // Malformed lines, as a truncated or hand-edited file has: skipped and reported with their numbers.
+  const text = makePhout(start, seed, slowdown) + "not a phout line\n".repeat(badLines);
   const body = gzip ? gzipSync(Buffer.from(text)) : Buffer.from(text);
   await api("PUT", `/api/v1/tests/${test.id}/phout`, body, { "Content-Type": "application/octet-stream" });
-  return { id: test.id, lines: text.split("\n").length - 1 };
+  return { id: test.id, lines: text.split("\n").length - 1 - badLines, badLines };
 }
 
 /** A tank stream: the same JSON the uploader posts (tank-protocol.md), 60 s of per-second data plus telegraf. */
@@ -334,7 +335,7 @@ async function main() {
   const t0 = now - 3 * DURATION_S - 600;
   const started = Date.now();
   const a = await uploadTest("billing ramp, baseline", "1.0", t0, 1, 0.5, false);
-  const b = await uploadTest("billing ramp, candidate", "1.1", t0 + DURATION_S + 120, 2, 3.0, true);
+  const b = await uploadTest("billing ramp, candidate", "1.1", t0 + DURATION_S + 120, 2, 3.0, true, 2);
   const stream = await streamTest(now - 300);
   // Still shooting: the tank keeps the test open (no close.json), so the page must update itself.
   const online = await streamTest(now - 30, { seconds: 10, close: false, name: "still shooting" });
@@ -355,7 +356,7 @@ async function main() {
     base: BASE,
     component: COMPONENT,
     a: { id: a.id, lines: a.lines, first_ts: ma.first_ts, last_ts: ma.last_ts },
-    b: { id: b.id, lines: b.lines, first_ts: mb.first_ts, last_ts: mb.last_ts },
+    b: { id: b.id, lines: b.lines, bad_lines: b.badLines, first_ts: mb.first_ts, last_ts: mb.last_ts },
     stream: { id: stream.id, first_ts: ms.first_ts, last_ts: ms.last_ts, status: ms.status },
     online: { id: online.id, upload_token: online.upload_token, start: online.start, last_ts: mo.last_ts },
     waiting: { id: waiting.id },

@@ -240,6 +240,19 @@ export const specs = [
     },
   },
   {
+    name: "skipped lines of an upload are reported with their numbers",
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots }) {
+      const t = seed.b;
+      await page.goto(`${base}/${t.id}`);
+      await page.waitForSelector('section[aria-label="Upload problems"]');
+      const text = await page.textContent('section[aria-label="Upload problems"]');
+      assert.match(text, new RegExp(`^${t.bad_lines} of .* lines of the phout were skipped`));
+      assert.match(text, new RegExp(`line ${t.lines + 1}:`), "the first bad line's number");
+      await page.screenshot({ path: `${shots}/report-bad-lines.png` });
+    },
+  },
+  {
     name: "an online test updates itself as the tank pushes",
     allowErrors: [EXPECTED_404],
     async run({ page, base, seed, shots }) {

@@ -34,6 +34,7 @@ export interface TestMeta {
   first_ts?: number | null;
   last_ts?: number | null;
   has_stream?: boolean;
+  active_upload?: number | null;
   can_write?: boolean;
 }
 

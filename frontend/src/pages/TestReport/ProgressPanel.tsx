@@ -28,3 +28,32 @@ export function ProgressPanel({ testId, refresh }: { testId: number; refresh: nu
     </section>
   );
 }
+
+/**
+ * The latest upload's bad lines (skipped, with their numbers) or its error: shown on a ready or failed test,
+ * so a reader knows what the figures leave out and where to look in the file.
+ */
+export function UploadNotice({ testId, refresh }: { testId: number; refresh: number }) {
+  const uploads = useApi(`notice|${testId}|${refresh}`, (signal) => getUploads(testId, signal));
+  const latest = uploads.data?.[0];
+  if (!latest || (!latest.lines_bad && !latest.error)) return null;
+  const examples = latest.bad_examples ?? [];
+  return (
+    <section className={`card upload-notice ${latest.error ? "failed" : ""}`} aria-label="Upload problems">
+      <h2>
+        {latest.error
+          ? `The upload failed: ${latest.error}`
+          : `${formatCount(latest.lines_bad ?? 0)} of ${formatCount(latest.lines_total ?? 0)} lines of the phout were skipped as malformed`}
+      </h2>
+      {examples.length > 0 && (
+        <ul>
+          {examples.slice(0, 5).map((e) => (
+            <li key={e.line}>
+              line {e.line}: {e.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

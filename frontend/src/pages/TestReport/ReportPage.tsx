@@ -14,7 +14,7 @@ import { zoomToWindow } from "../../lib/figures";
 import { TABS, TAB_LABELS, windowParams, type Tab } from "../../lib/viewState";
 import { AnalysisPanel } from "./AnalysisPanel";
 import { Controls } from "./Controls";
-import { ProgressPanel } from "./ProgressPanel";
+import { ProgressPanel, UploadNotice } from "./ProgressPanel";
 import { ReportHeader } from "./ReportHeader";
 import { ConfigTab } from "./tabs/ConfigTab";
 import { DistributionsTab, ExtendedTab, OverviewTab } from "./tabs/ChartTabs";
@@ -165,6 +165,9 @@ export function ReportPage({ id }: { id: number }) {
         </div>
       )}
       {test.status === "processing" && <ProgressPanel testId={id} refresh={tick} />}
+      {(test.status === "failed" || (test.status === "ready" && test.active_upload)) && (
+        <UploadNotice testId={id} refresh={refresh} />
+      )}
       {test.status === "online" && (
         <div className="state live" role="status">
           <span className="pulse" aria-hidden="true" /> Online: the tank is still shooting; the page updates every 5 s.
