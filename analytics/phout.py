@@ -57,7 +57,8 @@ NOTAG_CASE = "__NOTAG__"  # the tank's name for a tag that is empty after the cu
 # Response seconds must fit ClickHouse's UInt32 `receive_sec` and be a plausible unix time.
 MAX_RECEIVE_SEC = 2**32 - 1
 # Bytes of complete lines handed to pyarrow per call: big enough for its threads, small enough to bound memory.
-DEFAULT_BLOCK_BYTES = 32 * 1024 * 1024
+DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
+MAX_CACHED_RAW_TAGS = 100_000
 MAX_BAD_EXAMPLES = 10
 MAX_EXAMPLE_TEXT = 200
 
@@ -250,6 +251,9 @@ class PhoutParser:
         code = self._raw_tag_codes.get(raw)
         if code is None:
             code = self.case_code(case_of_tag(raw.decode("utf-8", errors="replace")))
+            if len(self._raw_tag_codes) >= MAX_CACHED_RAW_TAGS:
+                # `tag#<request number>` makes every raw tag unique: the cache must not grow with the file.
+                self._raw_tag_codes.clear()
             self._raw_tag_codes[raw] = code
         return code
 

@@ -129,3 +129,18 @@ def test_a_file_mostly_not_phout_is_refused() -> None:
     good, _ = parse_bytes(read_golden("tags_hash.phout") + b"not phout\n" * 6)
     assert good.stats.lines_bad == 6 and not_phout_error(good.stats) is None  # 6 bad of 12: still phout
     assert not_phout_error(PhoutParser().stats) == "the file holds no phout lines"
+
+
+def test_unique_raw_tags_do_not_grow_memory() -> None:
+    import analytics.phout as phout
+
+    lines = b"".join(b"1700000000.100\tsearch#%d\t1000\t0\t0\t0\t0\t0\t0\t0\t0\t200\n" % i for i in range(300))
+    parser = PhoutParser(block_bytes=1000)
+    original = phout.MAX_CACHED_RAW_TAGS
+    phout.MAX_CACHED_RAW_TAGS = 50
+    try:
+        batches = [*parser.feed(lines), *parser.finish()]
+    finally:
+        phout.MAX_CACHED_RAW_TAGS = original
+    assert parser.cases == ["search"] and sum(b.rows for b in batches) == 300
+    assert len(parser._raw_tag_codes) <= 50

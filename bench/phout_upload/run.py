@@ -57,19 +57,32 @@ def children(pid: int) -> list[int]:
     return out
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class PeakRss:
-    """Samples the RSS of named process trees every 50 ms; `peaks` maps name → max KB of any one process."""
+    """Samples named process trees every 50 ms: `peaks` = max RSS (KB) of any one process of the tree, `cpu` =
+    CPU seconds used by the tree during the watch (last sample; the server's is a delta from `watch`)."""
 
     def __init__(self) -> None:
         self.roots: dict[str, int] = {}
         self.peaks: dict[str, int] = {}
-        self.baseline: dict[str, int] = {}
+        self.cpu: dict[str, float] = {}
+        self._cpu_start: dict[str, float] = {}
+        self._cpu_seen: dict[str, dict[int, float]] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def watch(self, name: str, pid: int) -> None:
+        self._cpu_start[name] = cpu_s(pid)
+        self._cpu_seen[name] = {}
         self.roots[name] = pid
-        self.baseline[name] = rss_kb(pid)
 
     def start(self) -> None:
         self._thread.start()
@@ -77,14 +90,22 @@ class PeakRss:
     def stop(self) -> dict[str, int]:
         self._stop.set()
         self._thread.join()
+        self._sample()
         return self.peaks
+
+    def _sample(self) -> None:
+        for name, pid in list(self.roots.items()):
+            seen = self._cpu_seen[name]
+            for p in [pid, *children(pid)]:
+                self.peaks[name] = max(self.peaks.get(name, 0), rss_kb(p))
+                used = cpu_s(p)
+                if used:
+                    seen[p] = used
+            self.cpu[name] = round(sum(seen.values()) - self._cpu_start[name], 2)
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            for name, pid in list(self.roots.items()):
-                pids = [pid, *children(pid)]
-                for p in pids:
-                    self.peaks[name] = max(self.peaks.get(name, 0), rss_kb(p))
+            self._sample()
             time.sleep(0.05)
 
 
@@ -138,6 +159,7 @@ def run_baseline(path: Path, gz: bool, monitor: PeakRss) -> float:
     elapsed = time.perf_counter() - started
     if status != 0:
         raise SystemExit(f"clickhouse-client failed with status {status}")
+    monitor.cpu["clickhouse-client (baseline) final"] = round(usage.ru_utime + usage.ru_stime, 2)
     monitor.peaks["clickhouse-client (baseline)"] = max(
         monitor.peaks.get("clickhouse-client (baseline)", 0), usage.ru_maxrss
     )
@@ -313,12 +335,15 @@ def main() -> None:
     monitor.start()
     base_s = run_baseline(path, args.gzip, monitor)
     base_peaks = monitor.stop()
+    base_cpu = dict(monitor.cpu)
+    base_cpu["clickhouse-client (baseline)"] = base_cpu.pop("clickhouse-client (baseline) final")
 
     monitor = PeakRss()
     monitor.watch("clickhouse-server", server_pid)
     monitor.start()
     ours_s, cli_line = run_tankodrom(path, monitor, var_dir)
     ours_peaks = monitor.stop()
+    ours_cpu = dict(monitor.cpu)
 
     ours_rows, base_rows = count_rows()
     results.update(
@@ -328,6 +353,7 @@ def main() -> None:
         tankodrom_lines_per_s=round(lines / ours_s),
         speedup=round(base_s / ours_s, 2),
         rows_stored={"tankodrom": ours_rows, "baseline": base_rows},
+        cpu_s={"baseline": base_cpu, "tankodrom": ours_cpu},
         peak_rss_mb={
             "baseline": {k: round(v / 1024) for k, v in base_peaks.items()},
             "tankodrom": {k: round(v / 1024) for k, v in ours_peaks.items()},
