@@ -1,4 +1,4 @@
-"""`manage.py diagnose` brings stored analyses up to date."""
+"""`manage.py diagnose` brings stored analyses up to date; the admin lists them."""
 
 from __future__ import annotations
 
@@ -32,3 +32,17 @@ def test_stale_analyses_are_recomputed(owner: User, clickhouse: None) -> None:
     assert TestAnalysis.objects.get(test=old).engine_version == ENGINE_VERSION
     assert TestAnalysis.objects.get(test=fresh).computed_at == fresh_at
     assert not TestAnalysis.objects.filter(test__in=[running, other]).exists()
+
+
+@pytest.mark.django_db
+def test_admin_lists_analyses(owner: User) -> None:
+    from django.test import Client
+
+    staff = User.objects.create_superuser("admin9", password="x" * 12)
+    test = new_test(owner, component="api")
+    TestAnalysis.objects.create(test=test, status=AnalysisStatus.FAILED, error="boom")
+    browser = Client()
+    browser.force_login(staff)
+    page = browser.get("/admin/diagnosis/testanalysis/?status__exact=failed")
+    assert page.status_code == 200
+    assert f"analysis of test {test.pk} (failed)" in page.content.decode()
