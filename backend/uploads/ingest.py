@@ -84,6 +84,7 @@ def ingest_upload(upload_id: int) -> str:
         return _activate(upload, result, path)
     except IngestError as exc:
         _fail(upload, str(exc))
+        path.unlink(missing_ok=True)  # the file itself is the problem: keeping it would only fill the disk
         return UploadStatus.FAILED
     except client.ClickHouseUnavailable:
         raise  # the task retries later; the upload stays `parsing` and the next attempt starts clean

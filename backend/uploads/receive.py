@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
@@ -55,6 +56,12 @@ def receive(test: Test, stream: Readable, length: int, content_range: str | None
         start, end, total = parse_content_range(content_range)
         if end - start + 1 != length:
             raise ReceiveError(400, f"Content-Range covers {end - start + 1} bytes but the body has {length}")
+    limit = int(settings.TANKODROM_MAX_UPLOAD_BYTES)
+    if total > limit:
+        # Pieces pass the middleware one by one: the announced total is checked here.
+        raise ReceiveError(
+            413, f"a file of {total} bytes exceeds the limit of {limit} bytes (TANKODROM_MAX_UPLOAD_BYTES)"
+        )
     upload = _upload_for(test, start, total, upload_id)
     path = upload_path(upload.pk)
     whole = start == 0 and end + 1 == total

@@ -45,6 +45,7 @@ def test_a_file_mostly_garbage_fails_and_leaves_no_rows(
     ingest.wait_for_mutations(samples.NAME)
     ingest.wait_for_mutations(second_aggregates.NAME)
     assert sample_count(test_row.pk, upload.pk) == 0 and overall_rows(test_row.pk, upload.pk) == {}
+    assert not Path(upload.file_path).exists()
 
 
 def test_a_failed_upload_does_not_fail_a_test_that_has_data(
@@ -131,3 +132,18 @@ def test_resumable_upload_in_pieces(owner: Owner, test_row: Test, django_capture
     again = piece(b, len(body), upload_id)
     assert again.status_code == 409 and "already complete" in again.json()["error"]
     assert Path(upload.file_path).exists() is False
+
+
+def test_the_total_of_a_piecewise_upload_is_limited(
+    owner: Owner, test_row: Test, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    settings.TANKODROM_MAX_UPLOAD_BYTES = 1000
+    with django_capture_on_commit_callbacks(execute=True):
+        response = owner.client().generic(
+            "PUT",
+            f"/api/v1/tests/{test_row.pk}/phout",
+            cast(Any, b"x" * 100),
+            HTTP_CONTENT_RANGE="bytes 0-99/5000",
+        )
+    assert response.status_code == 413 and "TANKODROM_MAX_UPLOAD_BYTES" in response.json()["error"]
+    assert not Upload.objects.filter(test=test_row).exists()
