@@ -41,10 +41,10 @@ METHOD = (
     "Block bootstrap over seconds: each test's per-second response-time histograms (tank bin grid) are "
     "resampled in blocks of consecutive seconds (about n^(1/3) s, longer when seconds are strongly "
     "correlated), 1000 times per test; intervals are simultaneous 97% bands over all judged levels "
-    "(max-|t|). 'worse'/'better' only when the whole interval lies beyond 1% of the baseline (and one "
-    "histogram bin for streamed data); levels with fewer than 10 responses beyond them are not judged. "
-    "Code shares: the same bootstrap, floor 0.1 percentage point. Values are exact order statistics when "
-    "raw samples exist. Details: docs/compare.md."
+    "(max-|t|, widened to Student-t for the number of blocks). 'worse'/'better' only when the whole "
+    "interval lies beyond 1% of the baseline (and one histogram bin for streamed data); levels with fewer "
+    "than 10 responses beyond them are not judged. Code shares: the same bootstrap, floor 0.1 percentage "
+    "point. Values are exact order statistics when raw samples exist. Details: docs/compare.md."
 )
 
 
