@@ -7,6 +7,10 @@ task (`backend.tankapi.tasks.flush_buffer`, queue `ingest`) drains the stream in
 then deletes the entries. A crash between the insert and the delete re-inserts the same rows, which the
 ReplacingMergeTree key (test, source, second, case) collapses: at-least-once delivery, exactly-once as read.
 
+Durability: the entry is in Redis before the 200 leaves, so a web process dying after answering loses nothing.
+Redis itself persists with its append-only file (deploy/stack.sh starts it with `--appendonly yes`, default
+fsync every second); a host crash can lose up to that last second unless Redis runs with `appendfsync always`.
+
 While ClickHouse is down the flusher sets a short-lived flag; the append script refuses new pushes while it is
 set (the view answers 503, the tank retries), so what was accepted is bounded and waits in Redis. The same
 script refuses when the backlog exceeds TANKODROM_TANK_BUFFER_MAX_ENTRIES (overload protection, also 503).

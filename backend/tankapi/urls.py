@@ -19,6 +19,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     re_path(r"^api/job/(?P<job>\d+)/push_data\.json/?$", views.push_data, name="tank-push-data"),
     re_path(r"^api/monitoring/receiver/push/?$", views.push_monitoring, name="tank-push-monitoring"),
     re_path(r"^api/job/(?P<job>\d+)/close\.json/?$", views.close_job, name="tank-close"),
+    # The uploader's optional `writer_endpoint` (data and monitoring to one URL).
+    re_path(r"^api/writer/?$", views.writer_push, name="tank-writer"),
     # Lunapark-only and legacy calls.
     re_path(r"^api/job/(?P<job>\d+)/summary\.json/?$", views.job_summary, name="tank-job-summary"),
     re_path(r"^api/job/(?P<job>\d+)/(?:set_imbalance|event)\.json/?$", views.accepted_and_ignored),

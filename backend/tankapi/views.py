@@ -271,6 +271,36 @@ def push_monitoring(request: HttpRequest) -> HttpResponse:
 
 
 @csrf_exempt
+def writer_push(request: HttpRequest) -> HttpResponse:
+    """POST <writer_endpoint>?jobno=N&upload_token=U with `{"trail": [...]}` or `{"monitoring": [...]}`: the
+    uploader's `writer_endpoint` option (tank-protocol.md §4.8); point it at `http://HOST:8000/api/writer`.
+    The client reads `response.json()["success"]`, so this one answers an object, not an array."""
+    if request.method != "POST":
+        return _error("the writer takes POST", 405)
+    try:
+        job = int(request.GET.get("jobno", ""))
+    except ValueError:
+        return _error("jobno query parameter must be a job number", 400)
+    denied = _check_push_access(request, job)
+    if denied is not None:
+        return denied
+    try:
+        body = _json_body(request)
+        if isinstance(body, dict) and "trail" in body:
+            rows = orjson.dumps([second.as_row() for second in parse_push_data(body)])
+            kind = buffer.KIND_DATA_ROWS
+        elif isinstance(body, dict) and "monitoring" in body:
+            chunk = parse_monitoring(body)
+            rows = orjson.dumps([[p.ts, p.host, p.metric, p.value] for p in chunk.points])
+            kind = buffer.KIND_MONITORING_ROWS
+        else:
+            raise PushFormatError('writer body must be {"trail": [...]} or {"monitoring": [...]}')
+    except PushFormatError as exc:
+        return _error(str(exc), 400)
+    return _append(kind, job, rows, lambda: JsonResponse({"success": 1}))
+
+
+@csrf_exempt
 def close_job(request: HttpRequest, job: int) -> HttpResponse:
     """GET api/job/N/close.json?exitcode=RC -> [{"success": 1}]; closing twice is harmless."""
     test = _owned_test(request, job)

@@ -395,3 +395,24 @@ def test_nan_written_by_the_tank_is_accepted_and_stored_as_zero(tank_user: tuple
     assert _push(http, job, upload, token, body).status_code == 200
     flush.flush_all()
     assert [row[4] for row in _stream_rows(job)] == [0.0, 0.0]
+
+
+def test_writer_endpoint_takes_trail_and_monitoring_objects(tank_user: tuple[Any, str]) -> None:
+    """`writer_endpoint: http://HOST:8000/api/writer`: {"trail": items} / {"monitoring": chunks}, no api_token."""
+    _user, token = tank_user
+    http = Client()
+    job, upload = _create(http, token)
+    url = f"/api/writer?jobno={job}&upload_token={upload}"
+    trail = {"trail": fixture_json("push_data_bfg_1795316038.json")}
+    resp = http.post(url, data=json.dumps(trail), content_type="application/json")
+    assert resp.status_code == 200 and resp.json() == {"success": 1}
+    mon = {"monitoring": fixture_json("monitoring_1795316039.json")}
+    assert http.post(url, data=json.dumps(mon), content_type="application/json").json() == {"success": 1}
+    bad = http.post(url, data=b'{"other": 1}', content_type="application/json")
+    assert bad.status_code == 400 and "trail" in bad.json()["error"]
+    wrong = http.post(
+        f"/api/writer?jobno={job}&upload_token=nope", data=json.dumps(trail), content_type="application/json"
+    )
+    assert wrong.status_code == 403
+    result = flush.flush_all()
+    assert (result.entries, result.second_rows) == (2, 2) and result.monitoring_rows > 20
