@@ -258,3 +258,22 @@ def test_bucket_expression_matches_the_coarse_grid(clickhouse: None) -> None:
             assert bucket == -1, value
         else:
             assert int(keys_of_buckets(np.array([bucket]))[0]) == int(COARSE_KEY[bin_index]), value
+
+
+def test_a_second_pushed_twice_counts_once(store: Callable[..., Test], owner_api: APIClient) -> None:
+    from backend.clickhouse.tables import second_aggregates
+
+    base = store(seed=23, seconds=60)
+    streamed = store(seed=24, seconds=60, streamed=True)
+    rows = client.execute(
+        f"SELECT * FROM {second_aggregates.NAME} WHERE test_id = %(t)s AND ts < %(ts)s",
+        {"t": streamed.pk, "ts": T0 + 10},
+        tag="tests.compare.repush",
+    )
+    # The tank retries a push after a 5xx: the same seconds arrive again, later.
+    client.insert_rows(
+        second_aggregates.NAME, second_aggregates.COLUMNS, [(*r[:-1], 2) for r in rows], tag="tests.compare.repush"
+    )
+    body = _get(owner_api, f"tests={base.pk},{streamed.pk}").json()
+    assert body["count"] == [1200, 1200]
+    assert sum(body["http_codes"]["200"]) == 2400
