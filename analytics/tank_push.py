@@ -212,6 +212,15 @@ def _histogram(raw: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
         return (), ()
     if not isinstance(raw, list):
         raise PushFormatError("time_intervals must be a list of {from, to, count}")
+    try:
+        # Fast path for a whole list as the tank sends it (grid edges, ascending and unique, int counts >= 0):
+        # comprehensions instead of a per-bin loop body halve the cost of the hottest code of the push path.
+        bins = [_EDGE_INDEX[round(entry["to"] * 1000)] for entry in raw]
+        counts = [entry["count"] for entry in raw]
+        if counts and set(map(type, counts)) == {int} and min(counts) >= 0 and sorted(set(bins)) == bins:
+            return tuple(bins), tuple(counts)
+    except (KeyError, TypeError, ValueError, OverflowError):
+        pass
     merged: dict[int, int] = {}
     for entry in raw:
         # Fast path for what the tank sends (a grid edge as a number, a non-negative int count): this loop runs
