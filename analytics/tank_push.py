@@ -215,10 +215,15 @@ def _histogram(raw: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
     try:
         # Fast path for a whole list as the tank sends it (grid edges, ascending and unique, int counts >= 0):
         # comprehensions instead of a per-bin loop body halve the cost of the hottest code of the push path.
-        bins = [_EDGE_INDEX[round(entry["to"] * 1000)] for entry in raw]
-        counts = [entry["count"] for entry in raw]
-        if counts and set(map(type, counts)) == {int} and min(counts) >= 0 and sorted(set(bins)) == bins:
-            return tuple(bins), tuple(counts)
+        tank_bins = [_EDGE_INDEX[round(entry["to"] * 1000)] for entry in raw]
+        tank_counts = [entry["count"] for entry in raw]
+        if (
+            tank_counts
+            and set(map(type, tank_counts)) == {int}
+            and min(tank_counts) >= 0
+            and sorted(set(tank_bins)) == tank_bins
+        ):
+            return tuple(tank_bins), tuple(tank_counts)
     except (KeyError, TypeError, ValueError, OverflowError):
         pass
     merged: dict[int, int] = {}
