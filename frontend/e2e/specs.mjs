@@ -240,7 +240,7 @@ export const specs = [
     },
   },
   {
-    name: "skipped lines of an upload are reported with their numbers",
+    name: "candidate test: skipped lines reported, findings marked on the time charts",
     allowErrors: [EXPECTED_404],
     async run({ page, base, seed, shots }) {
       const t = seed.b;
@@ -250,6 +250,17 @@ export const specs = [
       assert.match(text, new RegExp(`^${t.bad_lines} of .* lines of the phout were skipped`));
       assert.match(text, new RegExp(`line ${t.lines + 1}:`), "the first bad line's number");
       await page.screenshot({ path: `${shots}/report-bad-lines.png` });
+      // The analysis' moments (its annotations) are drawn as marks on the quantiles chart.
+      const analysis = await api(base, `/api/v1/tests/${t.id}/analysis`).catch(() => null);
+      const moments = (analysis?.findings ?? []).flatMap((f) => f.annotations ?? []);
+      if (moments.length) {
+        await page.waitForFunction(
+          () => (document.querySelector('.chart[data-chart="Response time quantiles and RPS"]')?.layout?.shapes ?? []).length > 0,
+          null,
+          { timeout: 15000 },
+        );
+        await page.locator('.chart[data-chart="Response time quantiles and RPS"]').screenshot({ path: `${shots}/report-marks.png` });
+      }
     },
   },
   {

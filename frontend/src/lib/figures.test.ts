@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { axisValueToUnix, collectFigures, zoomToWindow } from "./figures";
+import { axisValueToUnix, collectFigures, markOverlays, zoomToWindow } from "./figures";
 
 const fig = (title: string) => ({ data: [{ x: [1], y: [2] }], layout: { title } });
 
@@ -41,5 +41,24 @@ describe("zoom", () => {
     const bounds = { first: 1606174400, last: 1606174800 };
     expect(zoomToWindow("2020-11-23 23:34:17.4", 1606174900, bounds)).toEqual({ from: 1606174457, to: 1606174800 });
     expect(zoomToWindow(10, 200, bounds)).toBeNull();
+  });
+});
+
+describe("markOverlays", () => {
+  const marks = [
+    { ts: 1000, label: "imbalance" },
+    { ts: 5000, label: "outside" },
+  ];
+  it("marks the moments inside a time chart's range", () => {
+    const out = markOverlays({ xaxis: { type: "date", range: [0, 2_000_000] }, shapes: [{ keep: 1 }] }, marks);
+    expect(out.shapes).toEqual([
+      { keep: 1 },
+      expect.objectContaining({ type: "line", x0: 1_000_000, x1: 1_000_000, yref: "paper" }),
+    ]);
+    expect(out.annotations).toEqual([expect.objectContaining({ x: 1_000_000, text: "imbalance" })]);
+  });
+  it("leaves charts that are not on a time axis alone", () => {
+    expect(markOverlays({ xaxis: { title: "responses/s" } }, marks)).toEqual({});
+    expect(markOverlays({ xaxis: { type: "date" } }, [])).toEqual({});
   });
 });

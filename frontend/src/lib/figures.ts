@@ -74,3 +74,50 @@ export function zoomToWindow(
   const to = Math.min(bounds.last, Math.ceil(Math.max(a, b)));
   return from <= to ? { from, to } : null;
 }
+
+/** A moment to mark on a time chart (a finding of the analysis), unix seconds. */
+export interface ChartMark {
+  ts: number;
+  label: string;
+}
+
+/**
+ * Vertical dotted lines with labels at the marks inside the figure's time range. Only for date x axes (the
+ * backend's time charts, x in epoch ms); other charts (by load, distributions) have no time to mark.
+ */
+export function markOverlays(layout: Record<string, unknown>, marks: ChartMark[]): Record<string, unknown> {
+  const xaxis = (layout.xaxis ?? {}) as Record<string, unknown>;
+  if (xaxis.type !== "date" || marks.length === 0) return {};
+  const range = Array.isArray(xaxis.range) ? (xaxis.range as unknown[]).map(Number) : null;
+  const inside = marks.filter((m) => !range || (m.ts * 1000 >= (range[0] ?? -Infinity) && m.ts * 1000 <= (range[1] ?? Infinity)));
+  if (inside.length === 0) return {};
+  const colour = "#c0392b";
+  return {
+    shapes: [
+      ...((layout.shapes as unknown[] | undefined) ?? []),
+      ...inside.map((m) => ({
+        type: "line",
+        xref: "x",
+        yref: "paper",
+        x0: m.ts * 1000,
+        x1: m.ts * 1000,
+        y0: 0,
+        y1: 1,
+        line: { color: colour, width: 1, dash: "dot" },
+      })),
+    ],
+    annotations: [
+      ...((layout.annotations as unknown[] | undefined) ?? []),
+      ...inside.map((m) => ({
+        x: m.ts * 1000,
+        xref: "x",
+        y: 1,
+        yref: "paper",
+        yanchor: "bottom",
+        text: m.label,
+        showarrow: false,
+        font: { size: 10, color: colour },
+      })),
+    ],
+  };
+}

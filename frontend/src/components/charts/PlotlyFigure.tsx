@@ -5,6 +5,9 @@
  */
 import { useEffect, useRef, useState } from "react";
 import type { PlotlyFigureJson } from "../../api/types";
+import { markOverlays, type ChartMark } from "../../lib/figures";
+
+export type { ChartMark };
 
 type PlotlyModule = typeof import("plotly.js-basic-dist-min").default;
 let plotlyPromise: Promise<PlotlyModule> | null = null;
@@ -29,6 +32,7 @@ export interface PlotlyFigureProps {
   height?: number;
   /** Called with the new x range when the user zooms (numbers or date strings, as the axis has them). */
   onXRange?: (start: unknown, end: unknown) => void;
+  marks?: ChartMark[];
 }
 
 function hasPoints(figure: PlotlyFigureJson): boolean {
@@ -41,12 +45,14 @@ function hasPoints(figure: PlotlyFigureJson): boolean {
   });
 }
 
-export function PlotlyFigure({ figure, name, height = 380, onXRange }: PlotlyFigureProps) {
+export function PlotlyFigure({ figure, name, height = 380, onXRange, marks }: PlotlyFigureProps) {
   const ref = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState<string | null>(null);
   const onXRangeRef = useRef(onXRange);
   onXRangeRef.current = onXRange;
   const empty = !hasPoints(figure);
+  // A stable dependency for the effect: the marks' content, not the array's identity.
+  const marksKey = JSON.stringify(marks ?? []);
 
   useEffect(() => {
     const el = ref.current;
@@ -75,6 +81,7 @@ export function PlotlyFigure({ figure, name, height = 380, onXRange }: PlotlyFig
             yanchor: "top",
             y: -72 / plotHeight,
           },
+          ...markOverlays(given, JSON.parse(marksKey) as ChartMark[]),
           height,
           autosize: true,
           // Keeps the user's zoom when the same chart is refreshed (an online test polls).
@@ -103,7 +110,7 @@ export function PlotlyFigure({ figure, name, height = 380, onXRange }: PlotlyFig
     return () => {
       cancelled = true;
     };
-  }, [figure, height, name, empty]);
+  }, [figure, height, name, empty, marksKey]);
 
   useEffect(() => {
     const el = ref.current;

@@ -2,7 +2,9 @@
  * Findings of the diagnosis engine (/analysis, computed once per test after it is complete) and its figures
  * (e.g. the scalability fit). Shown while pending, hidden when there is nothing to say or no engine (404).
  */
+import type { ApiError } from "../../api/client";
 import { getAnalysis } from "../../api/endpoints";
+import type { AnalysisAnswer } from "../../api/types";
 import { PlotlyFigure } from "../../components/charts/PlotlyFigure";
 import { useApi, useTicker } from "../../hooks/useApi";
 import { formatClock, formatUnix } from "../../lib/format";
@@ -10,7 +12,7 @@ import { formatClock, formatUnix } from "../../lib/format";
 function evidenceText(key: string, value: unknown): string {
   if (typeof value === "number") {
     if ((key === "ts" || key.endsWith("_ts")) && value > 1e9) return formatUnix(value);
-    if (key === "share" || key.endsWith("_share")) return `${(value * 100).toFixed(2)} %`;
+    if (key === "share" || key.includes("share")) return `${(value * 100).toFixed(2)} %`;
     return Number.isInteger(value) ? String(value) : value.toFixed(3);
   }
   if (typeof value === "string") return value;
@@ -23,22 +25,23 @@ const FIGURE_TITLES: Record<string, string> = {
   littles_law: "Little's law: the generator's limit",
 };
 
-export function AnalysisPanel({
-  testId,
-  refresh,
-  onJump,
-}: {
-  testId: number;
-  refresh: number;
-  onJump: (ts: number) => void;
-}) {
-  // Poll while the engine is still working on this test; the answer then stays until the test changes.
+/** The test's analysis, polled while the engine is still working on it; it then stays until the test changes. */
+export function useAnalysis(testId: number, refresh: number): { data: AnalysisAnswer | null; error: ApiError | null } {
   const first = useApi(`${testId}|${refresh}`, (signal) => getAnalysis(testId, signal));
   const pending = first.data?.status === "pending";
   const pendingTick = useTicker(pending, 3000);
   const again = useApi(pending ? `${testId}|${refresh}|${pendingTick}` : null, (signal) => getAnalysis(testId, signal));
-  const data = (pending && again.data) || first.data;
-  const error = first.error;
+  return { data: (pending && again.data) || first.data, error: first.error };
+}
+
+export function AnalysisPanel({
+  analysis,
+  onJump,
+}: {
+  analysis: { data: AnalysisAnswer | null; error: ApiError | null };
+  onJump: (ts: number) => void;
+}) {
+  const { data, error } = analysis;
   if (error?.status === 404 || (!data && !error)) return null;
   if (error) return <div className="analysis hint">Analysis unavailable: {error.message}</div>;
   if (!data) return null;

@@ -1,7 +1,7 @@
 /** One report chart: asks /charts/<name> for the view's window and cases, then draws it (or says why not). */
 import { getChart, type ChartName } from "../../api/endpoints";
 import type { Params } from "../../api/client";
-import { PlotlyFigure } from "../../components/charts/PlotlyFigure";
+import { PlotlyFigure, type ChartMark } from "../../components/charts/PlotlyFigure";
 import { ErrorBox, Loading } from "../../components/States";
 import { useApi } from "../../hooks/useApi";
 
@@ -13,6 +13,7 @@ export function ChartBox({
   refresh,
   height,
   onXRange,
+  marks,
 }: {
   testId: number;
   name: ChartName;
@@ -21,6 +22,7 @@ export function ChartBox({
   refresh: number;
   height?: number;
   onXRange?: (start: unknown, end: unknown) => void;
+  marks?: ChartMark[];
 }) {
   const key = `${testId}|${name}|${JSON.stringify(params)}|${refresh}`;
   const chart = useApi(key, (signal) => getChart(testId, name, params, signal));
@@ -30,7 +32,7 @@ export function ChartBox({
     <section className="chart-box card" aria-label={title}>
       <h2 className={titled ? "sr-only" : undefined}>{title}</h2>
       {chart.data ? (
-        <PlotlyFigure figure={chart.data.figure} name={title} height={height} onXRange={onXRange} />
+        <PlotlyFigure figure={chart.data.figure} name={title} height={height} onXRange={onXRange} marks={marks} />
       ) : chart.error ? (
         <ErrorBox error={chart.error} what={`the ${title.toLowerCase()} chart`} />
       ) : (

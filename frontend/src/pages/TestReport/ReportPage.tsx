@@ -12,7 +12,7 @@ import { useApi, useTicker } from "../../hooks/useApi";
 import { useHashState } from "../../hooks/useHashState";
 import { zoomToWindow } from "../../lib/figures";
 import { TABS, TAB_LABELS, windowParams, type Tab } from "../../lib/viewState";
-import { AnalysisPanel } from "./AnalysisPanel";
+import { AnalysisPanel, useAnalysis } from "./AnalysisPanel";
 import { Controls } from "./Controls";
 import { ProgressPanel, UploadNotice } from "./ProgressPanel";
 import { ReportHeader } from "./ReportHeader";
@@ -85,6 +85,12 @@ export function ReportPage({ id }: { id: number }) {
     getSummary(id, [], signal),
   );
 
+  const analysis = useAnalysis(id, refresh);
+  // The findings' moments (imbalance, first timeouts...) are marked on the time charts.
+  const marks = useMemo(
+    () => (analysis.data?.findings ?? []).flatMap((f) => f.annotations ?? []),
+    [analysis.data],
+  );
   const first = report.data?.first_ts ?? meta.data?.first_ts ?? null;
   const last = report.data?.last_ts ?? meta.data?.last_ts ?? null;
   const bounds = useMemo(() => (first !== null && last !== null ? { first, last } : null), [first, last]);
@@ -181,14 +187,14 @@ export function ReportPage({ id }: { id: number }) {
       ) : hasData ? (
         <>
           <Controls view={view} bounds={bounds} cases={cases} onChange={update} />
-          <AnalysisPanel testId={id} refresh={refresh} onJump={onJump} />
+          <AnalysisPanel analysis={analysis} onJump={onJump} />
           <TabList tab={view.tab} onTab={(tab) => update({ tab })} />
           <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${view.tab}`} data-panel={view.tab}>
             {view.tab === "test_data" && (
-              <OverviewTab testId={id} params={chartParams} refresh={refresh} onXRange={onXRange} />
+              <OverviewTab testId={id} params={chartParams} refresh={refresh} onXRange={onXRange} marks={marks} />
             )}
             {view.tab === "extended" && (
-              <ExtendedTab testId={id} params={chartParams} refresh={refresh} onXRange={onXRange} />
+              <ExtendedTab testId={id} params={chartParams} refresh={refresh} onXRange={onXRange} marks={marks} />
             )}
             {view.tab === "distributions" && (
               <DistributionsTab

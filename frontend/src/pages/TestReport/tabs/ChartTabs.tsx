@@ -1,5 +1,6 @@
 /** The tabs made of per-second charts: Overview, Extended analysis and Distributions (product.md). */
 import type { Params } from "../../../api/client";
+import type { ChartMark } from "../../../components/charts/PlotlyFigure";
 import { ChartBox } from "../ChartBox";
 
 interface ChartTabProps {
@@ -7,9 +8,10 @@ interface ChartTabProps {
   params: Params;
   refresh: number;
   onXRange: (start: unknown, end: unknown) => void;
+  marks?: ChartMark[];
 }
 
-export function OverviewTab({ testId, params, refresh, onXRange }: ChartTabProps) {
+export function OverviewTab({ testId, params, refresh, onXRange, marks }: ChartTabProps) {
   return (
     <div className="charts">
       <ChartBox
@@ -20,14 +22,17 @@ export function OverviewTab({ testId, params, refresh, onXRange }: ChartTabProps
         refresh={refresh}
         height={460}
         onXRange={onXRange}
+        marks={marks}
       />
-      <ChartBox testId={testId} name="http_codes" title="HTTP codes" params={params} refresh={refresh} onXRange={onXRange} />
-      <ChartBox testId={testId} name="net_codes" title="Net codes" params={params} refresh={refresh} onXRange={onXRange} />
+      <ChartBox testId={testId} name="http_codes" title="HTTP codes" params={params} refresh={refresh} onXRange={onXRange}
+        marks={marks} />
+      <ChartBox testId={testId} name="net_codes" title="Net codes" params={params} refresh={refresh} onXRange={onXRange}
+        marks={marks} />
     </div>
   );
 }
 
-export function ExtendedTab({ testId, params, refresh, onXRange }: ChartTabProps) {
+export function ExtendedTab({ testId, params, refresh, onXRange, marks }: ChartTabProps) {
   return (
     <div className="charts">
       <ChartBox
@@ -37,8 +42,10 @@ export function ExtendedTab({ testId, params, refresh, onXRange }: ChartTabProps
         params={params}
         refresh={refresh}
         onXRange={onXRange}
+        marks={marks}
       />
-      <ChartBox testId={testId} name="sizes" title="Bytes in and out" params={params} refresh={refresh} onXRange={onXRange} />
+      <ChartBox testId={testId} name="sizes" title="Bytes in and out" params={params} refresh={refresh} onXRange={onXRange}
+        marks={marks} />
       <ChartBox testId={testId} name="quantiles_by_load" title="Quantiles by load" params={params} refresh={refresh} />
       <ChartBox testId={testId} name="instances_rps" title="Instances and RPS" params={params} refresh={refresh} />
     </div>
@@ -52,7 +59,7 @@ export function DistributionsTab({
   cases,
   log,
   onLog,
-}: Omit<ChartTabProps, "onXRange"> & { cases: string[]; log: boolean; onLog: (log: boolean) => void }) {
+}: Omit<ChartTabProps, "onXRange" | "marks"> & { cases: string[]; log: boolean; onLog: (log: boolean) => void }) {
   // One chart for the selection, then one per selected case, as Overload showed them per tag.
   // The backend draws the log axis (`log=true`), so the figure layer stays the only one that builds figures.
   const withLog: Params = log ? [...params, ["log", "true"]] : params;
