@@ -81,6 +81,11 @@ def receive(test: Test, stream: Readable, length: int, content_range: str | None
         Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.FAILED, error=str(exc))
         raise ReceiveError(400, str(exc), {"upload_id": upload.pk}) from exc
     except BodyIncomplete as exc:
+        if content_range is None:
+            # A whole-file PUT cannot be resumed: nothing of it is kept.
+            path.unlink(missing_ok=True)
+            Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.FAILED, error=str(exc))
+            raise ReceiveError(400, str(exc), {"upload_id": upload.pk}) from exc
         # The bytes before `start` are intact; the client may resend this piece.
         raise ReceiveError(400, str(exc), {"upload_id": upload.pk, "received_bytes": start}) from exc
     upload.progress_bytes = end + 1

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import gzip
+import io
 from pathlib import Path
 from typing import Any, cast
+
+import pytest
 
 from backend.clickhouse import client
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.uploads import receive
 from backend.uploads.ingest import wait_for_mutations
 from backend.uploads.tests.conftest import GOLDEN, Owner, make_owner
 
@@ -155,3 +159,13 @@ def test_access_and_request_errors(owner: Owner, test_row: Test, django_capture_
     assert not Upload.objects.filter(test=test_row).exists()
     test_row.refresh_from_db()
     assert test_row.status == TestStatus.ONLINE
+
+
+def test_a_body_shorter_than_announced_is_not_kept(owner: Owner, test_row: Test, uploads_env: Path) -> None:
+    # The client disconnects before the end: its stream simply ends early.
+    body = (GOLDEN / "bfg_capture.phout").read_bytes()
+    with pytest.raises(receive.ReceiveError) as refused:
+        receive.receive(test_row, io.BytesIO(body), len(body) + 10, None, None)
+    assert refused.value.status == 400 and f"after {len(body)} of {len(body) + 10} bytes" in refused.value.message
+    assert Upload.objects.get(test=test_row).status == UploadStatus.FAILED
+    assert list((uploads_env / "uploads").glob("*")) == []
