@@ -26,9 +26,14 @@ const FIGURE_TITLES: Record<string, string> = {
 };
 
 /** The test's analysis, polled while the engine is still working on it; it then stays until the test changes. */
-export function useAnalysis(testId: number, refresh: number): { data: AnalysisAnswer | null; error: ApiError | null } {
+export function useAnalysis(
+  testId: number,
+  refresh: number,
+  complete: boolean,
+): { data: AnalysisAnswer | null; error: ApiError | null } {
   const first = useApi(`${testId}|${refresh}`, (signal) => getAnalysis(testId, signal));
-  const pending = first.data?.status === "pending";
+  // The engine runs once a test is complete: an online or processing test stays pending, so it is not polled.
+  const pending = complete && first.data?.status === "pending";
   const pendingTick = useTicker(pending, 3000);
   const again = useApi(pending ? `${testId}|${refresh}|${pendingTick}` : null, (signal) => getAnalysis(testId, signal));
   return { data: (pending && again.data) || first.data, error: first.error };
@@ -36,12 +41,17 @@ export function useAnalysis(testId: number, refresh: number): { data: AnalysisAn
 
 export function AnalysisPanel({
   analysis,
+  complete,
   onJump,
 }: {
   analysis: { data: AnalysisAnswer | null; error: ApiError | null };
+  complete: boolean;
   onJump: (ts: number) => void;
 }) {
   const { data, error } = analysis;
+  if (!complete && (!data || data.status === "pending")) {
+    return <div className="analysis hint">The analysis (imbalance, generator limit, tails) runs when the test is complete.</div>;
+  }
   if (error?.status === 404 || (!data && !error)) return null;
   if (error) return <div className="analysis hint">Analysis unavailable: {error.message}</div>;
   if (!data) return null;

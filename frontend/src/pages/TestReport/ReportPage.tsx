@@ -85,7 +85,8 @@ export function ReportPage({ id }: { id: number }) {
     getSummary(id, [], signal),
   );
 
-  const analysis = useAnalysis(id, refresh);
+  const complete = live === "ready" || live === "failed";
+  const analysis = useAnalysis(id, refresh, complete);
   // The findings' moments (imbalance, first timeouts...) are marked on the time charts.
   const marks = useMemo(
     () => (analysis.data?.findings ?? []).flatMap((f) => f.annotations ?? []),
@@ -187,7 +188,7 @@ export function ReportPage({ id }: { id: number }) {
       ) : hasData ? (
         <>
           <Controls view={view} bounds={bounds} cases={cases} onChange={update} />
-          <AnalysisPanel analysis={analysis} onJump={onJump} />
+          <AnalysisPanel analysis={analysis} complete={complete} onJump={onJump} />
           <TabList tab={view.tab} onTab={(tab) => update({ tab })} />
           <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${view.tab}`} data-panel={view.tab}>
             {view.tab === "test_data" && (
