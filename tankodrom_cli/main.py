@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -153,8 +153,17 @@ def _octets() -> dict[str, str]:
     return {"Content-Type": "application/octet-stream"}
 
 
+def _poll_delays() -> Iterator[float]:
+    """0.1 s, growing to 1 s: quick answers for small files, few requests (server CPU) for long ingestions."""
+    delay = 0.1
+    while True:
+        yield delay
+        delay = min(1.0, delay * 1.3)
+
+
 def wait_for_upload(api: Api, test_id: int, upload_id: int, timeout_s: float, quiet: bool) -> dict[str, Any]:
     deadline = time.monotonic() + timeout_s
+    delays = _poll_delays()
     while True:
         response = api.call("GET", f"/api/v1/tests/{test_id}/uploads/{upload_id}/")
         if response.status_code != 200:
@@ -164,12 +173,13 @@ def wait_for_upload(api: Api, test_id: int, upload_id: int, timeout_s: float, qu
             return status
         if time.monotonic() > deadline:
             raise CliError(f"upload {upload_id} still {status['status']} after {timeout_s:.0f} s")
-        time.sleep(0.2)
+        time.sleep(next(delays))
 
 
 def wait_for_test(api: Api, test_id: int, timeout_s: float) -> str | None:
     """Wait for the server's post-processing: the test's status `ready` (or `failed`); None if it has no status."""
     deadline = time.monotonic() + timeout_s
+    delays = _poll_delays()
     while True:
         response = api.call("GET", f"/api/v1/tests/{test_id}/")
         if response.status_code != 200:
@@ -179,7 +189,7 @@ def wait_for_test(api: Api, test_id: int, timeout_s: float) -> str | None:
             return status or None
         if time.monotonic() > deadline:
             raise CliError(f"test {test_id} still {status} after {timeout_s:.0f} s")
-        time.sleep(0.2)
+        time.sleep(next(delays))
 
 
 def _meta(args: argparse.Namespace) -> dict[str, str]:
