@@ -37,9 +37,11 @@ log = logging.getLogger(__name__)
 SUCCESS: list[dict[str, int]] = [{"success": 1}]
 
 # Process-local caches for the push path, so that a push costs one Redis round trip and no PostgreSQL query.
-# A revoked token keeps pushing for at most _TOKEN_TTL_S; a closed test is seen as closed within _TEST_TTL_S.
+# A revoked token keeps pushing for at most _TOKEN_TTL_S; a closed test is seen as closed within _TEST_TTL_S
+# (pushes in between are stored, which is harmless). Longer TTLs matter at scale: each gunicorn process re-reads
+# every live test once per TTL, i.e. tanks × processes / TTL queries per second.
 _TOKEN_TTL_S = 30.0
-_TEST_TTL_S = 2.0
+_TEST_TTL_S = 10.0
 
 
 @dataclass(frozen=True)
