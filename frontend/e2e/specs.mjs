@@ -18,6 +18,17 @@ async function api(base, path) {
   return JSON.parse(body);
 }
 
+/** A call that may answer 202 {"status": "pending"} while the server computes (compare): ask until ready. */
+async function apiReady(base, path, timeoutMs = 120000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const body = await api(base, path);
+    if (body?.status !== "pending") return body;
+    if (Date.now() > deadline) throw new Error(`GET ${path}: still pending after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 const ms3 = (v) => (v === null || v === undefined ? "—" : Number(v).toFixed(3));
 
 async function drawnCharts(page, atLeast, timeout = 15000) {
@@ -209,7 +220,7 @@ export const specs = [
     allowErrors: [EXPECTED_404],
     async run({ page, base, seed, shots }) {
       const { a, b } = seed;
-      const answer = await api(base, `/api/v1/compare?tests=${a.id},${b.id}`);
+      const answer = await apiReady(base, `/api/v1/compare?tests=${a.id},${b.id}`);
       await page.goto(`${base}/compare/${a.id}/${b.id}`);
       await page.waitForSelector('table[data-table="compare-quantiles"] tr[data-level="99"]');
       const cells = await page.$$eval('table[data-table="compare-quantiles"] tr[data-level="99"] td .value', (tds) =>
@@ -226,6 +237,16 @@ export const specs = [
       const nFigures = Object.keys(answer.figures ?? {}).length;
       if (nFigures) await drawnCharts(page, nFigures);
       await page.screenshot({ path: `${shots}/compare.png`, fullPage: true });
+      // A window in seconds from each test's start: the table follows the API's answer for that window.
+      const windowed = await apiReady(base, `/api/v1/compare?tests=${a.id},${b.id}&from=60&to=180`);
+      await page.getByLabel(/^From/).fill("60");
+      await page.getByLabel(/^To/).fill("180");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await page.waitForFunction(() => window.location.hash.includes("slider_start=60&slider_end=180"));
+      await page.waitForFunction(
+        (text) => document.querySelector('tr[data-level="99"] td .value')?.textContent === text,
+        `${ms3(windowed.quantiles_ms["99"][0])} ms`,
+      );
     },
   },
   {

@@ -1,5 +1,5 @@
 /** Typed calls of the /api/v1/ endpoints used by the pages. */
-import { getJson, sendJson, type Params } from "./client";
+import { ApiError, getJson, sendJson, type Params } from "./client";
 import type {
   AnalysisAnswer,
   ChartAnswer,
@@ -74,8 +74,20 @@ export async function getUploads(id: number, signal?: AbortSignal): Promise<Uplo
 export const setStar = (id: number, starred: boolean) =>
   sendJson<unknown>(starred ? "POST" : "DELETE", `${API}/tests/${id}/star`);
 
-export const getCompare = (params: Params, signal?: AbortSignal) =>
-  getJson<CompareAnswer>(`${API}/compare`, params, signal);
+/**
+ * The comparison; a big one is computed on the `analysis` queue and answered 202 `{"status": "pending"}` until
+ * ready, so this asks again after `retry_after_s` until it has the answer (or the page goes away).
+ */
+export async function getCompare(params: Params, signal?: AbortSignal): Promise<CompareAnswer> {
+  const deadline = Date.now() + 10 * 60 * 1000;
+  for (;;) {
+    const body = await getJson<CompareAnswer | { status: "pending"; retry_after_s?: number }>(`${API}/compare`, params, signal);
+    if (!("status" in body) || body.status !== "pending") return body as CompareAnswer;
+    if (Date.now() > deadline) throw new ApiError(504, "the comparison is still being computed; reload later");
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0.5, body.retry_after_s ?? 1) * 1000));
+    if (signal?.aborted) throw new DOMException("aborted", "AbortError");
+  }
+}
 
 export const getTrend = (name: string, params: Params, signal?: AbortSignal) =>
   getJson<TrendAnswer>(`${API}/components/${encodeURIComponent(name)}/trend`, params, signal);

@@ -105,6 +105,57 @@ function CodeDiff({
   );
 }
 
+/** The compared window: seconds from each test's start (align=start) or unix seconds (absolute). */
+function WindowInputs({
+  align,
+  from,
+  to,
+  onChange,
+}: {
+  align: string;
+  from: string;
+  to: string;
+  onChange: (from: string, to: string) => void;
+}) {
+  const [draft, setDraft] = useState({ from, to });
+  useEffect(() => setDraft({ from, to }), [from, to]);
+  const unit = align === "start" ? "s from start" : "unix s";
+  const clean = (v: string) => (/^\d+$/.test(v.trim()) ? v.trim() : "");
+  return (
+    <form
+      className="compare-window"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onChange(clean(draft.from), clean(draft.to));
+      }}
+    >
+      <label>
+        From ({unit})
+        <input
+          type="text"
+          inputMode="numeric"
+          size={10}
+          value={draft.from}
+          placeholder="start"
+          onChange={(e) => setDraft({ ...draft, from: e.target.value })}
+        />
+      </label>
+      <label>
+        To ({unit}, excluded)
+        <input
+          type="text"
+          inputMode="numeric"
+          size={10}
+          value={draft.to}
+          placeholder="end"
+          onChange={(e) => setDraft({ ...draft, to: e.target.value })}
+        />
+      </label>
+      <button type="submit">Apply</button>
+    </form>
+  );
+}
+
 export function ComparePage({ ids }: { ids: number[] }) {
   const [h, setH] = useState(readHash);
   useEffect(() => {
@@ -162,6 +213,12 @@ export function ComparePage({ ids }: { ids: number[] }) {
               <option value="absolute">absolute time</option>
             </select>
           </label>
+          <WindowInputs
+            align={h.align}
+            from={h.from}
+            to={h.to}
+            onChange={(from, to) => setH({ ...h, from, to })}
+          />
           {allCases.length > 0 && (
             <fieldset className="cases">
               <legend>Cases</legend>
