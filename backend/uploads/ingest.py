@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from analytics.aggregate import SampleColumns, SecondAggregator, SecondCase, aggregate
@@ -45,6 +45,7 @@ PROGRESS_EVERY_BYTES = 32 * 1024 * 1024
 EARLY_VERDICT_LINES = 5_000
 LATE_SECONDS_PER_QUERY = 200
 MUTATION_WAIT_S = 120.0
+ADVISORY_LOCK_NAMESPACE = 4020  # pg advisory locks are (namespace, id) pairs: this one is "phout ingestion"
 
 
 class IngestError(Exception):
@@ -63,7 +64,25 @@ class IngestResult:
 
 # ── entry point ─────────────────────────────────────────────────────────────────────────────────────────────
 def ingest_upload(upload_id: int) -> str:
-    """Ingest one upload; returns its final status. Safe to run again for the same id (see the module docstring)."""
+    """Ingest one upload; returns its final status. Safe to run again for the same id (see the module docstring).
+
+    Two runs of the same upload at once (the broker redelivers a task still running after its visibility timeout)
+    would delete each other's rows: a PostgreSQL advisory lock, released by the server if the worker dies, lets
+    only one of them work.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [ADVISORY_LOCK_NAMESPACE, upload_id])
+        (locked,) = cursor.fetchone() or (False,)
+    if not locked:
+        return "busy"
+    try:
+        return _ingest_locked(upload_id)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ADVISORY_LOCK_NAMESPACE, upload_id])
+
+
+def _ingest_locked(upload_id: int) -> str:
     upload = Upload.objects.select_related("test").filter(pk=upload_id).first()
     if upload is None:
         return "missing"

@@ -147,3 +147,20 @@ def test_the_total_of_a_piecewise_upload_is_limited(
         )
     assert response.status_code == 413 and "TANKODROM_MAX_UPLOAD_BYTES" in response.json()["error"]
     assert not Upload.objects.filter(test=test_row).exists()
+
+
+def test_a_second_run_of_the_same_upload_at_the_same_time_stays_out(test_row: Test) -> None:
+    from django.db import connections
+
+    upload = stored_upload(test_row, (GOLDEN / "bfg.phout").read_bytes())
+    other = connections.create_connection("default")  # another worker's own connection, holding the upload's lock
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [ingest.ADVISORY_LOCK_NAMESPACE, upload.pk])
+        assert ingest.ingest_upload(upload.pk) == "busy"
+        assert Upload.objects.get(pk=upload.pk).status == UploadStatus.PARSING
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ingest.ADVISORY_LOCK_NAMESPACE, upload.pk])
+    finally:
+        other.close()
+    assert ingest.ingest_upload(upload.pk) == UploadStatus.READY
