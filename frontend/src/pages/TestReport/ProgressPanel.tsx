@@ -9,7 +9,7 @@ export function ProgressPanel({ testId, refresh }: { testId: number; refresh: nu
   const share = latest?.size_bytes ? Math.min(1, (latest.progress_bytes ?? 0) / latest.size_bytes) : null;
   return (
     <section className="progress card" aria-label="Processing" aria-live="polite">
-      <h2>Processing the uploaded file…</h2>
+      <h2>{latest ? "Processing the uploaded file…" : "Waiting for the results"}</h2>
       {latest ? (
         <>
           <progress max={1} value={share ?? undefined} aria-label="Upload processed" />
@@ -22,7 +22,12 @@ export function ProgressPanel({ testId, refresh }: { testId: number; refresh: nu
       ) : uploads.error && uploads.error.status !== 404 ? (
         <p className="hint">Progress unavailable: {uploads.error.message}</p>
       ) : (
-        <p className="hint">Waiting for the upload to start.</p>
+        <>
+          <p className="hint">Waiting for the upload to start. A phout file (plain or gzip) goes in with:</p>
+          <pre tabIndex={0}>
+            curl -T phout.log -H "Authorization: Token $TOKEN" {window.location.origin}/api/v1/tests/{testId}/phout
+          </pre>
+        </>
       )}
       <p className="hint">The page refreshes by itself when the figures are ready.</p>
     </section>
