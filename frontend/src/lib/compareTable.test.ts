@@ -1,3 +1,4 @@
+/** Tests: Overload's compare table form and the code-difference rows. */
 import { describe, expect, it } from "vitest";
 import { codeRows, quantileRows } from "./compareTable";
 

@@ -1,3 +1,4 @@
+/** Tests: Finding figures in API answers, reading zoomed axes as unix seconds, marking findings on time charts. */
 import { describe, expect, it } from "vitest";
 import { axisValueToUnix, collectFigures, markOverlays, zoomToWindow } from "./figures";
 

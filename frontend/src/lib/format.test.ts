@@ -1,3 +1,4 @@
+/** Tests: Display formatters: three-decimal ms, Overload's diff cells, shares, counts, durations, times. */
 import { describe, expect, it } from "vitest";
 import {
   codeShares,

@@ -1,3 +1,4 @@
+/** Tests: The test list's filters in the query string, and the compare link of the picked tests. */
 import { describe, expect, it } from "vitest";
 import { EMPTY_LIST_QUERY, compareUrl, parseListQuery, serializeListQuery } from "./listQuery";
 

@@ -1,3 +1,4 @@
+/** Tests: Page paths to pages. */
 import { describe, expect, it } from "vitest";
 import { routeOf } from "./route";
 

@@ -1,3 +1,4 @@
+/** Tests: The report's view state in the hash, Overload's links included. */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_VIEW, parseViewState, serializeViewState, windowParams } from "./viewState";
 
