@@ -63,7 +63,7 @@ psql -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -qc "CREATE DATABASE 
 [[ "$CLICKHOUSE_DATABASE" == *e2e* ]] || die "refusing to drop ClickHouse database $CLICKHOUSE_DATABASE: its name must contain 'e2e'"
 clickhouse-client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "DROP DATABASE IF EXISTS $CLICKHOUSE_DATABASE"
 redis-cli -u "$REDIS_URL" flushdb >/dev/null
-rm -rf "$VAR/uploads" "$VAR/celerybeat-schedule"
+rm -rf "$VAR/uploads" "$VAR"/celerybeat-schedule*
 "$PY" manage.py migrate --noinput -v 0
 "$PY" manage.py ch_migrate >/dev/null
 "$PY" manage.py collectstatic --noinput -v 0
