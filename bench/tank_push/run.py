@@ -191,12 +191,17 @@ async def _push(conn: Conn, path: str, body: bytes, stats: Stats, retry_s: float
     return False
 
 
+# The tank sends its api_token on every request; the server checks it too (from a per-process cache).
+API_TOKEN = {"value": ""}
+
+
 async def _tank(
     index: int, job: int, upload: str, port: int, seconds: int, start: float, data: list[str], stats: Stats
 ) -> None:
     data_conn, mon_conn = Conn(port), Conn(port)
-    data_path = f"/api/job/{job}/push_data.json?upload_token={upload}"
-    mon_path = f"/api/monitoring/receiver/push?job_id={job}&upload_token={upload}"
+    token = f"&api_token={API_TOKEN['value']}" if API_TOKEN["value"] else ""
+    data_path = f"/api/job/{job}/push_data.json?upload_token={upload}{token}"
+    mon_path = f"/api/monitoring/receiver/push?job_id={job}&upload_token={upload}{token}"
     mon = monitoring_template(f"sut-{index}")
     phase = random.random()  # tanks are not synchronised: spread their pushes over the second
     loop = asyncio.get_running_loop()
@@ -437,6 +442,7 @@ def main() -> None:
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "CLICKHOUSE_DATABASE", "REDIS_URL")})
     prepare(env, args)
     token = issue_token(env)
+    API_TOKEN["value"] = token
     logs = Path(tempfile.mkdtemp(prefix="tank_push_bench_"))
     worker = subprocess.Popen(
         [str(ROOT / ".venv/bin/celery"), "-A", "backend.celery_app", "worker", "-B", "-Q", "ingest,default",
