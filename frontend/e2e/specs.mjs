@@ -271,6 +271,9 @@ export const specs = [
       assert.match(text, new RegExp(`^${t.bad_lines} of .* lines of the phout were skipped`));
       assert.match(text, new RegExp(`line ${t.lines + 1}:`), "the first bad line's number");
       await page.screenshot({ path: `${shots}/report-bad-lines.png` });
+      // One click to compare with the component's previous test.
+      const prev = await page.getByRole("link", { name: new RegExp(`^Compare with #${seed.a.id}`) }).getAttribute("href");
+      assert.equal(prev, `/compare/${seed.a.id}/${t.id}`);
       // The analysis' moments (its annotations) are drawn as marks on the quantiles chart.
       const analysis = await api(base, `/api/v1/tests/${t.id}/analysis`).catch(() => null);
       const moments = (analysis?.findings ?? []).flatMap((f) => f.annotations ?? []);

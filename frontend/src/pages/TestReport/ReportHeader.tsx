@@ -1,6 +1,7 @@
 /** The report's header: who, what, when, how, the status with its reason, the star and the summary chips. */
 import { useState } from "react";
-import { setStar } from "../../api/endpoints";
+import { listTests, setStar } from "../../api/endpoints";
+import { useApi } from "../../hooks/useApi";
 import type { Summary, TestMeta } from "../../api/types";
 import { StatusBadge } from "../../components/StatusBadge";
 import { codeShares, formatCount, formatDuration, formatLoadScheme, formatMs, formatPercent, formatUnix } from "../../lib/format";
@@ -34,6 +35,12 @@ export function ReportHeader({
   bounds: { first: number; last: number } | null;
 }) {
   const [starred, setStarred] = useState(Boolean(test.starred));
+  // The component's previous test, for a one-click "what changed since last time" comparison.
+  const previous = useApi(test.component ? `prev|${test.id}|${test.component}` : null, (signal) =>
+    listTests([["component", test.component ?? ""], ["page_size", "20"]], signal).then(
+      (page) => page.results.filter((t) => t.id < test.id && t.status === "ready").sort((a, b) => b.id - a.id)[0] ?? null,
+    ),
+  );
   const [starError, setStarError] = useState<string | null>(null);
   const target = test.target_host ? `${test.target_host}${test.target_port ? `:${test.target_port}` : ""}` : "";
   const shares = summary ? codeShares(summary.count, summary.http_codes, summary.net_codes) : null;
@@ -78,6 +85,15 @@ export function ReportHeader({
         </div>
       )}
       {test.description && <p className="description">{test.description}</p>}
+      {previous.data && (
+        <p className="previous">
+          <a href={`/compare/${previous.data.id}/${test.id}`}>
+            Compare with #{previous.data.id}
+            {previous.data.version ? ` (version ${previous.data.version})` : ""}
+          </a>
+          , the previous test of {test.component}
+        </p>
+      )}
       <dl className="fields">
         <Field label="Author">{test.person}</Field>
         <Field label="Task">{test.task}</Field>
