@@ -104,8 +104,17 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
-# Named queues: ingestion work must not wait behind a long comparison, and vice versa.
-CELERY_TASK_QUEUES_NAMES = ["default", "ingest", "analysis"]
+# Named queues: ingestion work must not wait behind a long comparison, and vice versa. Routing lives here, in
+# one table, so `send_task` by name and `.delay()` land on the same queue.
+CELERY_TASK_ROUTES = {
+    "backend.tankapi.tasks.flush_buffer": {"queue": "ingest"},
+    "backend.tankapi.tasks.finish_test": {"queue": "ingest"},
+    "backend.tankapi.tasks.close_silent_tests": {"queue": "default"},
+    "backend.uploads.tasks.ingest_upload": {"queue": "ingest"},
+    "backend.reports.tasks.postprocess_test": {"queue": "analysis"},
+    "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
+    "backend.compare.tasks.compute_comparison": {"queue": "analysis"},
+}
 CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
 # The tank stream's buffer is drained every second; silent tests are closed once a minute (backend/tankapi).

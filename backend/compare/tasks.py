@@ -28,7 +28,7 @@ def pending_key(key: str) -> str:
     return f"{key}:pending"
 
 
-@shared_task(name="compare.compute_comparison", queue="analysis", ignore_result=True)
+@shared_task(name="backend.compare.tasks.compute_comparison", ignore_result=True)
 def compute_comparison(params: dict[str, Any]) -> None:
     """Compute the comparison of `params["test_ids"]` and store it under its cache key."""
     parsed = service.CompareParams.from_dict(params)

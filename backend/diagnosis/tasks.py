@@ -20,7 +20,6 @@ log = logging.getLogger(__name__)
 
 @shared_task(
     name="backend.diagnosis.tasks.diagnose_test",
-    queue="analysis",
     autoretry_for=(ClickHouseUnavailable,),
     retry_backoff=True,
     max_retries=10,

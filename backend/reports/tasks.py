@@ -45,7 +45,6 @@ def warm_default_views(test: Test) -> list[str]:
 
 @shared_task(
     name="backend.reports.tasks.postprocess_test",
-    queue="analysis",
     autoretry_for=(ClickHouseUnavailable,),
     retry_backoff=True,
     max_retries=10,
@@ -58,5 +57,5 @@ def postprocess_test(test_id: int) -> dict[str, Any]:
     written = warm_default_views(test)
     if test.status != TestStatus.FAILED:
         Test.objects.filter(pk=test_id).exclude(status=TestStatus.FAILED).update(status=TestStatus.READY)
-    celery_app.send_task("backend.diagnosis.tasks.diagnose_test", args=[test_id], queue="analysis")
+    celery_app.send_task("backend.diagnosis.tasks.diagnose_test", args=[test_id])
     return {"test": test_id, "cached": written}

@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 POSTPROCESS_TASK = "backend.reports.tasks.postprocess_test"
 
 
-@shared_task(name="backend.tankapi.tasks.flush_buffer", queue="ingest", ignore_result=True)
+@shared_task(name="backend.tankapi.tasks.flush_buffer", ignore_result=True)
 def flush_buffer() -> dict[str, object]:
     """Drain the buffer into ClickHouse (beat: every second). Overlapping runs skip on the flush lock."""
     result = flush.flush_all()
@@ -28,7 +28,6 @@ def flush_buffer() -> dict[str, object]:
 
 @shared_task(
     name="backend.tankapi.tasks.finish_test",
-    queue="ingest",
     bind=True,
     max_retries=720,  # an hour of ClickHouse outage at 5 s
     default_retry_delay=5,
@@ -49,10 +48,10 @@ def finish_test(self: object, test_id: int) -> None:
     if result.error or result.skipped_lock:
         # ClickHouse is down (or the lock is stuck): try again later, data first.
         raise self.retry()  # type: ignore[attr-defined]
-    celery_app.send_task(POSTPROCESS_TASK, args=[test_id], queue="analysis")
+    celery_app.send_task(POSTPROCESS_TASK, args=[test_id])
 
 
-@shared_task(name="backend.tankapi.tasks.close_silent_tests", queue="default", ignore_result=True)
+@shared_task(name="backend.tankapi.tasks.close_silent_tests", ignore_result=True)
 def close_silent_tests() -> list[int]:
     """Close online tests whose tank went silent for TANKODROM_ONLINE_SILENCE_S (beat: every minute)."""
     return lifecycle.close_silent_tests()

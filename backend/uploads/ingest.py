@@ -427,7 +427,7 @@ def _activate(upload: Upload, result: IngestResult, path: Path) -> str:
                 transaction.on_commit(lambda: delete_upload_rows(int(upload.test_id), previous_id))
             test_id = int(test.pk)
             transaction.on_commit(
-                lambda: celery_app.send_task(POSTPROCESS_TASK, args=[test_id], queue="analysis"),
+                lambda: celery_app.send_task(POSTPROCESS_TASK, args=[test_id]),
             )
             status = UploadStatus.READY
     path.unlink(missing_ok=True)  # the samples are in ClickHouse now

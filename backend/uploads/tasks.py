@@ -17,7 +17,6 @@ MAX_RETRIES = 120  # an hour of ClickHouse outage at 30 s
 
 @shared_task(
     name="backend.uploads.tasks.ingest_upload",
-    queue="ingest",
     bind=True,
     max_retries=MAX_RETRIES,
     default_retry_delay=30,

@@ -204,7 +204,7 @@ def test_pending_while_the_analysis_queue_works_then_served(
     assert first.status_code == second.status_code == 202
     assert first.json() == {"status": "pending", "retry_after_s": 1}
     queued = [json.loads(m) for m in redis_db.lrange("analysis", 0, -1)]
-    assert [m["headers"]["task"] for m in queued] == ["compare.compute_comparison"]  # queued once
+    assert [m["headers"]["task"] for m in queued] == ["backend.compare.tasks.compute_comparison"]  # queued once
     params = service.CompareParams((a.pk, b.pk), levels=(50.0, 99.0))
     # What the worker runs; running it twice changes nothing (idempotent).
     compute_comparison(params.to_dict())
