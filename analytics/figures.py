@@ -60,6 +60,21 @@ def _layout(title: str, y_title: str, **extra: Any) -> dict[str, Any]:
     return layout
 
 
+# When the top band (usually 100 %, the maximum) peaks above this many times the next band's peak, it is drawn
+# only on demand: one 10 s timeout per second would otherwise squash every other quantile into the bottom pixels.
+DWARFING_RATIO = 3.0
+
+
+def _dwarfing_top_level(q: npt.NDArray[np.float64], order: npt.NDArray[np.intp]) -> int | None:
+    """The column of the top level if it dwarfs the level below it (see DWARFING_RATIO), else None."""
+    if len(order) < 2 or q.size == 0:
+        return None
+    top, below = int(order[-1]), int(order[-2])
+    top_peak = float(np.nanmax(q[:, top], initial=0.0))
+    below_peak = float(np.nanmax(q[:, below], initial=0.0))
+    return top if below_peak > 0 and top_peak > DWARFING_RATIO * below_peak else None
+
+
 def quantiles_figure(
     ts: npt.ArrayLike,
     levels_pct: Sequence[float],
@@ -73,6 +88,7 @@ def quantiles_figure(
     x = _time_x(ts)
     q = np.asarray(quantiles_ms, dtype=np.float64).reshape(len(x), len(levels_pct))
     order = np.argsort(np.asarray(levels_pct, dtype=np.float64), kind="stable")
+    hidden_column = _dwarfing_top_level(q, order)
     data: list[dict[str, Any]] = []
     for position, column in enumerate(order):
         level = levels_pct[int(column)]
@@ -86,6 +102,7 @@ def quantiles_figure(
                 "fill": "tozeroy" if position == 0 else "tonexty",
                 "line": {"width": 0.5, "color": QUANTILE_COLORS[min(position, len(QUANTILE_COLORS) - 1)]},
                 "hovertemplate": "%{y} ms",
+                **({"visible": "legendonly"} if column == hidden_column else {}),
             }
         )
     data.append(

@@ -43,13 +43,16 @@ export function UploadNotice({ testId, refresh }: { testId: number; refresh: num
   const latest = uploads.data?.[0];
   if (!latest || (!latest.lines_bad && !latest.error)) return null;
   const examples = latest.bad_examples ?? [];
+  // An upload that did not fail may still carry a note (e.g. "same file as upload 1 … nothing ingested twice"):
+  // that is information, not an error, and must not paint a ready test red.
+  const failed = latest.status === "failed";
+  const skipped = latest.lines_bad
+    ? `${formatCount(latest.lines_bad)} of ${formatCount(latest.lines_total ?? 0)} lines of the phout were skipped as malformed`
+    : null;
   return (
-    <section className={`card upload-notice ${latest.error ? "failed" : ""}`} aria-label="Upload problems">
-      <h2>
-        {latest.error
-          ? `The upload failed: ${latest.error}`
-          : `${formatCount(latest.lines_bad ?? 0)} of ${formatCount(latest.lines_total ?? 0)} lines of the phout were skipped as malformed`}
-      </h2>
+    <section className={`card upload-notice ${failed ? "failed" : ""}`} aria-label="Upload problems">
+      <h2>{failed ? `The upload failed: ${latest.error}` : (skipped ?? `Latest upload: ${latest.error}`)}</h2>
+      {!failed && skipped && latest.error && <p className="hint">Latest upload: {latest.error}</p>}
       {examples.length > 0 && (
         <ul>
           {examples.slice(0, 5).map((e) => (
