@@ -7,6 +7,7 @@ pure tests (analytics/) stay fast and need nothing running.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -36,6 +37,39 @@ def clickhouse(clickhouse_schema: None) -> Iterator[None]:
     ):
         client.execute(f"TRUNCATE TABLE {table}", tag="tests.truncate")
     yield
+
+
+@pytest.fixture
+def owner(db: None) -> Any:
+    """A user who owns the tests a test creates."""
+    from django.contrib.auth.models import User
+
+    return User.objects.create_user("owner", password="x")
+
+
+@pytest.fixture
+def owner_api(owner: Any) -> Any:
+    """A DRF client authenticated with an API token of `owner`."""
+    from backend.testing import api_client_for
+
+    return api_client_for(owner)
+
+
+@pytest.fixture
+def other_api(db: None) -> Any:
+    """A DRF client of another user, for checking that others' tests are read-only or hidden."""
+    from django.contrib.auth.models import User
+
+    from backend.testing import api_client_for
+
+    return api_client_for(User.objects.create_user("other", password="x"))
+
+
+@pytest.fixture
+def anon_api() -> Any:
+    from rest_framework.test import APIClient
+
+    return APIClient()
 
 
 @pytest.fixture

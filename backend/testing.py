@@ -13,6 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,16 +65,19 @@ class SpareClickHouse:
         if self.process is not None and self.process.poll() is None:
             return
         config = self._config()
-        self.process = subprocess.Popen(
-            ["clickhouse-server", f"--config-file={config}"],
-            cwd=self.base_dir,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        log_dir = config.parent / "log"
+        with open(log_dir / "stdout.log", "ab") as log:  # the child keeps its own descriptor
+            self.process = subprocess.Popen(
+                ["clickhouse-server", f"--config-file={config}"],
+                cwd=self.base_dir,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
         deadline = time.monotonic() + timeout_s
         while not _answers(self.tcp_port):
             if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"spare ClickHouse on port {self.tcp_port} did not start")
+                raise RuntimeError(f"spare ClickHouse on port {self.tcp_port} did not start; see {log_dir}")
             time.sleep(0.2)
 
     def stop(self) -> None:
@@ -122,6 +126,18 @@ class WorkerProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
             self.process = None
+
+
+def api_client_for(user: Any) -> Any:
+    """A DRF test client that authenticates as `user` with a fresh API token, as scripts and tanks do."""
+    from rest_framework.test import APIClient
+
+    from backend.loadtests.tokens import create_token
+
+    _, raw = create_token(user)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    return api
 
 
 def worker_env(**overrides: str) -> dict[str, str]:

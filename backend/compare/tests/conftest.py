@@ -8,13 +8,11 @@ from typing import Any
 import numpy as np
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.test import APIClient
 
 from analytics.histogram import bin_indexes_for_values_us
 from backend.clickhouse import client
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.loadtests.tokens import create_token
 
 T0 = 1_795_316_000
 
@@ -99,28 +97,6 @@ def stream_rows(
                 )
             )
     return rows
-
-
-@pytest.fixture
-def owner(db: Any) -> User:
-    return User.objects.create_user("owner", password="x")
-
-
-@pytest.fixture
-def owner_api(owner: User) -> APIClient:
-    _, raw = create_token(owner)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
-    return api
-
-
-@pytest.fixture
-def other_api(db: Any) -> APIClient:
-    user = User.objects.create_user("other", password="x")
-    _, raw = create_token(user)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
-    return api
 
 
 @pytest.fixture

@@ -6,38 +6,9 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.test import APIClient
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.loadtests.tokens import create_token
 from backend.reports.tests import factory
-
-
-@pytest.fixture
-def owner(db: Any) -> User:
-    return User.objects.create_user("owner", password="x")
-
-
-@pytest.fixture
-def owner_api(owner: User) -> APIClient:
-    _, raw = create_token(owner)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
-    return api
-
-
-@pytest.fixture
-def other_api(db: Any) -> APIClient:
-    user = User.objects.create_user("other", password="x")
-    _, raw = create_token(user)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
-    return api
-
-
-@pytest.fixture
-def anon_api() -> APIClient:
-    return APIClient()
 
 
 @pytest.fixture

@@ -25,8 +25,7 @@ from backend.clickhouse import migrate
 from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.loadtests.models import Test
 from backend.tankapi import buffer, flush
-
-from .own_clickhouse import OwnClickHouse
+from backend.testing import SpareClickHouse
 
 pytestmark = pytest.mark.slow
 
@@ -36,10 +35,10 @@ CASES = ("alpha", "beta")
 
 
 @pytest.fixture
-def own_clickhouse(settings: Any) -> Iterator[OwnClickHouse]:
+def own_clickhouse(settings: Any) -> Iterator[SpareClickHouse]:
     base = Path(django_settings.VAR_DIR) / f"tankapi-fault-ch-{os.getpid()}"
     shutil.rmtree(base, ignore_errors=True)
-    server = OwnClickHouse(base)
+    server = SpareClickHouse(base_dir=base)
     server.start()
     settings.CLICKHOUSE = {**django_settings.CLICKHOUSE, "port": server.tcp_port, "database": "tankapi_fault"}
     ch.reset_connections()
@@ -74,7 +73,7 @@ def _monitoring(ts: int) -> bytes:
 
 
 def test_clickhouse_outage_mid_stream_loses_and_duplicates_nothing(
-    own_clickhouse: OwnClickHouse, tank_user: tuple[Any, str], redis_db: Any
+    own_clickhouse: SpareClickHouse, tank_user: tuple[Any, str], redis_db: Any
 ) -> None:
     _user, token = tank_user
     http = Client()
