@@ -8,9 +8,10 @@ source "$(dirname "$0")/lib.sh"
 start_processes() {
   cd "$ROOT"
   say "serving http://$TANKODROM_BIND (gunicorn) with a Celery worker"
-  nohup "$ROOT/.venv/bin/gunicorn" backend.wsgi:application -c "$ROOT/deploy/gunicorn.conf.py" \
+  # setsid: Ctrl-C in the terminal reaches only this script, which then stops the processes in order.
+  setsid nohup "$ROOT/.venv/bin/gunicorn" backend.wsgi:application -c "$ROOT/deploy/gunicorn.conf.py" \
     --bind "$TANKODROM_BIND" --pid "$RUN/gunicorn.pid" >>"$LOG/gunicorn.log" 2>&1 &
-  nohup "$ROOT/.venv/bin/celery" -A backend worker -B -Q default,ingest,analysis --concurrency 2 \
+  setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -B -Q default,ingest,analysis --concurrency 2 \
     --loglevel INFO --pidfile "$RUN/celery.pid" --schedule "$VAR/celerybeat-schedule" \
     >>"$LOG/celery.log" 2>&1 &
   wait_for 60 "the web server" curl -sf -o /dev/null "http://$TANKODROM_BIND/healthz"
@@ -29,7 +30,9 @@ case "${1:-run}" in
   run)
     "$ROOT/deploy/setup.sh"
     first_admin
-    trap 'trap - INT TERM EXIT; say "stopping"; stop_processes; "$ROOT/deploy/stack.sh" down' INT TERM EXIT
+    cleanup() { trap - INT TERM EXIT; say "stopping"; stop_processes; "$ROOT/deploy/stack.sh" down; }
+    trap 'cleanup; exit 0' INT TERM   # Ctrl-C: a normal stop
+    trap cleanup EXIT                  # a process died: stop the rest, keep the error status
     start_processes
     say "ready: http://$TANKODROM_BIND  (Ctrl-C stops)"
     tail -n 0 -F "$LOG/gunicorn.log" "$LOG/celery.log" &
