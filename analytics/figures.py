@@ -60,8 +60,9 @@ def _layout(title: str, y_title: str, **extra: Any) -> dict[str, Any]:
     return layout
 
 
-# When the top band (usually 100 %, the maximum) peaks above this many times the next band's peak, it is drawn
-# only on demand: one 10 s timeout per second would otherwise squash every other quantile into the bottom pixels.
+# When the top band (usually 100 %, the maximum) is typically more than this many times the band below it, it is
+# drawn only on demand: one timeout per second would otherwise squash every other quantile into the bottom pixels.
+# Typical = the median over the points, so that a few spikes of the lower band do not keep the maximum on screen.
 DWARFING_RATIO = 3.0
 
 
@@ -69,10 +70,11 @@ def _dwarfing_top_level(q: npt.NDArray[np.float64], order: npt.NDArray[np.intp])
     """The column of the top level if it dwarfs the level below it (see DWARFING_RATIO), else None."""
     if len(order) < 2 or q.size == 0:
         return None
-    top, below = int(order[-1]), int(order[-2])
-    top_peak = float(np.nanmax(q[:, top], initial=0.0))
-    below_peak = float(np.nanmax(q[:, below], initial=0.0))
-    return top if below_peak > 0 and top_peak > DWARFING_RATIO * below_peak else None
+    top, below = q[:, int(order[-1])], q[:, int(order[-2])]
+    if np.all(np.isnan(top)) or np.all(np.isnan(below)):
+        return None
+    typical_top, typical_below = float(np.nanmedian(top)), float(np.nanmedian(below))
+    return int(order[-1]) if typical_below > 0 and typical_top > DWARFING_RATIO * typical_below else None
 
 
 def quantiles_figure(

@@ -75,13 +75,16 @@ def test_figures_are_json_with_gaps_as_null() -> None:
 
 
 def test_a_maximum_that_dwarfs_the_other_quantiles_is_shown_on_demand() -> None:
-    # One 10 s timeout per second: the 100 % band would squash 50..99 % into the bottom pixels.
-    q = np.array([[5.0, 40.0, 10_000.0], [6.0, 45.0, 10_000.0]])
-    fig = quantiles_figure([1, 2], [50.0, 99.0, 100.0], q, [100, 100])
+    # One 10 s timeout per second: the 100 % band would squash 50..99 % into the bottom pixels, even when the
+    # 99 % band itself has a few spikes (seen on a 10M-line test: q99 ~300 ms with spikes to 1043, max ~1100).
+    q = np.array([[5.0, 40.0, 10_000.0], [6.0, 45.0, 10_000.0], [6.0, 9_000.0, 10_000.0]])
+    fig = quantiles_figure([1, 2, 3], [50.0, 99.0, 100.0], q, [100, 100, 100])
     visibility = {trace["name"]: trace.get("visible", True) for trace in fig["data"]}
     assert visibility["100 %"] == "legendonly" and visibility["99 %"] is True
     calm = quantiles_figure([1, 2], [50.0, 99.0, 100.0], np.array([[5.0, 40.0, 60.0], [6.0, 45.0, 70.0]]), [1, 1])
     assert all(trace.get("visible", True) is True for trace in calm["data"])
+    empty = quantiles_figure([1], [50.0, 100.0], np.array([[np.nan, np.nan]]), [0])
+    assert all(trace.get("visible", True) is True for trace in empty["data"])
 
 
 def test_monitoring_metrics_fall_into_the_tabs_groups() -> None:
