@@ -16,7 +16,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.utils.html import format_html, format_html_join
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from backend.loadtests.models import Test
 from backend.sharing.unfurl import head_tags
@@ -92,24 +92,24 @@ def _render(request: HttpRequest, kind: str, ids: list[int], *, status: int = 20
     return response
 
 
-@require_GET
+@require_safe
 def test_list(request: HttpRequest) -> HttpResponse:
     return _render(request, "list", [])
 
 
-@require_GET
+@require_safe
 def test_report(request: HttpRequest, test_id: int) -> HttpResponse:
     # A missing test still gets the app (it shows a readable "not found"), but with a 404 status for robots.
     exists = Test.objects.filter(pk=test_id).exists()
     return _render(request, "test", [test_id], status=200 if exists else 404)
 
 
-@require_GET
+@require_safe
 def compare(request: HttpRequest, ids: str) -> HttpResponse:
     # The URL pattern admits only two or more numeric ids, so every part converts.
     return _render(request, "compare", [int(p) for p in ids.split("/") if p])
 
 
-@require_GET
+@require_safe
 def component(request: HttpRequest, name: str) -> HttpResponse:
     return _render(request, "component", [])

@@ -125,3 +125,11 @@ def test_private_instance_sends_anonymous_visitors_to_login(
     assert response["Location"].startswith("/login?next=")
     client.force_login(test_obj.owner)
     assert client.get(f"/{test_obj.pk}").status_code == 200
+
+
+@pytest.mark.django_db
+def test_pages_answer_head_like_get_for_link_checkers(client: Client) -> None:
+    # Chat and link checkers often probe with HEAD before fetching: it must not be refused.
+    response = client.head("/")
+    assert response.status_code in {200, 503}  # 503 only when the frontend is not built
+    assert client.post("/").status_code == 405
