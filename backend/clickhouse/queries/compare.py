@@ -51,19 +51,25 @@ def _bucket_expression(column: str) -> str:
 
     First the upper edge of the tank bin holding the value (same segments as _bin_expression), then
     floor(ln(edge) / ln(1.02)); Python maps buckets to bin groups (analytics.compare.keys_of_buckets).
+    It runs on every sample, so it avoids multiIf, which 18.16 evaluates branch by branch for every row
+    (a quarter of the comparison's scan): the segment is a sum of comparisons, and `transform` gives its
+    first edge and step. Same edge, same log, so the same buckets as the multiIf it replaced.
     """
     edges = [int(e) for e in BIN_EDGES_US]
     steps = np.diff(BIN_EDGES_US)
-    branches = [f"{column} < 0, -1", f"{column} = {MAX_HIST_US}, {MAX_HIST_US}"]
+    segments: list[tuple[int, int]] = []  # (first edge, step) of each run of equal steps
     start = 0
     for i in range(1, len(steps) + 1):
         if i == len(steps) or steps[i] != steps[start]:
-            step = int(steps[start])
-            upper = f"{edges[start]} + (intDiv({column} - {edges[start]}, {step}) + 1) * {step}"
-            branches.append(f"{column} < {edges[i]}, {upper}")
+            segments.append((edges[start], int(steps[start])))
             start = i
-    upper_edge = f"multiIf({', '.join(branches)}, -1)"
-    return f"if({upper_edge} <= 0, -1, toInt32(floor(log({upper_edge}) / log({LOG_BASE!r}))))"
+    segment = "toUInt8(" + (" + ".join(f"({column} >= {lo})" for lo, _ in segments[1:]) or "0") + ")"
+    indexes = ", ".join(str(i) for i in range(len(segments)))
+    first = f"transform({segment}, [{indexes}], [{', '.join(str(lo) for lo, _ in segments)}], 0)"
+    step = f"transform({segment}, [{indexes}], [{', '.join(str(s) for _, s in segments)}], 1)"
+    upper = f"if({column} = {MAX_HIST_US}, {MAX_HIST_US}, {first} + (intDiv({column} - {first}, {step}) + 1) * {step})"
+    off_grid = f"{column} < 0 OR {column} > {MAX_HIST_US}"
+    return f"if({off_grid}, -1, toInt32(floor(log({upper}) / log({LOG_BASE!r}))))"
 
 
 _BUCKET_SQL = _bucket_expression("interval_real_us")
