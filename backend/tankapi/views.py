@@ -17,7 +17,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,7 @@ import orjson
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.views.decorators.csrf import csrf_exempt
 
-from analytics.tank_push import PushFormatError, parse_monitoring, parse_push_data
+from analytics.tank_push import MonitoringChunk, PushFormatError, PushSecond, parse_monitoring, parse_push_data
 from backend.loadtests import permissions
 from backend.loadtests.auth import raw_token_from
 from backend.loadtests.models import Test, TestStatus
@@ -235,6 +235,16 @@ def config_upload(request: HttpRequest, job: int, name: str) -> HttpResponse:
     return _array(SUCCESS)
 
 
+def _data_rows(seconds: Sequence[PushSecond]) -> bytes:
+    """The buffer's form of validated seconds (KIND_DATA_ROWS), decoded by flush.py: one place for both doors."""
+    return orjson.dumps([second.as_row() for second in seconds])
+
+
+def _monitoring_rows(chunk: MonitoringChunk) -> bytes:
+    """The buffer's form of validated monitoring points (KIND_MONITORING_ROWS), decoded by flush.py."""
+    return orjson.dumps([[p.ts, p.host, p.metric, p.value] for p in chunk.points])
+
+
 @csrf_exempt
 def push_data(request: HttpRequest, job: int) -> HttpResponse:
     """POST api/job/N/push_data.json?upload_token=U -> [{"success": 1}] once buffered durably."""
@@ -248,7 +258,7 @@ def push_data(request: HttpRequest, job: int) -> HttpResponse:
     except PushFormatError as exc:
         return _error(str(exc), 400)
     # Buffer what was validated, not the raw body: smaller in Redis, and the flusher need not parse it again.
-    rows = orjson.dumps([second.as_row() for second in seconds])
+    rows = _data_rows(seconds)
     return _append(buffer.KIND_DATA_ROWS, job, rows, lambda: _array(SUCCESS))
 
 
@@ -268,7 +278,7 @@ def push_monitoring(request: HttpRequest) -> HttpResponse:
         chunk = parse_monitoring(_json_body(request))
     except PushFormatError as exc:
         return _error(str(exc), 400)
-    rows = orjson.dumps([[p.ts, p.host, p.metric, p.value] for p in chunk.points])
+    rows = _monitoring_rows(chunk)
     return _append(buffer.KIND_MONITORING_ROWS, job, rows, lambda: HttpResponse(b"ok", content_type="text/plain"))
 
 
@@ -289,11 +299,11 @@ def writer_push(request: HttpRequest) -> HttpResponse:
     try:
         body = _json_body(request)
         if isinstance(body, dict) and "trail" in body:
-            rows = orjson.dumps([second.as_row() for second in parse_push_data(body)])
+            rows = _data_rows(parse_push_data(body))
             kind = buffer.KIND_DATA_ROWS
         elif isinstance(body, dict) and "monitoring" in body:
             chunk = parse_monitoring(body)
-            rows = orjson.dumps([[p.ts, p.host, p.metric, p.value] for p in chunk.points])
+            rows = _monitoring_rows(chunk)
             kind = buffer.KIND_MONITORING_ROWS
         else:
             raise PushFormatError('writer body must be {"trail": [...]} or {"monitoring": [...]}')
