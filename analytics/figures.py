@@ -77,6 +77,19 @@ def _dwarfing_top_level(q: npt.NDArray[np.float64], order: npt.NDArray[np.intp])
     return int(order[-1]) if typical_below > 0 and typical_top > DWARFING_RATIO * typical_below else None
 
 
+def _second_axis_line(name: str, x: list[int], y: npt.ArrayLike, color: str) -> dict[str, Any]:
+    """A rate line (responses/s, planned RPS, instances) on the quantiles chart's second axis."""
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name,
+        "x": x,
+        "y": _values(y),
+        "yaxis": "y2",
+        "line": {"color": color, "width": 1.5},
+    }
+
+
 def quantiles_figure(
     ts: npt.ArrayLike,
     levels_pct: Sequence[float],
@@ -107,41 +120,14 @@ def quantiles_figure(
                 **({"visible": "legendonly"} if column == hidden_column else {}),
             }
         )
-    data.append(
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "name": "responses/s",
-            "x": x,
-            "y": _values(rps),
-            "yaxis": "y2",
-            "line": {"color": RPS_COLOR, "width": 1.5},
-        }
-    )
-    if planned_rps is not None and np.nanmax(np.asarray(planned_rps, dtype=np.float64), initial=0) > 0:
-        data.append(
-            {
-                "type": "scatter",
-                "mode": "lines",
-                "name": "planned RPS",
-                "x": x,
-                "y": _values(planned_rps),
-                "yaxis": "y2",
-                "line": {"color": PLANNED_RPS_COLOR, "width": 1.5},
-            }
-        )
-    if instances is not None and np.nanmax(np.asarray(instances, dtype=np.float64), initial=0) > 0:
-        data.append(
-            {
-                "type": "scatter",
-                "mode": "lines",
-                "name": "instances",
-                "x": x,
-                "y": _values(instances),
-                "yaxis": "y2",
-                "line": {"color": INSTANCES_COLOR, "width": 1.5},
-            }
-        )
+    data.append(_second_axis_line("responses/s", x, rps, RPS_COLOR))
+    # The generator's own lines only when it reported them (pandora and uploads without a stream send zeros).
+    for name, series, color in (
+        ("planned RPS", planned_rps, PLANNED_RPS_COLOR),
+        ("instances", instances, INSTANCES_COLOR),
+    ):
+        if series is not None and np.nanmax(np.asarray(series, dtype=np.float64), initial=0) > 0:
+            data.append(_second_axis_line(name, x, series, color))
     layout = _layout(
         "Response time quantiles",
         "ms",
