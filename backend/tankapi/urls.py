@@ -1,12 +1,13 @@
 """URLs of the tankapi app (included from backend/urls.py): Yandex.Tank's Overload protocol at the host root.
 
 Regexes accept each path with and without a trailing slash: APPEND_SLASH is off because `requests` turns a
-redirected POST into a GET.
+redirected POST into a GET. The push paths are defined in push.py, because the WSGI fast path (fastpath.py) serves
+them too, in front of this URLconf.
 """
 
 from django.urls import URLPattern, URLResolver, re_path
 
-from backend.tankapi import views
+from backend.tankapi import push, views
 
 urlpatterns: list[URLPattern | URLResolver] = [
     re_path(r"^api/job/create\.json/?$", views.create_job, name="tank-create"),
@@ -16,11 +17,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         views.config_upload,
         name="tank-config",
     ),
-    re_path(r"^api/job/(?P<job>\d+)/push_data\.json/?$", views.push_data, name="tank-push-data"),
-    re_path(r"^api/monitoring/receiver/push/?$", views.push_monitoring, name="tank-push-monitoring"),
+    re_path(push.PUSH_DATA_PATH, views.push_data, name="tank-push-data"),
+    re_path(push.PUSH_MONITORING_PATH, views.push_monitoring, name="tank-push-monitoring"),
     re_path(r"^api/job/(?P<job>\d+)/close\.json/?$", views.close_job, name="tank-close"),
     # The uploader's optional `writer_endpoint` (data and monitoring to one URL).
-    re_path(r"^api/writer/?$", views.writer_push, name="tank-writer"),
+    re_path(push.WRITER_PATH, views.writer_push, name="tank-writer"),
     # Lunapark-only and legacy calls.
     re_path(r"^api/job/(?P<job>\d+)/summary\.json/?$", views.job_summary, name="tank-job-summary"),
     re_path(r"^api/job/(?P<job>\d+)/(?:set_imbalance|event)\.json/?$", views.accepted_and_ignored),

@@ -105,10 +105,11 @@ def test_edit_and_configs_fill_the_test(tank_user: tuple[Any, str]) -> None:
     assert test.version == "1.2.3" and test.instances == 0
 
 
-def test_another_users_token_cannot_touch_the_job(tank_user: tuple[Any, str], other_user: tuple[Any, str]) -> None:
+def test_another_users_token_cannot_touch_the_job(
+    http: Client, tank_user: tuple[Any, str], other_user: tuple[Any, str]
+) -> None:
     _user, token = tank_user
     _other, other_token = other_user
-    http = Client()
     job, upload = _create(http, token)
     edit = http.post(f"/api/job/{job}/edit.json?api_token={other_token}", data=b"{}", content_type="application/json")
     assert edit.status_code == 403
@@ -118,9 +119,8 @@ def test_another_users_token_cannot_touch_the_job(tank_user: tuple[Any, str], ot
     assert buffer.backlog() == 0
 
 
-def test_push_data_is_buffered_then_flushed_once_even_when_retried(tank_user: tuple[Any, str]) -> None:
+def test_push_data_is_buffered_then_flushed_once_even_when_retried(http: Client, tank_user: tuple[Any, str]) -> None:
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     body = fixture_bytes("push_data_bfg_1795316038.json")
     for _attempt in range(2):  # a 5xx retry sends the same second again with a new request id
@@ -146,9 +146,8 @@ def test_push_data_is_buffered_then_flushed_once_even_when_retried(tank_user: tu
     assert test.last_push_at is not None
 
 
-def test_phantom_push_keeps_phases_sizes_and_threads(tank_user: tuple[Any, str]) -> None:
+def test_phantom_push_keeps_phases_sizes_and_threads(http: Client, tank_user: tuple[Any, str]) -> None:
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     body = fixture_bytes("push_data_phantom_1545332697.json")
     assert _push(http, job, upload, token, body).status_code == 200
@@ -175,9 +174,8 @@ def test_phantom_push_keeps_phases_sizes_and_threads(tank_user: tuple[Any, str])
     assert rows == expected
 
 
-def test_legacy_datetime_time_is_stored_as_that_utc_second(tank_user: tuple[Any, str]) -> None:
+def test_legacy_datetime_time_is_stored_as_that_utc_second(http: Client, tank_user: tuple[Any, str]) -> None:
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     items = fixture_json("push_data_bfg_1795316038.json")
     for item in items:
@@ -198,10 +196,9 @@ def test_legacy_datetime_time_is_stored_as_that_utc_second(tank_user: tuple[Any,
     ],
 )
 def test_bad_pushes_are_refused_with_json_errors(
-    tank_user: tuple[Any, str], query: str, body: bytes | None, status: int, message: str
+    http: Client, tank_user: tuple[Any, str], query: str, body: bytes | None, status: int, message: str
 ) -> None:
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     query = query.replace("UPLOAD", f"upload_token={upload}")
     resp = http.post(
@@ -213,14 +210,13 @@ def test_bad_pushes_are_refused_with_json_errors(
     assert buffer.backlog() == 0
 
 
-def test_push_to_unknown_job_is_404(tank_user: tuple[Any, str]) -> None:
-    resp = Client().post("/api/job/999999/push_data.json?upload_token=x", data=b"[]", content_type="application/json")
+def test_push_to_unknown_job_is_404(http: Client, tank_user: tuple[Any, str]) -> None:
+    resp = http.post("/api/job/999999/push_data.json?upload_token=x", data=b"[]", content_type="application/json")
     assert resp.status_code == 404 and "999999" in resp.json()["error"]
 
 
-def test_monitoring_without_content_type_lands_per_host_and_metric(tank_user: tuple[Any, str]) -> None:
+def test_monitoring_without_content_type_lands_per_host_and_metric(http: Client, tank_user: tuple[Any, str]) -> None:
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     body = fixture_bytes("monitoring_1795316039.json")
     url = f"/api/monitoring/receiver/push?job_id={job}&upload_token={upload}&api_token={token}"
@@ -241,10 +237,9 @@ def test_monitoring_without_content_type_lands_per_host_and_metric(tank_user: tu
 
 
 def test_close_names_the_exit_code_and_queues_post_processing(
-    tank_user: tuple[Any, str], redis_db: Any, django_capture_on_commit_callbacks: Any
+    http: Client, tank_user: tuple[Any, str], redis_db: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     assert _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json")).status_code == 200
     with django_capture_on_commit_callbacks(execute=True):
@@ -272,9 +267,8 @@ def test_close_names_the_exit_code_and_queues_post_processing(
 EXIT_22 = "autostop: http (HTTP codes over limit)"
 
 
-def test_pushes_get_503_while_clickhouse_is_marked_down(tank_user: tuple[Any, str]) -> None:
+def test_pushes_get_503_while_clickhouse_is_marked_down(http: Client, tank_user: tuple[Any, str]) -> None:
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     buffer.mark_clickhouse_down(5_000)
     resp = _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json"))
@@ -283,18 +277,18 @@ def test_pushes_get_503_while_clickhouse_is_marked_down(tank_user: tuple[Any, st
     assert _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json")).status_code == 200
 
 
-def test_pushes_get_503_while_redis_is_down(tank_user: tuple[Any, str], settings: Any) -> None:
+def test_pushes_get_503_while_redis_is_down(http: Client, tank_user: tuple[Any, str], settings: Any) -> None:
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
     resp = _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json"))
     assert resp.status_code == 503 and "Redis" in resp.json()["error"]
 
 
-def test_unparseable_buffer_entry_goes_to_dead_letters_without_blocking(tank_user: tuple[Any, str]) -> None:
+def test_unparseable_buffer_entry_goes_to_dead_letters_without_blocking(
+    http: Client, tank_user: tuple[Any, str]
+) -> None:
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     buffer.append(buffer.KIND_DATA, job, b"{broken")
     assert _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json")).status_code == 200
@@ -325,11 +319,10 @@ def test_lunapark_and_legacy_calls_answer_harmlessly(
 
 
 def test_silent_tests_are_closed_and_marked(
-    tank_user: tuple[Any, str], settings: Any, django_capture_on_commit_callbacks: Any, redis_db: Any
+    http: Client, tank_user: tuple[Any, str], settings: Any, django_capture_on_commit_callbacks: Any, redis_db: Any
 ) -> None:
     _user, token = tank_user
     settings.TANKODROM_ONLINE_SILENCE_S = 60
-    http = Client()
     silent, _u1 = _create(http, token)
     busy, busy_upload = _create(http, token)
     fresh, _u3 = _create(http, token)
@@ -366,10 +359,9 @@ def test_buffered_rows_follow_the_table_columns() -> None:
     assert (*second_aggregates.COLUMNS[:2], *ROW_FIELDS, second_aggregates.COLUMNS[-1]) == second_aggregates.COLUMNS
 
 
-def test_raw_body_entries_are_still_flushed(tank_user: tuple[Any, str]) -> None:
+def test_raw_body_entries_are_still_flushed(http: Client, tank_user: tuple[Any, str]) -> None:
     """Entries holding the tank's raw bytes (older writers) are parsed by the flusher and land like rows do."""
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     buffer.append(buffer.KIND_DATA, job, fixture_bytes("push_data_bfg_1795316038.json"))
     buffer.append(buffer.KIND_MONITORING, job, fixture_bytes("monitoring_1795316039.json"))
@@ -385,10 +377,9 @@ def test_raw_body_entries_are_still_flushed(tank_user: tuple[Any, str]) -> None:
     assert _stream_rows(job) == raw_rows
 
 
-def test_nan_written_by_the_tank_is_accepted_and_stored_as_zero(tank_user: tuple[Any, str]) -> None:
+def test_nan_written_by_the_tank_is_accepted_and_stored_as_zero(http: Client, tank_user: tuple[Any, str]) -> None:
     """Python's json.dumps (the tank's) writes NaN for a phase nothing measured; it is not strict JSON."""
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     body = fixture_bytes("push_data_bfg_1795316038.json").replace(b'"expect": 43.6635', b'"expect": NaN')
     assert b"NaN" in body
@@ -397,10 +388,9 @@ def test_nan_written_by_the_tank_is_accepted_and_stored_as_zero(tank_user: tuple
     assert [row[4] for row in _stream_rows(job)] == [0.0, 0.0]
 
 
-def test_writer_endpoint_takes_trail_and_monitoring_objects(tank_user: tuple[Any, str]) -> None:
+def test_writer_endpoint_takes_trail_and_monitoring_objects(http: Client, tank_user: tuple[Any, str]) -> None:
     """`writer_endpoint: http://HOST:8000/api/writer`: {"trail": items} / {"monitoring": chunks}, no api_token."""
     _user, token = tank_user
-    http = Client()
     job, upload = _create(http, token)
     url = f"/api/writer?jobno={job}&upload_token={upload}"
     trail = {"trail": fixture_json("push_data_bfg_1795316038.json")}

@@ -3,8 +3,9 @@
 A cached virtualenv (var/ytvenv) holds yandextank 2.0.11 with pandas<2 (its BFG crashes on pandas 2) and
 setuptools (it imports pkg_resources). A short BFG test (line 1→20 rps over 8 s, then 20 rps for 6 s; cases index,
 search, missing = 404, errors = 500 every other time, one untagged line) runs against a tiny HTTP target on
-127.0.0.1, with monitoring from a stand-in telegraf, and `overload:` pointed at pytest-django's live server. A
-thread drains the buffer every half second, as the beat does in production. Then everything stored is compared
+127.0.0.1, with monitoring from a stand-in telegraf, and `overload:` pointed at a live server running the production
+WSGI entry (backend.wsgi: the push fast path in front of Django, as gunicorn serves it). A thread drains the buffer
+every half second, as the beat does in production. Then everything stored is compared
 with the tank's own artifacts: test_data.log (the aggregates it uploaded) and monitoring.log.
 The second test replays `tank-postloader` on the same artifacts into a new job and checks the same figures.
 """
@@ -34,6 +35,7 @@ from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
 from backend.loadtests.tokens import create_token
 from backend.tankapi import flush, views
+from backend.tankapi.fastpath import TankPushApp
 
 YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
 E2E_DIR = Path(__file__).parent / "e2e"
@@ -88,6 +90,38 @@ def target() -> Iterator[str]:
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+
+
+@pytest.fixture
+def live_app(transactional_db: None) -> Iterator[Any]:
+    """pytest-django's live server, with the fast path in front of Django as in backend/wsgi.py; `.fast_paths`
+    lists the paths the fast path served."""
+    from pytest_django.live_server_helper import LiveServer
+
+    server = LiveServer("localhost", start=False)
+    served: list[str] = []
+    static_handler = server.thread.static_handler
+
+    def production_entry(django_app: Any) -> Any:
+        app = TankPushApp(static_handler(django_app))
+
+        def recording(environ: dict[str, Any], start_response: Any) -> Any:
+            if app.route(environ) is not None:
+                served.append(environ["PATH_INFO"])
+            return app(environ, start_response)
+
+        return recording
+
+    # Declared as a handler class; any callable that wraps Django's handler does (the thread only calls it).
+    server.thread.static_handler = production_entry  # type: ignore[assignment]
+    server._live_server_modified_settings.enable()
+    server.start()
+    server.fast_paths = served  # type: ignore[attr-defined]
+    try:
+        yield server
+    finally:
+        server.stop()
+        server._live_server_modified_settings.disable()
 
 
 class _BeatFlusher:
@@ -247,9 +281,9 @@ def _stored_monitoring(job: int) -> dict[tuple[int, str, str], float]:
 _ARTIFACTS: list[Path] = []  # the first test's artifacts, replayed by the second
 
 
-def _shoot(live_server: Any, target_url: str, venv: Path, work: Path, token: str) -> tuple[int, Path, str]:
+def _shoot(live_app: Any, target_url: str, venv: Path, work: Path, token: str) -> tuple[int, Path, str]:
     (work / "token.txt").write_text(token + "\n")
-    config = _tank_config(work, live_server.url, target_url, venv)
+    config = _tank_config(work, live_app.url, target_url, venv)
     with _BeatFlusher() as beat:
         output = _run([str(venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
     flush.flush_all()
@@ -267,7 +301,7 @@ def _job_from(output: str) -> int:
 
 @pytest.mark.django_db(transaction=True)
 def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
-    live_server: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
+    live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     views.clear_caches()
     from django.contrib.auth.models import User
@@ -275,9 +309,9 @@ def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
     user = User.objects.create_user("tank-e2e", password="x-not-used-3")
     _token, raw = create_token(user, "tank")
     work = tmp_path_factory.mktemp("tank")
-    job, artifacts, output = _shoot(live_server, target, tank_venv, work, raw)
-    assert f"Web link: {live_server.url}/{job}" in output
-    with urllib.request.urlopen(f"{live_server.url}/{job}", timeout=30) as page:  # the link opens the report page
+    job, artifacts, output = _shoot(live_app, target, tank_venv, work, raw)
+    assert f"Web link: {live_app.url}/{job}" in output
+    with urllib.request.urlopen(f"{live_app.url}/{job}", timeout=30) as page:  # the link opens the report page
         assert page.status == 200 and "text/html" in page.headers["Content-Type"]
 
     test = Test.objects.get(pk=job)
@@ -306,12 +340,14 @@ def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
     tank_points = _tank_monitoring(artifacts)
     assert len(tank_points) > 20 and {host for _ts, host, _m in tank_points} == {"localhost"}
     assert _stored_monitoring(job) == pytest.approx(tank_points)
+    # Every push came through the fast path, as under gunicorn.
+    assert {f"/api/job/{job}/push_data.json", "/api/monitoring/receiver/push"} <= set(live_app.fast_paths)
     _ARTIFACTS.append(artifacts)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_tank_postloader_replays_the_artifacts_into_a_new_job(
-    live_server: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
+    live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     views.clear_caches()
     from django.contrib.auth.models import User
@@ -321,7 +357,7 @@ def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     if _ARTIFACTS:
         artifacts = _ARTIFACTS[0]
     else:  # run alone: shoot first (the replay needs a real run's artifacts)
-        _job, artifacts, _out = _shoot(live_server, target, tank_venv, tmp_path_factory.mktemp("tank"), raw)
+        _job, artifacts, _out = _shoot(live_app, target, tank_venv, tmp_path_factory.mktemp("tank"), raw)
     work = tmp_path_factory.mktemp("postloader")
     token_file = work / "token.txt"
     token_file.write_text(raw + "\n")
@@ -330,7 +366,7 @@ def test_tank_postloader_replays_the_artifacts_into_a_new_job(
             [
                 str(tank_venv / "bin" / "tank-postloader"),
                 "-a",
-                live_server.url + "/",
+                live_app.url + "/",
                 "--token",
                 str(token_file),
                 "-t",
@@ -351,3 +387,4 @@ def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     assert (test.target_host, test.target_port) == ("127.0.0.1", "8080")
     assert _stored_seconds(job) == _tank_seconds(artifacts)
     assert _stored_monitoring(job) == pytest.approx(_tank_monitoring(artifacts))
+    assert f"/api/job/{job}/push_data.json" in live_app.fast_paths

@@ -1,0 +1,232 @@
+"""The tank's pushes (push_data, monitoring, the writer endpoint): access check, validation, durable append.
+
+One implementation for both doors: the Django views (views.py) and the WSGI fast path in front of Django
+(fastpath.py, what gunicorn serves) call these functions, which take the path's job, the query string and the body
+and return an Answer (status, body, content type). No request object, no middleware: the push endpoints are the
+hot path (one request per tank thread per second, hundreds of tanks), and a push must cost one Redis round trip,
+no PostgreSQL query and as little Python as its validation needs.
+
+Answers: 200 once the validated rows are appended to the Redis stream (buffer.append, before answering); 403/401
+for a bad upload_token/api_token, 404 for an unknown job, 400 naming the bad item, 410 for a closed test, 503
+while Redis or ClickHouse is down or the buffer is full (the tank retries).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from django.http import QueryDict
+
+from analytics.tank_push import MonitoringChunk, PushFormatError, PushSecond, parse_monitoring, parse_push_data
+from backend.loadtests.models import Test, TestStatus
+from backend.loadtests.tokens import hash_token, resolve_token
+from backend.tankapi import buffer
+
+log = logging.getLogger(__name__)
+
+# The paths of the push endpoints (Django's form: no leading slash), shared by urls.py and fastpath.py so the two
+# doors can never disagree on what they serve. With and without a trailing slash: APPEND_SLASH is off because
+# `requests` turns a redirected POST into a GET.
+PUSH_DATA_PATH = r"^api/job/(?P<job>\d+)/push_data\.json/?$"
+PUSH_MONITORING_PATH = r"^api/monitoring/receiver/push/?$"
+WRITER_PATH = r"^api/writer/?$"
+
+JSON = "application/json"
+TEXT = "text/plain"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    body: bytes
+    content_type: str = JSON
+
+
+# Constant answers, encoded once (byte for byte what JsonResponse wrote for them).
+OK_DATA = Answer(200, b'[{"success": 1}]')
+OK_MONITORING = Answer(200, b"ok", TEXT)
+OK_WRITER = Answer(200, b'{"success": 1}')
+
+
+def error(message: str, status: int) -> Answer:
+    # json.dumps, as JsonResponse does: errors are rare, and the same bytes keep both doors identical.
+    return Answer(status, json.dumps({"error": message}).encode())
+
+
+# Process-local caches, so that a push costs one Redis round trip and no PostgreSQL query.
+# A revoked token keeps pushing for at most _TOKEN_TTL_S; a closed test is seen as closed within _TEST_TTL_S
+# (pushes in between are stored, which is harmless). Longer TTLs matter at scale: each gunicorn process re-reads
+# every live test once per TTL, i.e. tanks × processes / TTL queries per second.
+_TOKEN_TTL_S = 30.0
+_TEST_TTL_S = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class _CachedUser:
+    user_id: int
+    is_staff: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _CachedTest:
+    upload_token: str
+    owner_id: int
+    online: bool
+    expires: float
+
+
+_cache_lock = threading.Lock()
+# token hash -> (the user, None for an unknown or revoked token; expiry on time.monotonic())
+_token_cache: dict[str, tuple[_CachedUser | None, float]] = {}
+_test_cache: dict[int, _CachedTest] = {}
+
+
+def clear_caches() -> None:
+    """Forget cached tokens and tests (tests call this; ids are reused across test databases)."""
+    with _cache_lock:
+        _token_cache.clear()
+        _test_cache.clear()
+
+
+def decode_json(raw: bytes) -> Any:
+    """A request body as JSON (an empty body is null); PushFormatError when it is not JSON."""
+    raw = raw or b"null"
+    try:
+        # orjson: several times faster on the 20 KB bodies of the push path (measured in bench/tank_push).
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        # Python's json also takes NaN/Infinity, which the tank's json.dumps writes for an empty measurement.
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise PushFormatError(f"body is not valid JSON: {exc}") from None
+
+
+def _cached_token_user(raw: str) -> _CachedUser | None:
+    key = hash_token(raw)
+    now = time.monotonic()
+    # dict.get is atomic under the GIL; the lock only orders writers with clear_caches.
+    hit = _token_cache.get(key)
+    if hit is not None and hit[1] > now:
+        return hit[0]
+    token = resolve_token(raw)
+    user = None if token is None else _CachedUser(token.user_id, bool(token.user.is_staff))
+    with _cache_lock:
+        _token_cache[key] = (user, now + _TOKEN_TTL_S)
+    return user
+
+
+def _cached_test(test_id: int) -> _CachedTest | None:
+    now = time.monotonic()
+    cached = _test_cache.get(test_id)
+    if cached is not None and cached.expires > now:
+        return cached
+    row = Test.objects.filter(pk=test_id).values_list("upload_token", "owner_id", "status").first()
+    if row is None:
+        return None
+    cached = _CachedTest(row[0], row[1], row[2] == TestStatus.ONLINE, now + _TEST_TTL_S)
+    with _cache_lock:
+        _test_cache[test_id] = cached
+    return cached
+
+
+def check_access(job: int, query: QueryDict) -> Answer | None:
+    """upload_token must be the job's; an api_token, when sent (Lunapark mode sends none), must own the job.
+    None when the push may go on, else the error answer."""
+    test = _cached_test(job)
+    if test is None:
+        return error(f"job {job} does not exist", 404)
+    upload_token = query.get("upload_token", "")
+    if not upload_token or not hmac.compare_digest(upload_token, test.upload_token):
+        return error(f"upload_token does not match job {job}", 403)
+    raw = query.get("api_token")
+    if raw:
+        user = _cached_token_user(raw)
+        if user is None:
+            return error("unknown or revoked api_token", 401)
+        if not (user.is_staff or user.user_id == test.owner_id):
+            return error(f"api_token may not write job {job}", 403)
+    if not test.online:
+        return error(f"job {job} is closed", 410)
+    return None
+
+
+def data_rows(seconds: Sequence[PushSecond]) -> bytes:
+    """The buffer's form of validated seconds (KIND_DATA_ROWS), decoded by flush.py."""
+    return orjson.dumps([second.as_row() for second in seconds])
+
+
+def monitoring_rows(chunk: MonitoringChunk) -> bytes:
+    """The buffer's form of validated monitoring points (KIND_MONITORING_ROWS), decoded by flush.py."""
+    return orjson.dumps([[p.ts, p.host, p.metric, p.value] for p in chunk.points])
+
+
+def _append(kind: str, job: int, rows: bytes, ok: Answer) -> Answer:
+    try:
+        buffer.append(kind, job, rows)
+    except buffer.BufferUnavailable as exc:
+        log.warning("push to job %s refused: %s", job, exc)
+        return error(str(exc), 503)
+    return ok
+
+
+def push_data(job: int, query: QueryDict, body: bytes) -> Answer:
+    """POST api/job/N/push_data.json?upload_token=U -> [{"success": 1}] once buffered durably."""
+    denied = check_access(job, query)
+    if denied is not None:
+        return denied
+    try:
+        seconds = parse_push_data(decode_json(body))
+    except PushFormatError as exc:
+        return error(str(exc), 400)
+    # Buffer what was validated, not the raw body: smaller in Redis, and the flusher need not parse it again.
+    return _append(buffer.KIND_DATA_ROWS, job, data_rows(seconds), OK_DATA)
+
+
+def push_monitoring(query: QueryDict, body: bytes) -> Answer:
+    """POST api/monitoring/receiver/push?job_id=N&upload_token=U, raw JSON with any or no Content-Type -> ok"""
+    try:
+        job = int(query.get("job_id", ""))
+    except ValueError:
+        return error("job_id query parameter must be a job number", 400)
+    denied = check_access(job, query)
+    if denied is not None:
+        return denied
+    try:
+        chunk = parse_monitoring(decode_json(body))
+    except PushFormatError as exc:
+        return error(str(exc), 400)
+    return _append(buffer.KIND_MONITORING_ROWS, job, monitoring_rows(chunk), OK_MONITORING)
+
+
+def writer_push(query: QueryDict, body: bytes) -> Answer:
+    """POST <writer_endpoint>?jobno=N&upload_token=U with `{"trail": [...]}` or `{"monitoring": [...]}`: the
+    uploader's `writer_endpoint` option (tank-protocol.md §4.8); point it at `http://HOST:8000/api/writer`.
+    The client reads `response.json()["success"]`, so this one answers an object, not an array."""
+    try:
+        job = int(query.get("jobno", ""))
+    except ValueError:
+        return error("jobno query parameter must be a job number", 400)
+    denied = check_access(job, query)
+    if denied is not None:
+        return denied
+    try:
+        decoded = decode_json(body)
+        if isinstance(decoded, dict) and "trail" in decoded:
+            kind, rows = buffer.KIND_DATA_ROWS, data_rows(parse_push_data(decoded))
+        elif isinstance(decoded, dict) and "monitoring" in decoded:
+            kind, rows = buffer.KIND_MONITORING_ROWS, monitoring_rows(parse_monitoring(decoded))
+        else:
+            raise PushFormatError('writer body must be {"trail": [...]} or {"monitoring": [...]}')
+    except PushFormatError as exc:
+        return error(str(exc), 400)
+    return _append(kind, job, rows, OK_WRITER)

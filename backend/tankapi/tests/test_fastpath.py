@@ -1,0 +1,198 @@
+"""The WSGI fast path in front of Django: what it serves, what it leaves to Django, and that a push answered by it
+is the answer Django's view gives (the behaviour itself is covered through both doors in test_protocol.py)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.signals import request_finished, request_started
+from django.test import Client, RequestFactory
+
+from backend.tankapi import buffer, push
+from backend.tankapi.fastpath import TankPushApp
+
+from .conftest import FastPathClient, fixture_bytes
+
+pytestmark = pytest.mark.usefixtures("clickhouse", "redis_db")
+
+
+class _Django:
+    """Stands in for Django behind the fast path: records what it was given."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        self.paths.append(environ["PATH_INFO"])
+        start_response("418 I'm a Teapot", [("Content-Type", "text/plain")])
+        return [b"django"]
+
+
+def _environ(method: str, path: str, extra: dict[str, str] | None = None) -> dict[str, Any]:
+    factory = RequestFactory(headers={"host": "testserver"})
+    environ: dict[str, Any] = factory.generic(method, path, b"[]", content_type="application/json").environ
+    environ.update(extra or {})
+    return environ
+
+
+def _call(app: TankPushApp, environ: dict[str, Any]) -> tuple[str, dict[str, str], bytes]:
+    captured: dict[str, Any] = {}
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: object = None) -> None:
+        captured.update(status=status, headers=dict(headers))
+
+    body = b"".join(app(environ, start_response))
+    return captured["status"], captured["headers"], body
+
+
+def test_production_entry_puts_the_fast_path_in_front_of_django() -> None:
+    from django.core.handlers.wsgi import WSGIHandler
+
+    from backend.wsgi import application
+
+    assert isinstance(application, TankPushApp) and isinstance(application.django_app, WSGIHandler)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/job/7/push_data.json",
+        "/api/job/7/push_data.json/",
+        "/api/monitoring/receiver/push",
+        "/api/monitoring/receiver/push/",
+        "/api/writer",
+        "/api/writer/",
+    ],
+)
+def test_push_paths_are_routed_to_the_fast_path(path: str) -> None:
+    assert TankPushApp(_Django()).route(_environ("POST", f"{path}?upload_token=u")) is not None
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "extra", "why"),
+    [
+        ("GET", "/api/job/7/push_data.json", {}, "other methods: the view answers 405"),
+        ("POST", "/api/job/7/edit.json", {}, "not a push"),
+        ("POST", "/api/job/x7/push_data.json", {}, "not a job number"),
+        ("POST", "/api/v1/tests/", {}, "the JSON API"),
+        ("POST", "/api/job/7/push_data.json", {"CONTENT_LENGTH": ""}, "chunked: Django reads it as empty"),
+        ("POST", "/api/job/7/push_data.json", {"CONTENT_LENGTH": "x"}, "a bad Content-Length: Django's 400"),
+        ("POST", "/api/job/7/push_data.json", {"HTTP_HOST": "evil.example"}, "a disallowed Host: Django's 400"),
+    ],
+)
+def test_anything_unusual_goes_to_django(method: str, path: str, extra: dict[str, str], why: str) -> None:
+    django = _Django()
+    status, _headers, body = _call(TankPushApp(django), _environ(method, path, extra))
+    assert (status, body, django.paths) == ("418 I'm a Teapot", b"django", [path]), why
+
+
+def test_a_request_without_host_goes_to_django() -> None:
+    environ = _environ("POST", "/api/writer")
+    del environ["HTTP_HOST"]
+    assert TankPushApp(_Django()).route(environ) is None
+
+
+def test_bodies_over_the_limit_get_djangos_413(settings: Any) -> None:
+    settings.TANKODROM_MAX_BODY_BYTES = 10
+    client = FastPathClient()
+    resp = client.post("/api/job/7/push_data.json?upload_token=u", data=b"[" + b" " * 20 + b"]", content_type="x/y")
+    assert resp.status_code == 413 and "TANKODROM_MAX_BODY_BYTES" in resp.json()["error"]
+    assert client.slow == [("POST", "/api/job/7/push_data.json")] and not client.fast
+
+
+def test_https_redirect_and_hsts_follow_the_settings(settings: Any, tank_user: tuple[Any, str]) -> None:
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    settings.SECURE_HSTS_SECONDS = 3600
+    client = FastPathClient()
+    plain = client.post("/api/writer?jobno=1", data=b"{}", content_type="application/json")
+    assert plain.status_code == 301 and plain["Location"].startswith("https://")
+    assert client.slow == [("POST", "/api/writer")]
+    proxied = client.post(
+        "/api/writer?jobno=1", data=b"{}", content_type="application/json", HTTP_X_FORWARDED_PROTO="https"
+    )
+    assert proxied.status_code == 404 and proxied["Strict-Transport-Security"] == "max-age=3600"
+    assert client.fast == [("POST", "/api/writer")]
+
+
+def _create(token: str) -> tuple[int, str]:
+    resp = Client().post(
+        f"/api/job/create.json?api_token={token}", data=fixture_bytes("create.json"), content_type="application/json"
+    )
+    (answer,) = resp.json()
+    return int(answer["job"]), str(answer["upload_token"])
+
+
+def test_both_doors_answer_the_same_bytes_headers_and_log_records(
+    tank_user: tuple[Any, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    _user, token = tank_user
+    job, upload = _create(token)
+    data = fixture_bytes("push_data_bfg_1795316038.json")
+    requests = [
+        (f"/api/job/{job}/push_data.json?upload_token={upload}&api_token={token}", data),
+        (f"/api/job/{job}/push_data.json?upload_token={upload}&api_token={token}", b'[{"trail": {}}]'),
+        (f"/api/job/{job}/push_data.json?upload_token=wrong", data),
+        (f"/api/job/{job}/push_data.json?upload_token={upload}&api_token=tdm_unknown", data),
+        (f"/api/job/{job + 1000}/push_data.json?upload_token={upload}", data),
+        (
+            f"/api/monitoring/receiver/push?job_id={job}&upload_token={upload}",
+            fixture_bytes("monitoring_1795316039.json"),
+        ),
+        (f"/api/monitoring/receiver/push?job_id=x&upload_token={upload}", b"[]"),
+        (f"/api/writer?jobno={job}&upload_token={upload}", b'{"other": 1}'),
+    ]
+    fast = FastPathClient()
+    for url, body in requests:
+        caplog.clear()
+        by_django = Client(headers={"host": "testserver"}).generic("POST", url, body)
+        django_log = [(r.levelno, r.getMessage()) for r in caplog.records]
+        caplog.clear()
+        by_fast_path = fast.generic("POST", url, body)
+        assert by_fast_path.status_code == by_django.status_code, url
+        assert by_fast_path.content == by_django.content, url
+        assert dict(by_fast_path.headers) == dict(by_django.headers), url
+        # Refusals are logged alike (django.request warnings for 4xx), so operators see them either way.
+        assert [(r.levelno, r.getMessage()) for r in caplog.records] == django_log, url
+    assert len(fast.fast) == len(requests) and not fast.slow
+    assert buffer.backlog() == 4  # the good data push and the monitoring chunk, through each door
+
+
+def test_an_exception_is_logged_and_answered_500_inside_a_request_cycle(
+    transactional_db: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Outside the test client (which holds the test's transaction open), as under gunicorn."""
+
+    def broken(*_args: object) -> push.Answer:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(push, "push_monitoring", broken)
+    signals: list[str] = []
+
+    def on_started(**_kwargs: object) -> None:
+        signals.append("started")
+
+    def on_finished(**_kwargs: object) -> None:
+        signals.append("finished")
+
+    request_started.connect(on_started)
+    request_finished.connect(on_finished)
+    try:
+        with caplog.at_level(logging.ERROR, logger="django.request"):
+            status, headers, body = _call(TankPushApp(_Django()), _environ("POST", "/api/monitoring/receiver/push"))
+    finally:
+        request_started.disconnect(on_started)
+        request_finished.disconnect(on_finished)
+    assert (status, headers["Content-Type"], body) == (
+        "500 Internal Server Error",
+        "application/json",
+        b'{"error": "internal server error"}',
+    )
+    (record,) = caplog.records
+    assert record.getMessage() == "Internal Server Error: /api/monitoring/receiver/push" and record.exc_info
+    assert record.levelno == logging.ERROR and "boom" in caplog.text
+    # Database connections are checked at the start and recycled at the end, as in a Django request.
+    assert signals == ["started", "finished"]
