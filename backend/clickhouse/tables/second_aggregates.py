@@ -11,6 +11,14 @@ indexes, `hist_counts` their counts, so windows merge exactly by summing counts 
 Means are kept as sent (ms) and re-weighted by `resps` when windows are merged.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from analytics.aggregate import SecondCase
+
 NAME = "second_aggregates"
 
 COLUMNS = (
@@ -82,3 +90,37 @@ CREATE TABLE IF NOT EXISTS {NAME} (
 PARTITION BY toYYYYMM(toDateTime(ts))
 ORDER BY (test_id, source_id, ts, case)
 """
+
+
+def rows_of(test_id: int, source_id: int, rows: Sequence[SecondCase], received_at_us: int) -> list[tuple[Any, ...]]:
+    """Table rows (in COLUMNS order) of per-second aggregates derived from raw samples (analytics.aggregate).
+
+    reqps and threads are the generator's figures (planned RPS, instances): phout does not carry them, so 0.
+    """
+    return [
+        (
+            test_id,
+            source_id,
+            r.ts,
+            r.case,
+            0.0,
+            0,
+            r.resps,
+            r.expect_ms,
+            r.connect_time_ms,
+            r.send_time_ms,
+            r.latency_ms,
+            r.receive_time_ms,
+            r.input_bytes,
+            r.output_bytes,
+            *r.quantiles_ms,
+            list(r.net_codes),
+            list(r.net_counts),
+            list(r.http_codes),
+            list(r.http_counts),
+            list(r.hist_bins),
+            list(r.hist_counts),
+            received_at_us,
+        )
+        for r in rows
+    ]
