@@ -6,6 +6,8 @@ Builds its own ClickHouse database (never the served one) with two tests of `--l
   what the Celery task does on a cache miss; ClickHouse's own caches are dropped before each run;
 - cached: what the view does on a hit: one Redis GET of the stored result and its JSON rendering.
 Test rows are unsaved model instances (the service only reads their ids and fields), so PostgreSQL is not needed.
+Like an ingested upload, each test has its raw samples and the per-second aggregates derived from them
+(analytics.aggregate, stored with source_id = the upload id).
 
 Full scale (a quiet machine):  .venv/bin/python bench/compare/run.py --lines 10000000
 Reduced now:                   .venv/bin/python bench/compare/run.py --lines 1000000
@@ -46,6 +48,7 @@ def _load(test_id: int, upload_id: int, args: argparse.Namespace, tail_scale: fl
 
     rng = np.random.default_rng(seed)
     cases = np.array([f"case_{i}" for i in range(args.cases)], dtype=object)
+    kept: list[tuple[Any, ...]] = []  # what the aggregates need: (receive_sec, case code, interval, HTTP code)
     done = 0
     while done < args.lines:
         n = min(CHUNK, args.lines - done)
@@ -56,12 +59,13 @@ def _load(test_id: int, upload_id: int, args: argparse.Namespace, tail_scale: fl
         interval_us = interval.astype(np.int64)
         zeros = np.zeros(n, dtype=np.int64)
         proto = np.where(rng.random(n) < 0.01, 500, 200).astype(np.int32)
+        codes = rng.integers(0, args.cases, n)
         columns: dict[str, Any] = {
             "test_id": np.full(n, test_id, dtype=np.uint64),
             "upload_id": np.full(n, upload_id, dtype=np.uint64),
             "receive_sec": receive_sec,
             "send_ts_us": (receive_sec.astype(np.uint64) * 1_000_000 - interval_us.astype(np.uint64)),
-            "tag": cases[rng.integers(0, args.cases, n)],
+            "tag": cases[codes],
             "interval_real_us": interval_us,
             "connect_time_us": zeros,
             "send_time_us": zeros,
@@ -74,7 +78,40 @@ def _load(test_id: int, upload_id: int, args: argparse.Namespace, tail_scale: fl
             "proto_code": proto,
         }
         client.insert_columns(samples.NAME, columns, tag="bench.compare.load", use_numpy=True)
+        kept.append((receive_sec, codes, interval_us, proto))
         done += n
+    _insert_aggregates(test_id, upload_id, [str(c) for c in cases], kept)
+
+
+def _insert_aggregates(test_id: int, upload_id: int, cases: list[str], kept: list[tuple[Any, ...]]) -> None:
+    """The upload's per-second aggregates, as ingestion writes them, a hundred seconds at a time."""
+    import numpy as np
+
+    from analytics.aggregate import SampleColumns, aggregate
+    from backend.clickhouse import client
+    from backend.clickhouse.tables import second_aggregates
+
+    receive_sec, codes, interval_us, proto = (np.concatenate(parts) for parts in zip(*kept, strict=True))
+    received_at_us = time.time_ns() // 1000
+    first, last = int(receive_sec.min()), int(receive_sec.max())
+    for start in range(first, last + 1, 100):
+        index = np.flatnonzero((receive_sec >= start) & (receive_sec < start + 100))
+        zeros = np.zeros(index.size, dtype=np.int64)
+        cols = SampleColumns(
+            receive_sec=receive_sec[index].astype(np.int64),
+            case_codes=codes[index].astype(np.int32),
+            interval_real_us=interval_us[index],
+            connect_time_us=zeros,
+            send_time_us=zeros,
+            latency_us=zeros,
+            receive_time_us=zeros,
+            size_out_bytes=zeros,
+            size_in_bytes=zeros,
+            net_code=np.zeros(index.size, dtype=np.int32),
+            proto_code=proto[index],
+        )
+        rows = second_aggregates.rows_of(test_id, upload_id, aggregate(cols, cases), received_at_us)
+        client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="bench.compare.aggregates")
 
 
 def main() -> None:
@@ -86,6 +123,7 @@ def main() -> None:
     parser.add_argument("--ch-database", default="tankodrom_bench_compare")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/7")
     parser.add_argument("--keep", action="store_true", help="reuse the loaded data of a previous run")
+    parser.add_argument("--json", type=Path, help="also write the whole comparison (sorted keys) to this file")
     args = parser.parse_args()
     _configure(args)
 
@@ -100,7 +138,13 @@ def main() -> None:
     migrate.apply_all()
     base = Test(pk=1, active_upload_id=11, loadscheme=["const(10000, 1000s)"])
     other = Test(pk=2, active_upload_id=12, loadscheme=["const(10000, 1000s)"])
-    if not args.keep:
+    if args.keep:
+        stored = client.execute(
+            "SELECT count() FROM second_aggregates WHERE source_id IN (11, 12) AND case = ''", tag="bench.compare.check"
+        )
+        if not stored[0][0]:
+            sys.exit("--keep: this database has no per-second aggregates of the uploads (loaded by an older run.py)")
+    else:
         started = time.perf_counter()
         _load(1, 11, args, tail_scale=1.0, seed=1)
         _load(2, 12, args, tail_scale=1.3, seed=2)
@@ -125,6 +169,8 @@ def main() -> None:
         body = json.dumps(cache.get(key))
         cached.append(time.perf_counter() - started)
     cache.delete(key)
+    if args.json:
+        args.json.write_text(json.dumps(result, sort_keys=True, indent=1))
     print(
         json.dumps(
             {

@@ -1,10 +1,11 @@
-"""Reads for the comparison: per-second histograms and code counts of one test, from raw samples or the stream.
+"""Reads for the comparison: per-second histograms and code counts of one test, and exact quantiles when raw.
 
-Raw samples are binned on the tank's grid inside ClickHouse (one GROUP BY over (tag, second, bin)), so a
-10M-sample test comes back as a few hundred thousand (second, bin, count) rows instead of 10M values; the
-exact quantiles are computed there too (quantilesExact), so reported values stay order statistics.
-Streamed tests already are histograms on that grid (`second_aggregates`), read with FINAL so a second
-pushed twice counts once.
+Counts come from `second_aggregates` whatever the test's source: the tank's stream (source 0), or the rows
+ingestion derived from an upload's samples (source = the upload id; same shape, on the tank's bin grid). They are
+read with FINAL (a second pushed or recomputed twice counts once) and summed per (case, time slot, key) inside
+ClickHouse, so a 10M-sample test arrives as a few hundred thousand numbers, not 10M values. For an upload, one
+scan of the raw samples gives what only they can: the tags, the span and the exact quantiles (quantilesExact),
+so reported values stay order statistics.
 """
 
 from __future__ import annotations
@@ -14,65 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics.compare import LOG_BASE, SparseCounts, keys_of_buckets
-from analytics.histogram import BIN_COUNT, BIN_EDGES_US, MAX_HIST_US
+from analytics.compare import SparseCounts, coarsen
 from backend.clickhouse import client
 from backend.clickhouse.queries.selection import Selection
 from backend.clickhouse.tables import samples, second_aggregates
 
 DISCARDED_NET_CODE = 777
-
-
-def _bin_expression(column: str) -> str:
-    """SQL giving the tank-grid bin index (index of the upper edge) of a µs value; -1 outside the grid.
-
-    Built from the grid's constant segments (equal steps), mirroring analytics.histogram.bin_indexes_for_values_us:
-    a value v in [e[i], e[i+1]) gets index i + 1, the grid's last edge itself the last index.
-    """
-    edges = [int(e) for e in BIN_EDGES_US]
-    steps = np.diff(BIN_EDGES_US)
-    branches = [f"{column} < 0, -1"]
-    start = 0
-    for i in range(1, len(steps) + 1):
-        if i == len(steps) or steps[i] != steps[start]:
-            # Segment of equal steps: edges[start] .. edges[i], step steps[start].
-            step = int(steps[start])
-            branches.append(f"{column} < {edges[i]}, {start + 1} + intDiv({column} - {edges[start]}, {step})")
-            start = i
-    branches.append(f"{column} = {MAX_HIST_US}, {BIN_COUNT - 1}")
-    return f"toInt32(multiIf({', '.join(branches)}, -1))"
-
-
-_BIN_SQL = _bin_expression("interval_real_us")
-
-
-def _bucket_expression(column: str) -> str:
-    """SQL giving the comparison's 2% log bucket (analytics.compare) of a µs value's tank bin; -1 off the grid.
-
-    First the upper edge of the tank bin holding the value (same segments as _bin_expression), then
-    floor(ln(edge) / ln(1.02)); Python maps buckets to bin groups (analytics.compare.keys_of_buckets).
-    It runs on every sample, so it avoids multiIf, which 18.16 evaluates branch by branch for every row
-    (a quarter of the comparison's scan): the segment is a sum of comparisons, and `transform` gives its
-    first edge and step. Same edge, same log, so the same buckets as the multiIf it replaced.
-    """
-    edges = [int(e) for e in BIN_EDGES_US]
-    steps = np.diff(BIN_EDGES_US)
-    segments: list[tuple[int, int]] = []  # (first edge, step) of each run of equal steps
-    start = 0
-    for i in range(1, len(steps) + 1):
-        if i == len(steps) or steps[i] != steps[start]:
-            segments.append((edges[start], int(steps[start])))
-            start = i
-    segment = "toUInt8(" + (" + ".join(f"({column} >= {lo})" for lo, _ in segments[1:]) or "0") + ")"
-    indexes = ", ".join(str(i) for i in range(len(segments)))
-    first = f"transform({segment}, [{indexes}], [{', '.join(str(lo) for lo, _ in segments)}], 0)"
-    step = f"transform({segment}, [{indexes}], [{', '.join(str(s) for _, s in segments)}], 1)"
-    upper = f"if({column} = {MAX_HIST_US}, {MAX_HIST_US}, {first} + (intDiv({column} - {first}, {step}) + 1) * {step})"
-    off_grid = f"{column} < 0 OR {column} > {MAX_HIST_US}"
-    return f"if({off_grid}, -1, toInt32(floor(log({upper}) / log({LOG_BASE!r}))))"
-
-
-_BUCKET_SQL = _bucket_expression("interval_real_us")
 
 
 @dataclass(frozen=True)
@@ -129,17 +77,18 @@ def time_unit_s(span_s: int) -> int:
 
 
 def from_samples(sel: Selection, levels_pct: Sequence[float]) -> TestCounts:
-    """Histograms, codes and exact quantiles per tag from raw samples; '' is the selected tags merged.
+    """Exact quantiles per tag from raw samples, counts per tag from the upload's aggregates; '' is the selection.
 
-    Seconds in the returned counts are slot starts: origin + k * unit (see time_unit_s).
+    Seconds in the returned counts are slot starts: origin + k * unit (see time_unit_s). Response-time keys are
+    coarsened (analytics.compare.coarsen): the comparison's figures of an uploaded test are drawn on that grid.
     """
     params = sel.params()
     level_names = {f"level_{i}": float(level) / 100.0 for i, level in enumerate(levels_pct)}
     placeholders = ", ".join(f"%({name})s" for name in level_names)
     # Aggregate-function parameters must be literals: each level is a bound value the driver renders.
-    # Scan 1 gives the tags (later referred to by position, since strings are the slow part of the driver),
-    # the span of seconds and the exact quantiles per tag; WITH TOTALS adds, as the last row the driver
-    # returns, the same aggregates over the whole selection, so the overall quantiles cost no second scan.
+    # One scan gives the tags, the span of seconds and the exact quantiles per tag; WITH TOTALS adds, as the last
+    # row the driver returns, the same aggregates over the whole selection, so the overall quantiles cost no
+    # second scan. Pandora's discarded requests (net code 777) are no response times.
     rows = client.execute(
         f"""
         SELECT tag, min(receive_sec), max(receive_sec),
@@ -157,46 +106,19 @@ def from_samples(sel: Selection, levels_pct: Sequence[float]) -> TestCounts:
     if not per_tag or totals is None or int(totals[5]) == 0:
         empty = SparseCounts.empty()
         return TestCounts({"": empty}, {"": empty}, {"": empty}, {}, [])
-    tags = [str(row[0]) for row in per_tag]
+    # A request with an empty tag belongs to no case (selection.py): in the whole, never listed as a case. In
+    # second_aggregates, case '' is the overall row.
+    cases = [str(row[0]) for row in per_tag if row[0] != ""]
     origin = min(int(row[1]) for row in per_tag)
     unit = time_unit_s(max(int(row[2]) for row in per_tag) - origin + 1)
-    slot_params = {**params, "tag_list": tags, "origin": origin, "unit": unit}
-    # Scan 2: one GROUP BY for histograms and codes together; the tag becomes its position only on the
-    # grouped rows (grouping by the string is cheaper than calling indexOf on every sample). Bucket -1 marks
-    # rows kept out of response times (Pandora's discarded requests, times beyond the tank's grid) but counted
-    # in codes.
-    counts = client.execute_numpy(
-        f"""
-        SELECT indexOf(%(tag_list)s, tag), slot, bucket, proto_code, net_code, n
-        FROM (
-            SELECT tag, intDiv(receive_sec - %(origin)s, %(unit)s) AS slot,
-                   if(net_code = {DISCARDED_NET_CODE}, -1, {_BUCKET_SQL}) AS bucket, proto_code, net_code, count() AS n
-            FROM {samples.NAME}
-            WHERE {sel.samples_where()}
-            GROUP BY tag, slot, bucket, proto_code, net_code
-        )
-        """,
-        slot_params,
-        tag="compare.samples.counts",
-    )
-    columns = [np.asarray(c, dtype=np.int64) for c in counts] if len(counts) else [np.zeros(0, dtype=np.int64)] * 6
-    position, slot, bucket, proto, net, n = columns
-    seconds = origin + slot * unit
-    timed = bucket >= 0
-    latency = _by_tag(tags, position[timed], seconds[timed], keys_of_buckets(bucket[timed]), n[timed])
-    http = _by_tag(tags, position, seconds, proto, n)
-    netc = _by_tag(tags, position, seconds, net, n)
+    # With cases selected, '' is made of them: the overall row is not read.
+    latency, http, net = _second_counts(sel, cases if sel.cases else ["", *cases], origin, unit)
     exact: dict[str, list[float]] = {
         str(row[0]): [float(v) / 1000.0 for v in row[3]] for row in per_tag if int(row[4]) > 0 and row[0] != ""
     }
     if int(totals[4]) > 0:
         exact[""] = [float(v) / 1000.0 for v in totals[3]]
-    # A request with an empty tag belongs to no case (selection.py): in the whole, never listed as a case.
-    cases = [tag for tag in tags if tag != ""]
-    latency[""] = _merge(list(latency.values()))
-    http[""] = _merge(list(http.values()))
-    netc[""] = _merge(list(netc.values()))
-    return TestCounts(latency, http, netc, exact, cases)
+    return TestCounts({case: coarsen(c) for case, c in latency.items()}, http, net, exact, cases)
 
 
 def _by_tag(
@@ -221,12 +143,7 @@ def _by_tag(
 
 
 def from_stream(sel: Selection) -> TestCounts:
-    """Histograms and codes per case from the tank's per-second stream (source 0); '' merges the selection.
-
-    ClickHouse unrolls the arrays (ARRAY JOIN) and sums them per (case, slot, key), so a one-hour stream of
-    ten cases arrives as numeric columns of a few hundred thousand rows, not 40k rows of Python lists.
-    """
-    params = sel.params()
+    """Histograms and codes per case from the tank's per-second stream (source 0); '' is the selection."""
     spans = client.execute(
         f"""
         SELECT case, min(ts), max(ts)
@@ -235,7 +152,7 @@ def from_stream(sel: Selection) -> TestCounts:
         GROUP BY case
         ORDER BY case
         """,
-        params,
+        sel.params(),
         tag="compare.stream.cases",
     )
     if not spans:
@@ -244,7 +161,21 @@ def from_stream(sel: Selection) -> TestCounts:
     names = [str(row[0]) for row in spans]
     origin = min(int(row[1]) for row in spans)
     unit = time_unit_s(max(int(row[2]) for row in spans) - origin + 1)
-    slot_params = {**params, "case_list": names, "origin": origin, "unit": unit}
+    latency, http, net = _second_counts(sel, names, origin, unit)
+    return TestCounts(latency, http, net, None, [c for c in names if c != ""])
+
+
+def _second_counts(
+    sel: Selection, names: Sequence[str], origin: int, unit: int
+) -> tuple[dict[str, SparseCounts], dict[str, SparseCounts], dict[str, SparseCounts]]:
+    """Response-time bins (tank grid), HTTP and net codes per case of `names` from sel's `second_aggregates` rows.
+
+    Seconds become slot starts, origin + k * unit. Case '' is the overall row, or, when the selection names
+    cases, those cases merged (the overall row covers every case). ClickHouse unrolls the arrays (ARRAY JOIN) and
+    sums them per (case, slot, key), so an hour of ten cases arrives as numeric columns of a few hundred thousand
+    rows, not 40k rows of Python lists.
+    """
+    params = {**sel.params(), "case_list": list(names), "case_names": tuple(names), "origin": origin, "unit": unit}
     by_kind: list[dict[str, SparseCounts]] = []
     # Identifiers from this module's constants only: the three (keys, counts) array pairs of the table.
     for kind, keys_column, counts_column in (
@@ -260,29 +191,27 @@ def from_stream(sel: Selection) -> TestCounts:
                 FROM (
                     SELECT case, intDiv(ts - %(origin)s, %(unit)s) AS slot, {keys_column}, {counts_column}
                     FROM {second_aggregates.NAME} FINAL
-                    WHERE {sel.aggregates_where(all_cases=True)}
+                    WHERE {sel.aggregates_where(all_cases=True)} AND case IN %(case_names)s
                 )
                 ARRAY JOIN {keys_column} AS key, {counts_column} AS cnt
                 GROUP BY case, slot, key
             )
             """,
-            slot_params,
-            tag=f"compare.stream.{kind}",
+            params,
+            tag=f"compare.counts.{kind}",
         )
         arrays = [np.asarray(c, dtype=np.int64) for c in columns] if len(columns) else [np.zeros(0, np.int64)] * 4
         position, slot, key, n = arrays
         by_kind.append(_by_tag(names, position, origin + slot * unit, key, n))
     latency, http, net = by_kind
-    cases = [c for c in names if c != ""]
     if sel.cases:
-        # The selection as a whole is the chosen cases merged (the tank's '' row covers every case).
         wanted = [c for c in sel.cases if c in names]
         latency[""] = _merge([latency[c] for c in wanted if c in latency])
         http[""] = _merge([http[c] for c in wanted if c in http])
         net[""] = _merge([net[c] for c in wanted if c in net])
     for by_case in (latency, http, net):
         by_case.setdefault("", SparseCounts.empty())
-    return TestCounts(latency, http, net, None, cases)
+    return latency, http, net
 
 
 __all__ = ["TestCounts", "first_second", "from_samples", "from_stream"]

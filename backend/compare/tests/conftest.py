@@ -1,14 +1,22 @@
-"""Fixtures of the compare suite: users, and tests stored as raw samples (uploaded) or as the tank's stream."""
+"""Fixtures of the compare suite: tests stored as an upload's raw samples and aggregates, or as the tank's stream.
+
+`store` writes the rows directly (fast, any shape); `upload_phout` sends a phout file through the real upload and
+ingestion path (`PUT /api/v1/tests/<id>/phout`, the task run eagerly).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from django.contrib.auth.models import User
+from rest_framework.test import APIClient
 
+from analytics.aggregate import SampleColumns, aggregate
 from analytics.histogram import bin_indexes_for_values_us
 from backend.clickhouse import client
 from backend.clickhouse.tables import samples, second_aggregates
@@ -55,6 +63,36 @@ def insert_samples(
     }
     assert tuple(columns) == samples.COLUMNS
     client.insert_columns(samples.NAME, columns, tag="tests.compare.samples")
+    insert_upload_aggregates(test_id, upload_id, receive_sec, interval_us, tags, proto, net)
+
+
+def insert_upload_aggregates(
+    test_id: int,
+    upload_id: int,
+    receive_sec: np.ndarray,
+    interval_us: np.ndarray,
+    tags: np.ndarray,
+    proto: np.ndarray,
+    net: np.ndarray,
+) -> None:
+    """The per-second aggregates ingestion derives from these samples (source_id = the upload id)."""
+    cases, codes = np.unique(np.asarray(tags, dtype=object).astype(str), return_inverse=True)
+    zeros = np.zeros(receive_sec.size, dtype=np.int64)
+    cols = SampleColumns(
+        receive_sec=receive_sec.astype(np.int64),
+        case_codes=codes.astype(np.int32),
+        interval_real_us=interval_us.astype(np.int64),
+        connect_time_us=zeros,
+        send_time_us=zeros,
+        latency_us=zeros,
+        receive_time_us=zeros,
+        size_out_bytes=zeros,
+        size_in_bytes=zeros,
+        net_code=net.astype(np.int32),
+        proto_code=proto.astype(np.int32),
+    )
+    rows = second_aggregates.rows_of(test_id, upload_id, aggregate(cols, [str(c) for c in cases]), 1)
+    client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="tests.compare.upload_aggregates")
 
 
 def stream_rows(
@@ -146,3 +184,92 @@ def store(owner: User, clickhouse: None, redis_db: Any) -> Callable[..., Test]:
         return test
 
     return make
+
+
+@dataclass(frozen=True)
+class Phout:
+    """Requests to write as phout lines. Receive seconds are exact by construction (see `phout_requests`)."""
+
+    send_ms: np.ndarray  # send time, unix milliseconds
+    tag: np.ndarray  # raw phout tags (object array of str)
+    interval_us: np.ndarray
+    proto: np.ndarray
+    net: np.ndarray
+
+    @property
+    def receive_sec(self) -> np.ndarray:
+        return np.asarray((self.send_ms * 1000 + self.interval_us) // 1_000_000, dtype=np.int64)
+
+    def body(self) -> bytes:
+        lines = [
+            f"{ms // 1000}.{ms % 1000:03d}\t{tag}\t{iv}\t0\t0\t0\t0\t0\t0\t0\t{nc}\t{pc}\n"
+            for ms, tag, iv, nc, pc in zip(
+                self.send_ms.tolist(),
+                self.tag.tolist(),
+                self.interval_us.tolist(),
+                self.net.tolist(),
+                self.proto.tolist(),
+                strict=True,
+            )
+        ]
+        return "".join(lines).encode()
+
+
+def phout_requests(
+    *,
+    seed: int,
+    seconds: int = 300,
+    rps: int = 20,
+    t0: int = T0,
+    tail_scale: float = 1.0,
+    tags: tuple[str, ...] = ("index#1", "index#2", "search", "", "#7"),
+    error_share: float = 0.02,
+    timeout_share: float = 0.005,
+    discarded_share: float = 0.01,
+    off_grid: int = 3,
+) -> Phout:
+    """Requests with everything the comparison counts apart: cases (tags cut at '#', an empty tag belonging to no
+    case, '#7' being `__NOTAG__`), HTTP 500s, net timeouts (110), Pandora's discarded requests (net 777, every time
+    zero, HTTP 0) and `off_grid` response times beyond the tank's grid (over 300 s)."""
+    rng = np.random.default_rng(seed)
+    n = seconds * rps
+    send_ms = t0 * 1000 + np.sort(rng.integers(0, seconds * 1000, n))
+    # Odd µs: never a whole number of ms, so send + interval never falls on a second boundary that float
+    # arithmetic (the parser's) could round either way.
+    interval = latencies_us(rng, n, tail_scale) | 1
+    tag = np.array(tags, dtype=object)[rng.integers(0, len(tags), n)]
+    proto = np.where(rng.random(n) < error_share, 500, 200).astype(np.int64)
+    net = np.where(rng.random(n) < timeout_share, 110, 0).astype(np.int64)
+    discarded = rng.random(n) < discarded_share
+    net[discarded], proto[discarded], interval[discarded] = 777, 0, 0
+    far = rng.choice(np.flatnonzero(~discarded), off_grid, replace=False)
+    interval[far] = 300_000_001 + 2 * rng.integers(0, 50_000_000, off_grid)
+    return Phout(send_ms, tag, interval, proto, net)
+
+
+@pytest.fixture
+def upload_phout(
+    owner: User,
+    owner_api: APIClient,
+    clickhouse: None,
+    redis_db: Any,
+    settings: Any,
+    tmp_path: Path,
+    django_capture_on_commit_callbacks: Any,
+) -> Iterator[Callable[..., Test]]:
+    """Make a test and upload `requests` into it through the API; returns the test once ingested."""
+    settings.VAR_DIR = tmp_path
+
+    def make(requests: Phout, *, loadscheme: list[Any] | None = None) -> Test:
+        test = Test.objects.create(owner=owner, name="phout", loadscheme=loadscheme or ["const(20, 5m)"])
+        body: Any = requests.body()  # the client's stubs say str; bytes are sent as they are
+        with django_capture_on_commit_callbacks(execute=True):
+            response = owner_api.generic(
+                "PUT", f"/api/v1/tests/{test.pk}/phout", body, content_type="application/octet-stream"
+            )
+        assert response.status_code == 202, response.content
+        test.refresh_from_db()
+        assert test.active_upload is not None and test.active_upload.status == UploadStatus.READY
+        return test
+
+    yield make

@@ -11,11 +11,8 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from analytics.compare import COARSE_KEY, keys_of_buckets
-from analytics.histogram import bin_indexes_for_values_us
 from backend.celery_app import app as celery_app
 from backend.clickhouse import client
-from backend.clickhouse.queries import compare as queries
 from backend.clickhouse.tables import samples
 from backend.compare import service
 from backend.compare.tasks import compute_comparison
@@ -214,50 +211,6 @@ def test_pending_while_the_analysis_queue_works_then_served(
     assert cache.get(key) == stored
     served = _get(owner_api, f"tests={a.pk},{b.pk}&q=50,99")
     assert served.status_code == 200 and served.json() == stored
-
-
-def test_bin_expression_matches_the_tank_grid(store: Callable[..., Test], clickhouse: None) -> None:
-    edges = [0, 9, 10, 4_989, 4_990, 4_999, 5_000, 9_999, 10_000, 499_999, 500_000, 2_999_999, 3_000_000]
-    edges += [9_999_999, 10_000_000, 29_999_999, 30_000_000, 119_999_999, 120_000_000, 299_999_999, 300_000_000]
-    edges += [300_000_001, -5]
-    values = np.array(edges, dtype=np.int64)
-    secs = np.full(values.size, T0, dtype=np.int64)
-    zeros = np.zeros(values.size, dtype=np.int64)
-    insert_samples(424242, 1, secs, values, np.array([""] * values.size, dtype=object), zeros, zeros)
-    rows = client.execute(
-        f"SELECT interval_real_us, {queries._BIN_SQL} FROM {samples.NAME} WHERE test_id = 424242",
-        tag="tests.compare.bins",
-    )
-    got = {int(v): int(b) for v, b in rows}
-    expected = bin_indexes_for_values_us(values)
-    assert [got[int(v)] for v in values] == [int(x) for x in expected]
-
-
-def test_bucket_expression_matches_the_coarse_grid(clickhouse: None) -> None:
-    rng = np.random.default_rng(5)
-    values = np.concatenate(
-        [
-            rng.integers(0, 5_000, 300),
-            rng.integers(0, 1_000_000, 2000),
-            rng.integers(0, 300_000_001, 2000),
-            np.array([0, 9, 10, 4_995, 5_000, 499_999, 500_000, 299_999_999, 300_000_000, 300_000_001, -1]),
-        ]
-    ).astype(np.int64)
-    secs = np.full(values.size, T0, dtype=np.int64)
-    zeros = np.zeros(values.size, dtype=np.int64)
-    insert_samples(434343, 1, secs, values, np.array([""] * values.size, dtype=object), zeros, zeros)
-    rows = client.execute(
-        f"SELECT interval_real_us, {queries._BUCKET_SQL} FROM {samples.NAME} WHERE test_id = 434343",
-        tag="tests.compare.buckets",
-    )
-    got = {int(v): int(b) for v, b in rows}
-    tank = bin_indexes_for_values_us(values)
-    for value, bin_index in zip(values, tank, strict=True):
-        bucket = got[int(value)]
-        if bin_index < 0:
-            assert bucket == -1, value
-        else:
-            assert int(keys_of_buckets(np.array([bucket]))[0]) == int(COARSE_KEY[bin_index]), value
 
 
 def test_a_second_pushed_twice_counts_once(store: Callable[..., Test], owner_api: APIClient) -> None:
