@@ -21,6 +21,7 @@ from backend.clickhouse.queries.selection import Selection
 from backend.clickhouse.tables import samples, second_aggregates
 
 DISCARDED_NET_CODE = 777
+_KEY_OFFSET = 2**31  # Int32 codes (net codes may be negative) as 32 unsigned bits in a packed GROUP BY key
 
 
 @dataclass(frozen=True)
@@ -48,21 +49,17 @@ def _merge(parts: Sequence[SparseCounts]) -> SparseCounts:
 
 
 def first_second(test_id: int, upload_id: int | None) -> int | None:
-    """The test's first response second in its data source (raw samples if any, else the overall stream rows)."""
-    if upload_id:
-        rows = client.execute(
-            f"SELECT min(receive_sec), count() FROM {samples.NAME} "
-            "WHERE test_id = %(test_id)s AND upload_id = %(upload_id)s",
-            {"test_id": test_id, "upload_id": upload_id},
-            tag="compare.first_second.samples",
-        )
-    else:
-        rows = client.execute(
-            f"SELECT min(ts), count() FROM {second_aggregates.NAME} "
-            "WHERE test_id = %(test_id)s AND source_id = 0 AND case = ''",
-            {"test_id": test_id},
-            tag="compare.first_second.stream",
-        )
+    """The test's first response second in its data source: the upload's aggregates if any, else the stream's.
+
+    The overall rows have a row for every second with a response, so this is the samples' first second too,
+    without reading a column of 10M values.
+    """
+    rows = client.execute(
+        f"SELECT min(ts), count() FROM {second_aggregates.NAME} "
+        "WHERE test_id = %(test_id)s AND source_id = %(source_id)s AND case = ''",
+        {"test_id": test_id, "source_id": upload_id or 0},
+        tag="compare.first_second",
+    )
     return int(rows[0][0]) if rows and int(rows[0][1]) > 0 else None
 
 
@@ -183,25 +180,30 @@ def _second_counts(
         ("http", "http_codes", "http_counts"),
         ("net", "net_codes", "net_counts"),
     ):
+        # Grouped by one UInt64 packing (case position: 24 bits, slot: 8, key: 32): 18.16 sums the unrolled
+        # arrays of a 10M-sample test (2.6M elements, one thread after FINAL) twice as fast as by the (case, slot,
+        # key) tuple. Slots are < 100 (time_unit_s); the key, an Int32 code or a bin index, is offset to unsigned.
         columns = client.execute_numpy(
             f"""
-            SELECT indexOf(%(case_list)s, case), slot, key, n
+            SELECT row_key + toUInt64(toInt64(key) + {_KEY_OFFSET}) AS packed, sum(cnt)
             FROM (
-                SELECT case, slot, key, sum(cnt) AS n
-                FROM (
-                    SELECT case, intDiv(ts - %(origin)s, %(unit)s) AS slot, {keys_column}, {counts_column}
-                    FROM {second_aggregates.NAME} FINAL
-                    WHERE {sel.aggregates_where(all_cases=True)} AND case IN %(case_names)s
-                )
-                ARRAY JOIN {keys_column} AS key, {counts_column} AS cnt
-                GROUP BY case, slot, key
+                SELECT bitShiftLeft(toUInt64(indexOf(%(case_list)s, case)), 40)
+                       + bitShiftLeft(toUInt64(intDiv(ts - %(origin)s, %(unit)s)), 32) AS row_key,
+                       {keys_column}, {counts_column}
+                FROM {second_aggregates.NAME} FINAL
+                WHERE {sel.aggregates_where(all_cases=True)} AND case IN %(case_names)s
             )
+            ARRAY JOIN {keys_column} AS key, {counts_column} AS cnt
+            GROUP BY packed
             """,
             params,
             tag=f"compare.counts.{kind}",
         )
-        arrays = [np.asarray(c, dtype=np.int64) for c in columns] if len(columns) else [np.zeros(0, np.int64)] * 4
-        position, slot, key, n = arrays
+        packed = np.asarray(columns[0], dtype=np.uint64) if len(columns) else np.zeros(0, np.uint64)
+        n = np.asarray(columns[1], dtype=np.int64) if len(columns) else np.zeros(0, np.int64)
+        position = (packed >> np.uint64(40)).astype(np.int64)
+        slot = ((packed >> np.uint64(32)) & np.uint64(0xFF)).astype(np.int64)
+        key = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64) - _KEY_OFFSET
         by_kind.append(_by_tag(names, position, origin + slot * unit, key, n))
     latency, http, net = by_kind
     if sel.cases:
