@@ -44,38 +44,28 @@ MID_MS: FloatArray = (LOWER_MS + UPPER_MS) / 2.0
 # The bootstrap runs on a coarser grid: tank bins are grouped by the 2% log bucket of their upper edge,
 # floor(ln(edge_us) / ln(1.02)) (the tank's 1 ms steps at 10-500 ms become ~2% wide groups; below 0.5 ms its
 # 10 µs bins stay apart). Quantiles are interpolated linearly inside a group, so resampled quantiles still move
-# smoothly, and 10M-sample tests come out of ClickHouse as ~3x fewer rows (the bucket is one log() per row
-# there). Reported values never come from this grid: they are exact order statistics, or quantiles of the
-# tank's own grid for streamed tests. No edge lies within 1e-4 of a bucket boundary, so ClickHouse's log()
-# and numpy's agree on every bucket.
+# smoothly, and the resampled histograms have fewer columns. Reported values never come from this grid: they
+# are exact order statistics, or quantiles of the tank's own grid for streamed tests.
 COARSE_REL_WIDTH = 0.02
 LOG_BASE = 1.0 + COARSE_REL_WIDTH
 
 
-def _coarse_grid() -> tuple[IntArray, FloatArray, IntArray]:
+def _coarse_grid() -> tuple[IntArray, FloatArray]:
     edges = BIN_EDGES_US.astype(np.float64)
     bucket = np.full(BIN_COUNT, -1, dtype=np.int64)
     bucket[edges > 0] = np.floor(np.log(edges[edges > 0]) / np.log(LOG_BASE)).astype(np.int64)
     key = np.zeros(BIN_COUNT, dtype=np.int64)  # tank bin index -> index of its group's last tank bin
     lower = LOWER_MS.copy()  # at a group key: the group's lower edge
-    bucket_key = np.zeros(int(bucket.max()) + 2, dtype=np.int64)  # bucket + 1 -> group key
     start = 0
     for i in range(1, BIN_COUNT + 1):
         if i == BIN_COUNT or bucket[i] != bucket[start]:
             key[start:i] = i - 1
             lower[i - 1] = LOWER_MS[start]
-            bucket_key[bucket[start] + 1] = i - 1
             start = i
-    return key, lower, bucket_key
+    return key, lower
 
 
-COARSE_KEY, COARSE_LOWER_MS, _BUCKET_KEY = _coarse_grid()
-
-
-def keys_of_buckets(buckets: IntArray) -> IntArray:
-    """Group keys (as COARSE_KEY gives them) of log buckets computed elsewhere (ClickHouse)."""
-    out: IntArray = _BUCKET_KEY[np.asarray(buckets, dtype=np.int64) + 1]
-    return out
+COARSE_KEY, COARSE_LOWER_MS = _coarse_grid()
 
 
 def coarsen(data: SparseCounts) -> SparseCounts:
