@@ -11,10 +11,8 @@ Two deliberate differences from the tank, both about values that are not respons
 - pandora's ±9223372036854775 sentinels (a phase not measured on timeouts) are left out of that phase's mean
   instead of turning it into nonsense.
 
-`SecondAggregator` does the same over a stream of batches in bounded memory: a second is aggregated once the
-stream has moved `lag_s` seconds past it. Rows that arrive for a second already emitted ("late") are not lost:
-their seconds are listed in `late_seconds`, and the caller recomputes those seconds from the stored samples with
-`aggregate()` and replaces the rows.
+Over a stream, analytics.second_window hands `aggregate()` whole seconds in bounded memory; seconds that get
+rows after they were aggregated are recomputed by the caller from the stored samples.
 """
 
 from __future__ import annotations
@@ -32,7 +30,6 @@ from analytics.phout import NO_CASE
 QUANTILE_LEVELS = (50, 75, 80, 85, 90, 95, 98, 99, 100)
 DISCARDED_NET_CODE = 777
 SENTINEL_ABS_US = 9223372036854775  # pandora's "not measured" value in connect/latency/receive
-DEFAULT_LAG_S = 20
 
 I64 = npt.NDArray[np.int64]
 _NameOf = Callable[[int], tuple[int, str]]  # first row of a group → (second, case)
@@ -292,38 +289,3 @@ def _pairs(group: I64, code: I64, groups: int) -> list[tuple[tuple[int, ...], tu
 
 
 _BINCOUNT_LIMIT = 4_000_000
-
-
-class SecondAggregator:
-    """Aggregates a stream of sample batches second by second in bounded memory (see the module docstring)."""
-
-    def __init__(self, lag_s: int = DEFAULT_LAG_S) -> None:
-        self.lag_s = lag_s
-        self.late_seconds: set[int] = set()
-        self._pending: list[SampleColumns] = []
-        self._emitted_through = -1  # every second <= this one has been aggregated
-        self._max_sec = -1
-
-    def add(self, cols: SampleColumns, cases: Sequence[str]) -> list[SecondCase]:
-        if cols.rows == 0:
-            return []
-        late = cols.receive_sec <= self._emitted_through
-        if late.any():
-            self.late_seconds.update(int(s) for s in np.unique(cols.receive_sec[late]))
-            cols = cols.take(~late)
-        if cols.rows:
-            self._pending.append(cols)
-            self._max_sec = max(self._max_sec, int(cols.receive_sec.max()))
-        return self._emit_through(self._max_sec - self.lag_s, cases)
-
-    def finish(self, cases: Sequence[str]) -> list[SecondCase]:
-        return self._emit_through(self._max_sec, cases)
-
-    def _emit_through(self, cutoff: int, cases: Sequence[str]) -> list[SecondCase]:
-        if cutoff <= self._emitted_through or not self._pending:
-            return []
-        pending = SampleColumns.concat(self._pending)
-        ready = pending.receive_sec <= cutoff
-        self._pending = [pending.take(~ready)] if not ready.all() else []
-        self._emitted_through = cutoff
-        return aggregate(pending.take(ready), cases)

@@ -24,9 +24,9 @@ Quirks of real files, each with a golden file under analytics/tests/golden/phout
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from io import BytesIO
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -103,6 +103,18 @@ class PhoutBatch:
     def rows(self) -> int:
         return int(self.send_ts_us.size)
 
+    def take(self, index: npt.NDArray[np.intp] | npt.NDArray[np.bool_]) -> PhoutBatch:
+        return PhoutBatch(**{name: getattr(self, name)[index] for name in _BATCH_FIELDS})
+
+    @staticmethod
+    def concat(parts: Sequence[PhoutBatch]) -> PhoutBatch:
+        if len(parts) == 1:
+            return parts[0]
+        return PhoutBatch(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in _BATCH_FIELDS})
+
+
+_BATCH_FIELDS = tuple(PhoutBatch.__dataclass_fields__)
+
 
 @dataclass
 class ParseStats:
@@ -131,6 +143,14 @@ def not_phout_error(stats: ParseStats) -> str | None:
 _ARROW_TYPES = {"send_ts": pa.float64(), "tag": pa.binary(), **{name: pa.int64() for name in INT_COLUMNS}}
 
 
+class NotPhout(ValueError):
+    """The input is refused as a whole (see not_phout_error)."""
+
+
+class SupportsReadinto(Protocol):
+    def readinto(self, buffer: memoryview, /) -> int | None: ...
+
+
 class _BlockInvalid(Exception):
     """The fast path refused a block; it is re-parsed line by line."""
 
@@ -145,35 +165,84 @@ class PhoutParser:
         self.cases: list[str] = []
         self._case_index: dict[str, int] = {}
         self._raw_tag_codes: dict[bytes, int] = {}
-        self._pending = bytearray()
-        self._next_line = 1  # number of the first line in _pending
+        # Bytes not parsed yet live at the start of one reused buffer: a file is read straight into it
+        # (`read_from`), blocks go to pyarrow as views of it, and only the partial line after a block's last
+        # '\n' moves. Fresh 16 MB copies per block cost more than the parsing around them.
+        self._buf = bytearray(block_bytes)
+        self._filled = 0
+        self._next_line = 1  # number of the first line in the buffer
 
     # ── public ──────────────────────────────────────────────────────────────────────────────────────────────
     def feed(self, data: bytes) -> list[PhoutBatch]:
-        self._pending += data
-        if len(self._pending) < self.block_bytes:
-            return []
-        cut = self._pending.rfind(b"\n")
-        if cut < 0:
-            return []  # one enormous line so far; it is judged when it ends
-        block = bytes(self._pending[: cut + 1])
-        del self._pending[: cut + 1]
-        return self._parse_block(block)
+        """Take the next bytes of the input (any chunking); returns the batches of the blocks completed."""
+        end = self._filled + len(data)
+        if end > len(self._buf):
+            self._resize(max(end, self.block_bytes))
+        self._buf[self._filled : end] = data
+        self._filled = end
+        batches: list[PhoutBatch] = []
+        while self._filled >= self.block_bytes and (batch := self._parse_through_last_line()) is not None:
+            batches += batch
+        return batches
+
+    def read_from(self, stream: SupportsReadinto, early_verdict_lines: int | None = None) -> Iterator[PhoutBatch]:
+        """Parse a whole binary stream (a file, a GzipFile), then `finish()`; yields batches as blocks complete.
+
+        With `early_verdict_lines`, raises NotPhout as soon as that many lines are in and most are not phout,
+        instead of reading gigabytes of something else line by line.
+        """
+        while True:
+            if self._filled == len(self._buf):
+                # A full buffer is one block; if it holds no line end at all, the line is longer than a block.
+                batch = self._parse_through_last_line()
+                if batch is None:
+                    self._resize(2 * len(self._buf))
+                else:
+                    yield from batch
+                judged = early_verdict_lines is not None and self.stats.lines_total >= early_verdict_lines
+                if judged and (error := not_phout_error(self.stats)):
+                    raise NotPhout(error)
+                continue
+            with memoryview(self._buf) as view:
+                n = stream.readinto(view[self._filled :])
+            if not n:
+                break
+            self._filled += n
+        yield from self.finish()
 
     def finish(self) -> list[PhoutBatch]:
+        """The end of the input: parse what is left, including a last line without its line end."""
         batches: list[PhoutBatch] = []
-        cut = self._pending.rfind(b"\n")
-        if cut >= 0:
-            batches += self._parse_block(bytes(self._pending[: cut + 1]))
-            del self._pending[: cut + 1]
-        tail = bytes(self._pending)
-        self._pending = bytearray()
+        if self._buf.rfind(b"\n", 0, self._filled) >= 0:
+            batches += self._parse_through_last_line() or []
+        tail = bytes(self._buf[: self._filled])
+        self._filled = 0
         if tail.strip():
             # No line end after it: the writer was cut off. Keep it only if it is still a whole line.
             batch = self._parse_lines_slowly(tail, truncated=True)
             if batch is not None:
                 batches.append(batch)
         return batches
+
+    def _parse_through_last_line(self) -> list[PhoutBatch] | None:
+        """Parse the buffer up to its last line end and keep the rest; None when it holds no line end."""
+        cut = self._buf.rfind(b"\n", 0, self._filled)
+        if cut < 0:
+            return None
+        # Not released by hand: pyarrow keeps its own export of the view until its reader is collected. The
+        # buffer is only ever written in place (same-length slices) while views of it may live; `_resize`
+        # makes a new one.
+        batches = self._parse_block(memoryview(self._buf)[: cut + 1])
+        rest = self._filled - (cut + 1)
+        self._buf[:rest] = self._buf[cut + 1 : self._filled]  # same length: the buffer never moves
+        self._filled = rest
+        return batches
+
+    def _resize(self, size: int) -> None:
+        # A new buffer rather than a resize: pyarrow may still hold a view of the old one.
+        bigger = bytearray(size)
+        bigger[: self._filled] = self._buf[: self._filled]
+        self._buf = bigger
 
     def case_code(self, case: str) -> int:
         code = self._case_index.get(case)
@@ -184,26 +253,27 @@ class PhoutParser:
         return code
 
     # ── blocks ──────────────────────────────────────────────────────────────────────────────────────────────
-    def _parse_block(self, block: bytes) -> list[PhoutBatch]:
+    def _parse_block(self, block: memoryview) -> list[PhoutBatch]:
+        """Complete lines (the block ends with '\n'): pyarrow at once, or line by line when anything is off."""
         first_line = self._next_line
-        line_count = block.count(b"\n")
         try:
             batch = self._parse_fast(block)
         except _BlockInvalid:
-            self._next_line = first_line
-            slow = self._parse_lines_slowly(block, truncated=False)
-            self._next_line = first_line + line_count
+            data = bytes(block)
+            slow = self._parse_lines_slowly(data, truncated=False)
+            self._next_line = first_line + data.count(b"\n")
             return [] if slow is None else [slow]
-        self._next_line = first_line + line_count
+        # Blank lines fail the fast path, so here every line is a row: no need to count line ends.
+        self._next_line = first_line + (0 if batch is None else batch.rows)
         return [] if batch is None else [batch]
 
-    def _parse_fast(self, block: bytes) -> PhoutBatch | None:
+    def _parse_fast(self, block: memoryview) -> PhoutBatch | None:
         try:
             table = pacsv.read_csv(
-                BytesIO(block),
+                pa.BufferReader(pa.py_buffer(block)),
                 read_options=pacsv.ReadOptions(column_names=list(PHOUT_COLUMNS), block_size=8 * 1024 * 1024),
                 parse_options=pacsv.ParseOptions(
-                    delimiter="\t", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=True
+                    delimiter="\t", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
                 ),
                 convert_options=pacsv.ConvertOptions(
                     column_types=_ARROW_TYPES,

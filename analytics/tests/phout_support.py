@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,13 @@ def read_golden(name: str) -> bytes:
     return gzip.decompress(data) if name.endswith(".gz") else data
 
 
-def parse_bytes(data: bytes, piece: int = 7, block_bytes: int = 64) -> tuple[PhoutParser, list[PhoutBatch]]:
-    """Parse in small pieces and small blocks, so chunk boundaries fall inside lines."""
+def parse_bytes(
+    data: bytes, piece: int = 7, block_bytes: int = 64, from_file: bool = False
+) -> tuple[PhoutParser, list[PhoutBatch]]:
+    """Parse in small pieces and small blocks, so chunk boundaries fall inside lines (or read it as a file)."""
     parser = PhoutParser(block_bytes=block_bytes)
+    if from_file:
+        return parser, list(parser.read_from(io.BytesIO(data)))
     batches = list(parse_stream((data[i : i + piece] for i in range(0, len(data), piece)), parser))
     return parser, batches
 

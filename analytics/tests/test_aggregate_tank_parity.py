@@ -12,8 +12,10 @@ import json
 import numpy as np
 import pytest
 
-from analytics.aggregate import QUANTILE_LEVELS, SecondAggregator, aggregate
+from analytics.aggregate import QUANTILE_LEVELS, aggregate
 from analytics.histogram import BIN_EDGES_US
+from analytics.phout import PhoutBatch
+from analytics.second_window import SecondWindow
 from analytics.tests.phout_support import GOLDEN, columns_of, parse_bytes, read_golden
 
 
@@ -48,27 +50,33 @@ def test_every_second_and_case_matches_the_tank() -> None:
     assert set(ours) == set(tank)
 
 
-def test_streaming_aggregation_equals_the_one_shot_result() -> None:
+def test_seconds_released_in_order_aggregate_as_the_whole_file_does() -> None:
     parser, batches = parse_bytes(read_golden("bfg_capture.phout"), piece=300, block_bytes=300)
     assert len(batches) > 10
-    streaming = SecondAggregator(lag_s=1)
+    window = SecondWindow(lag_s=1)
     rows = []
-    for b in batches:
-        rows += streaming.add(columns_of([b]), parser.cases)
-    rows += streaming.finish(parser.cases)
-    assert streaming.late_seconds == set()
+    released_seconds: list[int] = []
+    for released in [*(window.add(b) for b in batches), window.finish()]:
+        assert released.late is None
+        if released.in_order is not None:
+            seconds = released.in_order.receive_sec.tolist()
+            assert seconds == sorted(seconds) and (not released_seconds or seconds[0] > released_seconds[-1])
+            released_seconds += seconds
+            rows += aggregate(columns_of([released.in_order]), parser.cases)
+    assert window.late_seconds == set()
+    assert len(released_seconds) == sum(b.rows for b in batches)
     assert rows == aggregate(columns_of(batches), parser.cases)
 
 
-def test_late_rows_are_reported_not_silently_merged() -> None:
-    parser, batches = parse_bytes(read_golden("bfg_capture.phout"), piece=10**6, block_bytes=10**6)
-    cols = columns_of(batches)
-    order = np.argsort(cols.receive_sec, kind="stable")
-    late_second = int(cols.receive_sec[order[0]])
-    first_row = order[:1]
-    rest = order[1:]
-    streaming = SecondAggregator(lag_s=0)
-    streaming.add(cols.take(rest), parser.cases)
-    streaming.add(cols.take(first_row), parser.cases)  # arrives after its second was emitted
-    assert streaming.late_seconds == {late_second}
+def test_late_rows_are_handed_back_not_silently_merged() -> None:
+    _, batches = parse_bytes(read_golden("bfg_capture.phout"), piece=10**6, block_bytes=10**6)
+    whole = PhoutBatch.concat(batches)
+    order = np.argsort(whole.receive_sec, kind="stable")
+    late_second = int(whole.receive_sec[order[0]])
+    window = SecondWindow(lag_s=0)
+    first = window.add(whole.take(order[1:]))
+    again = window.add(whole.take(order[:1]))  # arrives after its second was released
+    assert first.in_order is not None and again.in_order is None
+    assert again.late is not None and again.late.receive_sec.tolist() == [late_second]
+    assert window.late_seconds == {late_second}
     assert len(QUANTILE_LEVELS) == 9

@@ -42,3 +42,11 @@ def test_upper_edge_lookup_round_trips_and_rejects_off_grid_values() -> None:
     assert bin_index_of_upper_edge_ms(0.01) == 1
     with pytest.raises(ValueError, match="not on the tank's bin grid"):
         bin_index_of_upper_edge_ms(34.5)
+
+
+def test_every_edge_and_its_neighbours_land_where_a_search_of_the_edges_puts_them() -> None:
+    values = np.concatenate([BIN_EDGES_US + d for d in (-1, 0, 1)] + [np.array([-1, 0, 1, 299_999_999])])
+    by_search = np.searchsorted(BIN_EDGES_US, values, side="right")
+    by_search = np.where(values == BIN_EDGES_US[-1], BIN_EDGES_US.size - 1, by_search)
+    by_search = np.where((values < 0) | (values > BIN_EDGES_US[-1]), -1, by_search)
+    assert (bin_indexes_for_values_us(values) == by_search).all()

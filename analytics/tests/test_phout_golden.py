@@ -40,6 +40,14 @@ def test_chunking_does_not_change_the_result(name: str, piece: int, block_bytes:
     assert describe(data, piece=piece, block_bytes=block_bytes) == describe(data)
 
 
+@pytest.mark.parametrize("name", GOLDEN_FILES)
+@pytest.mark.parametrize("block_bytes", [1, 100, 10**6])
+def test_reading_a_file_gives_what_feeding_gives(name: str, block_bytes: int) -> None:
+    # read_from fills the parser's own buffer; block_bytes=1 makes every line longer than a block.
+    data = read_golden(name)
+    assert describe(data, block_bytes=block_bytes, from_file=True) == describe(data)
+
+
 def test_tags_are_cut_at_the_last_hash() -> None:
     assert case_of_tag("search#1") == "search"
     assert case_of_tag("a#b#c") == "a#b"

@@ -14,10 +14,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from clickhouse_driver import Client
+from clickhouse_driver import Client, defines
+from clickhouse_driver.block import BlockInfo, ColumnOrientedBlock
 from clickhouse_driver.errors import Error as DriverError
+from clickhouse_driver.protocol import ClientPacketTypes
 from clickhouse_driver.result import QueryResult
+from clickhouse_driver.varint import write_varint
+from clickhouse_driver.writer import write_binary_str, write_binary_uint8
 from django.conf import settings
+
+from backend.clickhouse import native
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +173,81 @@ def insert_columns(table: str, columns: Mapping[str, Sequence[Any]], *, tag: str
             settings={**_QUERY_SETTINGS, "use_numpy": use_numpy},
         )
     return count
+
+
+class NativeInsert:
+    """One `INSERT … VALUES` kept open on this thread's connection, fed block by block (see `native_insert`)."""
+
+    def __init__(self, conn: Client, table: str, column_names: Sequence[str], tag: str) -> None:
+        self._conn = conn
+        self._tag = tag
+        self._names = list(column_names)
+        self.rows = 0
+        with _translated_errors(tag):
+            connection = conn.connection
+            connection.send_query(f"INSERT INTO {table} ({', '.join(self._names)}) VALUES")
+            connection.send_external_tables(None)
+            sample = conn.receive_sample_block()
+        self._types = dict(sample.columns_with_types)
+
+    def send(self, columns: Mapping[str, native.ColumnData]) -> None:
+        """Send one block: every column of the insert, all of the same length."""
+        lengths = {len(columns[name]) for name in self._names}
+        if len(lengths) != 1:
+            raise ValueError(f"columns of different lengths: {sorted(lengths)}")
+        (count,) = lengths
+        if count == 0:
+            return
+        with _translated_errors(self._tag):
+            connection = self._conn.connection
+            out = connection.fout
+            revision = connection.server_info.used_revision
+            # A Data packet as the driver's Connection.send_data writes it, with the columns' bytes sent as
+            # they are: large payloads go to the socket directly instead of through the driver's buffer.
+            write_varint(ClientPacketTypes.DATA, out)
+            if revision >= defines.DBMS_MIN_REVISION_WITH_TEMPORARY_TABLES:
+                write_binary_str("", out)
+            if revision >= defines.DBMS_MIN_REVISION_WITH_BLOCK_INFO:
+                BlockInfo().write(out)
+            write_varint(len(self._names), out)
+            write_varint(count, out)
+            for name in self._names:
+                write_binary_str(name, out)
+                write_binary_str(self._types[name], out)
+                if revision >= defines.DBMS_MIN_REVISION_WITH_CUSTOM_SERIALIZATION:
+                    write_binary_uint8(0, out)
+                payload = native.encode_column(self._types[name], columns[name])
+                out.flush()
+                connection.socket.sendall(payload)
+            out.flush()
+            self._conn.receive_profile_events()
+        self.rows += count
+
+    def finish(self) -> int:
+        with _translated_errors(self._tag):
+            self._conn.connection.send_data(ColumnOrientedBlock())  # an empty block ends the data
+            self._conn.receive_profile_events()
+            self._conn.receive_end_of_insert_query()
+        return self.rows
+
+
+@contextmanager
+def native_insert(table: str, column_names: Sequence[str], *, tag: str) -> Iterator[NativeInsert]:
+    """Stream many blocks into one INSERT; `table` and `column_names` must come from a table module's constants.
+
+    One INSERT instead of one per batch: the server squashes consecutive blocks into parts of about a million
+    rows (fewer parts to merge later), and blocks that follow each other in sort-key order stay sorted. If the
+    body raises, the connection is dropped and the INSERT ends there, but blocks already sent may be stored
+    (18.16 writes what it has squashed so far): callers must keep such rows invisible until they are complete
+    (uploads: rows of an upload that is not active are never read, and a failed upload's rows are deleted).
+    """
+    insert = NativeInsert(_client(), table, column_names, tag)
+    try:
+        yield insert
+        insert.finish()
+    except BaseException:
+        reset_connections()
+        raise
 
 
 def ping() -> str:

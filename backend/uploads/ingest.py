@@ -14,6 +14,7 @@ twice.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -28,10 +29,11 @@ import numpy as np
 from django.db import connection, transaction
 from django.utils import timezone
 
-from analytics.aggregate import SampleColumns, SecondAggregator, SecondCase, aggregate
-from analytics.phout import PhoutBatch, PhoutParser, not_phout_error
+from analytics.aggregate import SampleColumns, SecondCase, aggregate
+from analytics.phout import DEFAULT_BLOCK_BYTES, NotPhout, PhoutBatch, PhoutParser, not_phout_error
+from analytics.second_window import SecondWindow
 from backend.celery_app import app as celery_app
-from backend.clickhouse import client
+from backend.clickhouse import client, native
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.uploads.storage import open_decoded, sha256_of
@@ -39,8 +41,8 @@ from backend.uploads.storage import open_decoded, sha256_of
 log = logging.getLogger(__name__)
 
 POSTPROCESS_TASK = "backend.reports.tasks.postprocess_test"
-READ_BYTES = 4 * 1024 * 1024
 PROGRESS_EVERY_BYTES = 32 * 1024 * 1024
+PARSE_BLOCK_BYTES = DEFAULT_BLOCK_BYTES  # a module constant so tests can make seconds straddle blocks
 # Judge "is this phout at all" early, once this many lines are in, instead of after gigabytes of garbage.
 EARLY_VERDICT_LINES = 5_000
 LATE_SECONDS_PER_QUERY = 200
@@ -122,46 +124,39 @@ def fail_upload(upload_id: int, error: str) -> None:
 
 # ── loading ─────────────────────────────────────────────────────────────────────────────────────────────────
 def _load(upload: Upload, path: Path) -> IngestResult:
-    parser = PhoutParser()
-    aggregator = SecondAggregator()
+    """Parse the file, release its samples second by second in order, store them and their per-second rows.
+
+    Three threads: this one reads, parses (pyarrow, on both cores) and orders the samples; one streams them into
+    a single INSERT; one aggregates whole seconds. numpy, pyarrow and the socket release the GIL in their heavy
+    loops, so the stages overlap, and at most two items wait per stage, so memory stays bounded.
+    """
+    parser = PhoutParser(block_bytes=PARSE_BLOCK_BYTES)
+    window = SecondWindow()
     result = IngestResult()
     received_at_us = _now_us()
     test_id, upload_id = int(upload.test_id), int(upload.pk)
-    tags = _TagColumn(parser)
-
-    def insert_samples(columns: dict[str, Any]) -> None:
-        client.insert_columns(samples.NAME, columns, tag="uploads.insert_samples", use_numpy=True)
-
-    def insert_aggregates(rows: Sequence[SecondCase]) -> None:
-        if rows:
-            data = _aggregate_rows(test_id, upload_id, rows, received_at_us)
-            client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, data, tag="uploads.insert_aggregates")
-
-    def aggregate_batch(item: tuple[SampleColumns, tuple[str, ...]]) -> None:
-        insert_aggregates(aggregator.add(*item))
-
-    # Three threads: this one reads and parses, one sends the samples, one aggregates (numpy and pyarrow release
-    # the GIL in their heavy loops, so they overlap on the cores the ClickHouse server leaves free).
-    sample_stage = _Stage("phout-samples", insert_samples)
-    aggregate_stage = _Stage("phout-aggregates", aggregate_batch)
+    sample_stage = _Stage("phout-samples", _SampleWriter(test_id, upload_id))
+    aggregate_stage = _Stage(
+        "phout-aggregates",
+        lambda item: _insert_aggregates(
+            test_id, upload_id, aggregate(_aggregation_columns(item[0]), item[1]), received_at_us
+        ),
+    )
     try:
-
-        def handle(batch: PhoutBatch) -> None:
-            result.rows += batch.rows
-            low, high = int(batch.receive_sec.min()), int(batch.receive_sec.max())
-            result.first_ts = low if result.first_ts is None else min(result.first_ts, low)
-            result.last_ts = high if result.last_ts is None else max(result.last_ts, high)
-            sample_stage.put(_sample_columns(test_id, upload_id, batch, tags.of(batch)))
-            aggregate_stage.put((_aggregation_columns(batch), tuple(parser.cases)))
-
         with path.open("rb") as raw:
-            stream = open_decoded(raw)
             next_progress = PROGRESS_EVERY_BYTES
-            while piece := stream.read(READ_BYTES):
-                for batch in parser.feed(piece):
-                    handle(batch)
-                if parser.stats.lines_total >= EARLY_VERDICT_LINES and (error := not_phout_error(parser.stats)):
-                    raise IngestError(error)
+            for batch in parser.read_from(open_decoded(raw), early_verdict_lines=EARLY_VERDICT_LINES):
+                result.rows += batch.rows
+                low, high = int(batch.receive_sec.min()), int(batch.receive_sec.max())
+                result.first_ts = low if result.first_ts is None else min(result.first_ts, low)
+                result.last_ts = high if result.last_ts is None else max(result.last_ts, high)
+                cases = tuple(parser.cases)
+                released = window.add(batch)
+                if released.late is not None:
+                    sample_stage.put((released.late, cases))  # stored now, aggregated again at the end
+                if released.in_order is not None:
+                    sample_stage.put((released.in_order, cases))
+                    aggregate_stage.put((released.in_order, cases))
                 position = raw.tell()
                 if position >= next_progress:
                     next_progress = position + PROGRESS_EVERY_BYTES
@@ -170,50 +165,69 @@ def _load(upload: Upload, path: Path) -> IngestResult:
                         lines_total=parser.stats.lines_total,
                         lines_bad=parser.stats.lines_bad,
                     )
-            for batch in parser.finish():
-                handle(batch)
         error = not_phout_error(parser.stats)
         if error:
             raise IngestError(error)
+        last = window.finish().in_order
+        if last is not None:
+            cases = tuple(parser.cases)
+            sample_stage.put((last, cases))
+            aggregate_stage.put((last, cases))
         aggregate_stage.close()
-        insert_aggregates(aggregator.finish(tuple(parser.cases)))
         sample_stage.close()
+    except NotPhout as exc:
+        aggregate_stage.abort()
+        sample_stage.abort()
+        raise IngestError(str(exc)) from exc
     except BaseException:
         aggregate_stage.abort()
         sample_stage.abort()
         raise
-    if aggregator.late_seconds:
-        _recompute_seconds(test_id, upload_id, sorted(aggregator.late_seconds))
+    if window.late_seconds:
+        _recompute_seconds(test_id, upload_id, sorted(window.late_seconds))
     result.lines_total = parser.stats.lines_total
     result.lines_bad = parser.stats.lines_bad
     result.bad_examples = [{"line": b.line, "reason": b.reason, "text": b.text} for b in parser.stats.bad_examples]
     return result
 
 
-class _TagColumn:
-    """The tag column as an object array of bytes (the driver writes bytes as they are, no encoding per row)."""
+class _SampleWriter:
+    """The sample stage's work: every released piece goes into one INSERT, opened on the stage's own thread."""
 
-    def __init__(self, parser: PhoutParser) -> None:
-        self._parser = parser
-        self._encoded = np.empty(0, dtype=object)
+    def __init__(self, test_id: int, upload_id: int) -> None:
+        self._test_id = test_id
+        self._upload_id = upload_id
+        self._insert: client.NativeInsert | None = None
+        self._opened: contextlib.ExitStack | None = None
 
-    def of(self, batch: PhoutBatch) -> np.ndarray[Any, np.dtype[np.object_]]:
-        if self._encoded.size != len(self._parser.cases):
-            self._encoded = np.array([c.encode() for c in self._parser.cases] + [b""], dtype=object)[:-1]
-        taken: np.ndarray[Any, np.dtype[np.object_]] = self._encoded[batch.case_codes]
-        return taken
+    def __call__(self, item: tuple[PhoutBatch, tuple[str, ...]]) -> None:
+        if self._insert is None:
+            self._opened = contextlib.ExitStack()
+            self._insert = self._opened.enter_context(
+                client.native_insert(samples.NAME, samples.COLUMNS, tag="uploads.insert_samples")
+            )
+        batch, cases = item
+        self._insert.send(_sample_columns(self._test_id, self._upload_id, batch, cases))
+
+    def close(self, error: BaseException | None) -> None:
+        # The INSERT is ended properly even when ingestion failed: the server confirms that every block sent is
+        # written, so the failed upload's rows are all there when `_fail` deletes them. A dropped connection
+        # would let the server write its last blocks after that deletion. (If ClickHouse itself is the failure,
+        # ending fails too and the connection is dropped; those rows stay invisible: the upload is not active.)
+        if self._opened is not None:
+            self._opened.close()
 
 
 def _sample_columns(
-    test_id: int, upload_id: int, batch: PhoutBatch, tag: np.ndarray[Any, np.dtype[np.object_]]
-) -> dict[str, Any]:
+    test_id: int, upload_id: int, batch: PhoutBatch, cases: tuple[str, ...]
+) -> dict[str, native.ColumnData]:
     n = batch.rows
     return {
         "test_id": np.full(n, test_id, dtype=np.uint64),
         "upload_id": np.full(n, upload_id, dtype=np.uint64),
-        "receive_sec": batch.receive_sec.astype(np.uint32),
-        "send_ts_us": batch.send_ts_us.astype(np.uint64),
-        "tag": tag,
+        "receive_sec": batch.receive_sec,
+        "send_ts_us": batch.send_ts_us,
+        "tag": native.CodedStrings(batch.case_codes, [c.encode() for c in cases]),
         "interval_real_us": batch.interval_real_us,
         "connect_time_us": batch.connect_time_us,
         "send_time_us": batch.send_time_us,
@@ -225,6 +239,12 @@ def _sample_columns(
         "net_code": batch.net_code,
         "proto_code": batch.proto_code,
     }
+
+
+def _insert_aggregates(test_id: int, upload_id: int, rows: Sequence[SecondCase], received_at_us: int) -> None:
+    if rows:
+        data = _aggregate_rows(test_id, upload_id, rows, received_at_us)
+        client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, data, tag="uploads.insert_aggregates")
 
 
 def _aggregation_columns(batch: PhoutBatch) -> SampleColumns:
@@ -279,7 +299,8 @@ def _aggregate_rows(
 class _Stage:
     """One thread applying `work` to items in order; at most two items wait, so memory stays bounded.
 
-    An error in `work` is re-raised to the producer at its next `put` or at `close`.
+    An error in `work` is re-raised to the producer at its next `put` or at `close`. If `work` has a
+    `close(error)` method, the thread calls it after the last item (error is None after a clean `close`).
     """
 
     def __init__(self, name: str, work: Callable[[Any], None]) -> None:
@@ -320,6 +341,12 @@ class _Stage:
                     self._work(item[0])
                 except BaseException as exc:
                     self._error = exc
+            finish = getattr(self._work, "close", None)
+            if finish is not None:
+                try:
+                    finish(self._error)
+                except BaseException as exc:
+                    self._error = self._error or exc
         finally:
             client.reset_connections()  # this thread's connection dies with it
 
@@ -332,7 +359,7 @@ def _recompute_seconds(test_id: int, upload_id: int, seconds: list[int]) -> None
     """
     for start in range(0, len(seconds), LATE_SECONDS_PER_QUERY):
         part = seconds[start : start + LATE_SECONDS_PER_QUERY]
-        params = {"test_id": test_id, "upload_id": upload_id, "seconds": part}
+        params = {"test_id": test_id, "upload_id": upload_id, "seconds": tuple(part)}  # a tuple renders as IN (…)
         client.execute(
             f"ALTER TABLE {second_aggregates.NAME} DELETE "
             "WHERE test_id = %(test_id)s AND source_id = %(upload_id)s AND ts IN %(seconds)s",

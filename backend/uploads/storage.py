@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Protocol
+from typing import Protocol
 
 from django.conf import settings
 
-from analytics.phout import PhoutParser, not_phout_error
+from analytics.phout import PhoutParser, SupportsReadinto, not_phout_error
 
 GZIP_MAGIC = b"\x1f\x8b"
 COPY_BYTES = 1024 * 1024
@@ -99,7 +100,7 @@ def head_error(head: bytes, is_whole: bool) -> str | None:
     return not_phout_error(parser.stats)
 
 
-def open_decoded(raw: IO[bytes]) -> Readable:
+def open_decoded(raw: io.BufferedIOBase) -> SupportsReadinto:
     """The decompressed view of a stored body: gzip when it starts with gzip's magic bytes, else the file itself."""
     magic = raw.read(2)
     raw.seek(0)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
+import pytest
 
 from backend.clickhouse import client
 from backend.clickhouse.tables import samples, second_aggregates
@@ -79,9 +80,11 @@ def test_running_the_task_again_changes_nothing(test_row: Test, django_capture_o
 
 
 def test_rows_arriving_after_their_second_was_aggregated_are_recomputed_exactly(
-    test_row: Test, django_capture_on_commit_callbacks: Any
+    test_row: Test, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A phout sorted by send time with long timeouts: second 1700000000 gets a row after 60 s of later seconds.
+    # Blocks of a few lines, so that second is aggregated (and stored) before its late rows are parsed.
+    monkeypatch.setattr(ingest, "PARSE_BLOCK_BYTES", 300)
     lines = [phout_line(1700000000.100, "api", 2000)]
     lines += [phout_line(1700000001 + i, "api", 1000) for i in range(60)]
     lines += [phout_line(1699999990.500, "api", 10_000_000, http=0), phout_line(1699999999.990, "", 30_000)]
