@@ -63,10 +63,12 @@ def error(message: str, status: int) -> Answer:
 
 # Process-local caches, so that a push costs one Redis round trip and no PostgreSQL query.
 # A revoked token keeps pushing for at most _TOKEN_TTL_S; a closed test is seen as closed within _TEST_TTL_S
-# (pushes in between are stored, which is harmless). Longer TTLs matter at scale: each gunicorn process re-reads
-# every live test once per TTL, i.e. tanks × processes / TTL queries per second.
+# (pushes in between are stored, which is harmless).
 _TOKEN_TTL_S = 30.0
 _TEST_TTL_S = 10.0
+# Expired tests are re-read together, in one query per this many: hundreds of tanks started together would otherwise
+# expire together and cost a query (plus Django's connection health check) each, every TTL, in every process.
+_REFRESH_CHUNK = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,11 @@ _cache_lock = threading.Lock()
 # token hash -> (the user, None for an unknown or revoked token; expiry on time.monotonic())
 _token_cache: dict[str, tuple[_CachedUser | None, float]] = {}
 _test_cache: dict[int, _CachedTest] = {}
+# Tests pushed to since the last refresh: only those are re-read, the others are forgotten (a finished test must
+# not be re-read forever). set.add is atomic under the GIL.
+_tests_used: set[int] = set()
+# One thread per process refreshes; the others go on with the entries they have, a few milliseconds stale.
+_refresh_lock = threading.Lock()
 
 
 def clear_caches() -> None:
@@ -94,6 +101,7 @@ def clear_caches() -> None:
     with _cache_lock:
         _token_cache.clear()
         _test_cache.clear()
+        _tests_used.clear()
 
 
 def decode_json(raw: bytes) -> Any:
@@ -125,15 +133,46 @@ def _cached_token_user(raw: str) -> _CachedUser | None:
     return user
 
 
+def _test_entry(row: tuple[str, int, str], now: float) -> _CachedTest:
+    upload_token, owner_id, status = row
+    return _CachedTest(upload_token, owner_id, status == TestStatus.ONLINE, now + _TEST_TTL_S)
+
+
+def _refresh_tests(now: float) -> None:
+    """Re-read every expired test pushed to since the last refresh, in one query per chunk; forget the rest."""
+    with _cache_lock:
+        expired = [test_id for test_id, cached in _test_cache.items() if cached.expires <= now]
+        wanted = [test_id for test_id in expired if test_id in _tests_used]
+        _tests_used.clear()
+    fresh: dict[int, _CachedTest] = {}
+    for start in range(0, len(wanted), _REFRESH_CHUNK):
+        ids = wanted[start : start + _REFRESH_CHUNK]
+        rows = Test.objects.filter(pk__in=ids).values_list("pk", "upload_token", "owner_id", "status")
+        fresh.update((pk, _test_entry((token, owner, status), now)) for pk, token, owner, status in rows)
+    with _cache_lock:
+        for test_id in expired:
+            if test_id in fresh:
+                _test_cache[test_id] = fresh[test_id]
+            else:  # not pushed to lately, or deleted
+                _test_cache.pop(test_id, None)
+
+
 def _cached_test(test_id: int) -> _CachedTest | None:
     now = time.monotonic()
+    _tests_used.add(test_id)
     cached = _test_cache.get(test_id)
-    if cached is not None and cached.expires > now:
-        return cached
+    if cached is not None:
+        if cached.expires <= now and _refresh_lock.acquire(blocking=False):
+            try:
+                _refresh_tests(now)
+            finally:
+                _refresh_lock.release()
+            cached = _test_cache.get(test_id)
+        return cached  # expired while another thread refreshes: still good for these few milliseconds
     row = Test.objects.filter(pk=test_id).values_list("upload_token", "owner_id", "status").first()
     if row is None:
         return None
-    cached = _CachedTest(row[0], row[1], row[2] == TestStatus.ONLINE, now + _TEST_TTL_S)
+    cached = _test_entry(row, now)
     with _cache_lock:
         _test_cache[test_id] = cached
     return cached
