@@ -445,7 +445,11 @@ def _activate(upload: Upload, result: IngestResult, path: Path) -> str:
             test.active_upload_id = upload.pk
             test.first_ts = result.first_ts
             test.last_ts = result.last_ts
-            test.status = TestStatus.PROCESSING
+            # Ready as soon as its exact data is in: every page answers from the samples and aggregates now.
+            # The post-processing queued below only warms the report's cache and runs the diagnosis (the
+            # Analysis panel says "pending" meanwhile). A test the tank is still streaming stays online.
+            if test.status != TestStatus.ONLINE:
+                test.status = TestStatus.READY
             test.error = ""
             test.save(update_fields=["active_upload", "first_ts", "last_ts", "status", "error"])
             if previous is not None:

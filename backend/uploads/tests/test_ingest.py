@@ -57,7 +57,7 @@ def test_a_failed_upload_does_not_fail_a_test_that_has_data(
     with django_capture_on_commit_callbacks(execute=True):
         assert ingest.ingest_upload(broken.pk) == UploadStatus.FAILED
     test_row.refresh_from_db()
-    assert test_row.active_upload_id == first.json()["upload_id"] and test_row.status == TestStatus.PROCESSING
+    assert test_row.active_upload_id == first.json()["upload_id"] and test_row.status == TestStatus.READY
     assert "internal error" in Upload.objects.get(pk=broken.pk).error
 
 
