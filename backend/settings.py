@@ -111,6 +111,7 @@ CELERY_TASK_ROUTES = {
     "backend.tankapi.tasks.finish_test": {"queue": "ingest"},
     "backend.tankapi.tasks.close_silent_tests": {"queue": "default"},
     "backend.uploads.tasks.ingest_upload": {"queue": "ingest"},
+    "backend.uploads.tasks.follow_upload": {"queue": "ingest"},
     "backend.reports.tasks.postprocess_test": {"queue": "analysis"},
     "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
     "backend.compare.tasks.compute_comparison": {"queue": "analysis"},

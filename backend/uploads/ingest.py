@@ -15,6 +15,7 @@ twice.
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import queue
 import threading
@@ -36,12 +37,14 @@ from backend.celery_app import app as celery_app
 from backend.clickhouse import client, native
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads.storage import open_decoded, sha256_of
+from backend.uploads.follow import Abandoned, GrowingFile
+from backend.uploads.storage import open_decoded, sha256_of, upload_path
 
 log = logging.getLogger(__name__)
 
 POSTPROCESS_TASK = "backend.reports.tasks.postprocess_test"
 PROGRESS_EVERY_BYTES = 32 * 1024 * 1024
+READ_BUFFER_BYTES = 1024 * 1024
 PARSE_BLOCK_BYTES = DEFAULT_BLOCK_BYTES  # a module constant so tests can make seconds straddle blocks
 # Judge "is this phout at all" early, once this many lines are in, instead of after gigabytes of garbage.
 EARLY_VERDICT_LINES = 5_000
@@ -65,12 +68,13 @@ class IngestResult:
 
 
 # ── entry point ─────────────────────────────────────────────────────────────────────────────────────────────
-def ingest_upload(upload_id: int) -> str:
+def ingest_upload(upload_id: int, *, follow: bool = False) -> str:
     """Ingest one upload; returns its final status. Safe to run again for the same id (see the module docstring).
 
-    Two runs of the same upload at once (the broker redelivers a task still running after its visibility timeout)
-    would delete each other's rows: a PostgreSQL advisory lock, released by the server if the worker dies, lets
-    only one of them work.
+    Two runs of the same upload at once (the broker redelivers a task still running after its visibility timeout,
+    or the upload completes while a follow is under way) would delete each other's rows: a PostgreSQL advisory
+    lock, released by the server if the worker dies, lets only one of them work; the other answers "busy".
+    With `follow`, an upload still arriving is read as it grows (backend/uploads/follow.py).
     """
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [ADVISORY_LOCK_NAMESPACE, upload_id])
@@ -78,6 +82,8 @@ def ingest_upload(upload_id: int) -> str:
     if not locked:
         return "busy"
     try:
+        if follow:
+            return _ingest_following(upload_id)
         return _ingest_locked(upload_id)
     finally:
         with connection.cursor() as cursor:
@@ -101,7 +107,8 @@ def _ingest_locked(upload_id: int) -> str:
         if original is not None:
             return _finish_as_duplicate(upload, original, path)
         delete_upload_rows(upload.test_id, upload.pk)  # what a crashed earlier attempt may have left
-        result = _load(upload, path)
+        with path.open("rb") as raw:
+            result = _load(upload, raw)
         return _activate(upload, result, path)
     except IngestError as exc:
         _fail(upload, str(exc))
@@ -115,6 +122,46 @@ def _ingest_locked(upload_id: int) -> str:
         return UploadStatus.FAILED
 
 
+def _ingest_following(upload_id: int) -> str:
+    """Ingest an upload whose body is still arriving; "abandoned" leaves it to the ordinary ingestion."""
+    upload = Upload.objects.select_related("test").filter(pk=upload_id).first()
+    if upload is None or upload.status not in (UploadStatus.RECEIVING, UploadStatus.PARSING):
+        return "missing" if upload is None else str(upload.status)
+    path = upload_path(upload.pk)
+    try:
+        delete_upload_rows(upload.test_id, upload.pk)
+        with io.BufferedReader(GrowingFile(path, upload.pk, upload.size_bytes), READ_BUFFER_BYTES) as raw:
+            result = _load(upload, raw)
+            sha256 = raw.raw.sha256
+        upload.refresh_from_db()
+        if upload.status != UploadStatus.PARSING or (upload.sha256 and upload.sha256 != sha256):
+            raise Abandoned(f"the upload changed while it was read ({upload.status})")
+        if not upload.sha256:
+            upload.sha256 = sha256
+            upload.save(update_fields=["sha256"])
+        original = _same_file_already_active(upload)
+        if original is not None:
+            delete_upload_rows(int(upload.test_id), int(upload.pk))
+            return _finish_as_duplicate(upload, original, path)
+        return _activate(upload, result, path)
+    except (Abandoned, FileNotFoundError) as exc:
+        log.info("stopped following upload %s: %s", upload_id, exc)
+        try:
+            delete_upload_rows(int(upload.test_id), int(upload.pk))
+        except client.ClickHouseUnavailable:
+            log.warning("could not delete the rows of upload %s's follow; they stay invisible", upload_id)
+        return "abandoned"
+    except IngestError as exc:
+        _fail(upload, str(exc))  # the receiver sees the failure and refuses the rest of the body
+        return UploadStatus.FAILED
+    except client.ClickHouseUnavailable:
+        raise  # not the upload's fault: the ordinary ingestion retries it, deleting what this left first
+    except Exception as exc:
+        log.exception("following upload %s failed", upload_id)
+        _fail(upload, f"internal error while ingesting: {exc.__class__.__name__}: {exc}")
+        return UploadStatus.FAILED
+
+
 def fail_upload(upload_id: int, error: str) -> None:
     """Give up on an upload (e.g. ClickHouse stayed down through every retry)."""
     upload = Upload.objects.select_related("test").filter(pk=upload_id).first()
@@ -123,7 +170,7 @@ def fail_upload(upload_id: int, error: str) -> None:
 
 
 # ── loading ─────────────────────────────────────────────────────────────────────────────────────────────────
-def _load(upload: Upload, path: Path) -> IngestResult:
+def _load(upload: Upload, raw: io.BufferedIOBase) -> IngestResult:
     """Parse the file, release its samples second by second in order, store them and their per-second rows.
 
     Three threads: this one reads, parses (pyarrow, on both cores) and orders the samples; one streams them into
@@ -143,28 +190,27 @@ def _load(upload: Upload, path: Path) -> IngestResult:
         ),
     )
     try:
-        with path.open("rb") as raw:
-            next_progress = PROGRESS_EVERY_BYTES
-            for batch in parser.read_from(open_decoded(raw), early_verdict_lines=EARLY_VERDICT_LINES):
-                result.rows += batch.rows
-                low, high = int(batch.receive_sec.min()), int(batch.receive_sec.max())
-                result.first_ts = low if result.first_ts is None else min(result.first_ts, low)
-                result.last_ts = high if result.last_ts is None else max(result.last_ts, high)
-                cases = tuple(parser.cases)
-                released = window.add(batch)
-                if released.late is not None:
-                    sample_stage.put((released.late, cases))  # stored now, aggregated again at the end
-                if released.in_order is not None:
-                    sample_stage.put((released.in_order, cases))
-                    aggregate_stage.put((released.in_order, cases))
-                position = raw.tell()
-                if position >= next_progress:
-                    next_progress = position + PROGRESS_EVERY_BYTES
-                    Upload.objects.filter(pk=upload_id).update(
-                        progress_bytes=position,
-                        lines_total=parser.stats.lines_total,
-                        lines_bad=parser.stats.lines_bad,
-                    )
+        next_progress = PROGRESS_EVERY_BYTES
+        for batch in parser.read_from(open_decoded(raw), early_verdict_lines=EARLY_VERDICT_LINES):
+            result.rows += batch.rows
+            low, high = int(batch.receive_sec.min()), int(batch.receive_sec.max())
+            result.first_ts = low if result.first_ts is None else min(result.first_ts, low)
+            result.last_ts = high if result.last_ts is None else max(result.last_ts, high)
+            cases = tuple(parser.cases)
+            released = window.add(batch)
+            if released.late is not None:
+                sample_stage.put((released.late, cases))  # stored now, aggregated again at the end
+            if released.in_order is not None:
+                sample_stage.put((released.in_order, cases))
+                aggregate_stage.put((released.in_order, cases))
+            position = raw.tell()
+            if position >= next_progress:
+                next_progress = position + PROGRESS_EVERY_BYTES
+                Upload.objects.filter(pk=upload_id).update(
+                    progress_bytes=position,
+                    lines_total=parser.stats.lines_total,
+                    lines_bad=parser.stats.lines_bad,
+                )
         error = not_phout_error(parser.stats)
         if error:
             raise IngestError(error)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,9 +73,24 @@ def receive(test: Test, stream: Readable, length: int, content_range: str | None
         if error:
             raise BodyRefused(error)
 
+    follow = _Follow(upload.pk, total) if start == 0 else None
+
+    def committed(end_offset: int) -> None:
+        # Bytes before end_offset are in the file for good: a broken piece resumes after them, a follow reads them.
+        Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(progress_bytes=end_offset)
+        upload.progress_bytes = end_offset
+        if follow is not None:
+            follow.consider(end_offset)
+
     try:
         write_body(
-            stream, path, offset=start, length=length, hasher=hasher, check_head=check_head if start == 0 else None
+            stream,
+            path,
+            offset=start,
+            length=length,
+            hasher=hasher,
+            check_head=check_head if start == 0 else None,
+            on_commit=committed,
         )
     except BodyRefused as exc:
         path.unlink(missing_ok=True)
@@ -86,8 +102,9 @@ def receive(test: Test, stream: Readable, length: int, content_range: str | None
             path.unlink(missing_ok=True)
             Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.FAILED, error=str(exc))
             raise ReceiveError(400, str(exc), {"upload_id": upload.pk}) from exc
-        # The bytes before `start` are intact; the client may resend this piece.
-        raise ReceiveError(400, str(exc), {"upload_id": upload.pk, "received_bytes": start}) from exc
+        # The bytes committed so far are intact; the client resumes after them.
+        received = max(start, upload.progress_bytes)
+        raise ReceiveError(400, str(exc), {"upload_id": upload.pk, "received_bytes": received}) from exc
     upload.progress_bytes = end + 1
     upload.file_path = str(path)
     if end + 1 < total:
@@ -97,7 +114,13 @@ def receive(test: Test, stream: Readable, length: int, content_range: str | None
         f.truncate(total)  # an earlier broken attempt may have written past the end
     upload.sha256 = hasher.hexdigest() if hasher is not None else ""
     upload.status = UploadStatus.PARSING
-    upload.save(update_fields=["progress_bytes", "file_path", "sha256", "status"])
+    completed = Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(
+        progress_bytes=upload.progress_bytes, file_path=upload.file_path, sha256=upload.sha256, status=upload.status
+    )
+    if not completed:
+        # A follow judged the file while it arrived (e.g. not phout) and failed the upload: say so.
+        failed = Upload.objects.get(pk=upload.pk)
+        raise ReceiveError(400, failed.error or f"upload {upload.pk} is {failed.status}", {"upload_id": upload.pk})
     if test.active_upload_id is None and not test.has_stream:
         Test.objects.filter(pk=test.pk).update(status=TestStatus.PROCESSING, error="")
     upload_pk = int(upload.pk)
@@ -130,3 +153,30 @@ def _queue_ingestion(upload_id: int) -> None:
     from backend.uploads.tasks import ingest_upload
 
     ingest_upload.delay(upload_id)
+
+
+# A big body arriving fast is parsed while it arrives (backend/uploads/follow.py): the ingestion of a multi-GB
+# file then ends shortly after its last byte instead of starting there. A slow transfer is not followed: the
+# worker would mostly wait, and a follow gives up when the waits add up anyway.
+FOLLOW_MIN_TOTAL_BYTES = 128 * 1024 * 1024
+FOLLOW_AFTER_BYTES = 32 * 1024 * 1024
+FOLLOW_MIN_BYTES_PER_S = 32 * 1024 * 1024
+
+
+class _Follow:
+    """Decides, as the first piece of an upload arrives, whether to start its ingestion right away."""
+
+    def __init__(self, upload_id: int, total_bytes: int) -> None:
+        self._upload_id = upload_id
+        self._wanted = total_bytes >= FOLLOW_MIN_TOTAL_BYTES
+        self._started_at = time.monotonic()
+
+    def consider(self, received_bytes: int) -> None:
+        if not self._wanted or received_bytes < FOLLOW_AFTER_BYTES:
+            return
+        self._wanted = False  # decided once: now or never for this piece
+        elapsed_s = max(time.monotonic() - self._started_at, 1e-3)
+        if received_bytes / elapsed_s >= FOLLOW_MIN_BYTES_PER_S:
+            from backend.uploads.tasks import follow_upload
+
+            follow_upload.delay(self._upload_id)

@@ -21,6 +21,7 @@ from analytics.phout import PhoutParser, SupportsReadinto, not_phout_error
 
 GZIP_MAGIC = b"\x1f\x8b"
 COPY_BYTES = 1024 * 1024
+COMMIT_BYTES = 16 * 1024 * 1024
 # The head of a body that is checked before the rest is accepted: enough for a few hundred phout lines.
 HEAD_BYTES = 64 * 1024
 # A head with fewer lines than this is judged only when it is the whole file.
@@ -57,11 +58,17 @@ def write_body(
     length: int,
     hasher: hashlib._Hash | None = None,
     check_head: Callable[[bytes, bool], None] | None = None,
+    on_commit: Callable[[int], None] | None = None,
 ) -> None:
-    """Copy exactly `length` bytes of `stream` into `path` at `offset`; `check_head(head, is_whole)` may refuse."""
+    """Copy exactly `length` bytes of `stream` into `path` at `offset`; `check_head(head, is_whole)` may refuse.
+
+    Every COMMIT_BYTES the file is flushed and `on_commit(end)` is told that the bytes before `end` (an offset in
+    the file) are written: they stay if the body breaks off later, and a follow may read them.
+    """
     mode = "r+b" if path.exists() else "wb"
     head = bytearray()
     remaining = length
+    uncommitted = 0
     with path.open(mode) as out:
         out.seek(offset)
         while remaining > 0:
@@ -69,6 +76,7 @@ def write_body(
             if not piece:
                 raise BodyIncomplete(f"the body ended after {length - remaining} of {length} bytes")
             remaining -= len(piece)
+            uncommitted += len(piece)
             if check_head is not None and len(head) < HEAD_BYTES:
                 head += piece[: HEAD_BYTES - len(head)]
                 if len(head) >= HEAD_BYTES or remaining == 0:
@@ -77,6 +85,10 @@ def write_body(
             out.write(piece)
             if hasher is not None:
                 hasher.update(piece)
+            if on_commit is not None and uncommitted >= COMMIT_BYTES and remaining > 0:
+                out.flush()
+                on_commit(offset + length - remaining)
+                uncommitted = 0
 
 
 def head_error(head: bytes, is_whole: bool) -> str | None:

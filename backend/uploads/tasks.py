@@ -13,6 +13,7 @@ from backend.uploads import ingest
 log = logging.getLogger(__name__)
 
 MAX_RETRIES = 120  # an hour of ClickHouse outage at 30 s
+BUSY_RETRY_S = 2
 
 
 @shared_task(
@@ -30,10 +31,29 @@ def ingest_upload(self: Any, upload_id: int) -> str:
     While ClickHouse is unreachable the task retries; the file waits on disk, so nothing accepted is lost.
     """
     try:
-        return ingest.ingest_upload(upload_id)
+        outcome = ingest.ingest_upload(upload_id)
+        if outcome == "busy":
+            # A follow of this upload (or a redelivered copy of this task) holds it: ask again shortly. If the
+            # follow finishes, the upload is done and this returns at once; if it gave up, this ingests.
+            raise self.retry(countdown=BUSY_RETRY_S)
+        return outcome
     except ClickHouseUnavailable as exc:
         if self.request.retries >= MAX_RETRIES:
             ingest.fail_upload(upload_id, f"storage unavailable, gave up after {MAX_RETRIES} retries: {exc}")
             return "failed"
         log.warning("upload %s: ClickHouse unavailable, retrying: %s", upload_id, exc)
         raise self.retry(exc=exc) from exc
+
+
+@shared_task(name="backend.uploads.tasks.follow_upload", ignore_result=True)
+def follow_upload(upload_id: int) -> str:
+    """Ingest an upload while its body still arrives (receive.py queues it for big, fast transfers).
+
+    Not retried: if it cannot finish (ClickHouse down, transfer stalled), the ordinary `ingest_upload` queued at
+    completion does the work from the file on disk.
+    """
+    try:
+        return ingest.ingest_upload(upload_id, follow=True)
+    except ClickHouseUnavailable as exc:
+        log.warning("upload %s: not followed, ClickHouse unavailable: %s", upload_id, exc)
+        return "abandoned"
