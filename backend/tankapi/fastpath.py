@@ -9,8 +9,9 @@ tokens and touch no session. What does apply is kept, decided by Django's own co
     security headers (SecurityMiddleware, XFrameOptionsMiddleware), computed once per distinct (Host, scheme)
     profile and cached;
   * the body size limit (backend.accounts.middleware.body_limit_for);
-  * request_started / request_finished, so database connections are checked and recycled as in a Django request
-    (a push touches PostgreSQL only when its test or token is not cached).
+  * request_started / request_finished, so database connections are checked and recycled as in a Django request;
+    sent around the push path's PostgreSQL reads only (push._Database), since a push whose test and token are
+    cached touches no database.
 Whatever the fast path does not fully understand goes to Django, which answers it through the same push.py
 functions: other methods (405), no Content-Length (chunked), a body over the limit (413), a disallowed Host (400),
 an HTTP request to be redirected to HTTPS, a malformed query string, DISALLOWED_USER_AGENTS or PREPEND_WWW set.
@@ -26,7 +27,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.wsgi import WSGIRequest
-from django.core.signals import request_finished, request_started, setting_changed
+from django.core.signals import setting_changed
 from django.http import HttpResponse, QueryDict
 from django.middleware.clickjacking import XFrameOptionsMiddleware
 from django.middleware.security import SecurityMiddleware
@@ -174,8 +175,8 @@ class TankPushApp:
         if routed is None:
             return self.django_app(environ, start_response)
         handler, match, query, length, profile = routed
-        request_started.send(sender=self.__class__, environ=environ)
         failure: Exception | None = None
+        push.request_cycle.outside_django = True
         try:
             body = environ["wsgi.input"].read(length) if length else b""
             answer = handler(match, query, body)
@@ -185,7 +186,7 @@ class TankPushApp:
             failure = exc
             answer = push.error("internal server error", 500)
         finally:
-            request_finished.send(sender=self.__class__)
+            push.request_cycle.outside_django = False
         if answer.status >= 400:
             _log_refusal(environ, answer, failure)
         headers = [("Content-Type", answer.content_type), ("Content-Length", str(len(answer.body))), *profile]

@@ -11,7 +11,7 @@ import pytest
 from django.core.signals import request_finished, request_started
 from django.test import Client, RequestFactory
 
-from backend.tankapi import buffer, push
+from backend.tankapi import buffer, lifecycle, push
 from backend.tankapi.fastpath import TankPushApp
 
 from .conftest import FastPathClient, fixture_bytes
@@ -31,9 +31,9 @@ class _Django:
         return [b"django"]
 
 
-def _environ(method: str, path: str, extra: dict[str, str] | None = None) -> dict[str, Any]:
+def _environ(method: str, path: str, extra: dict[str, str] | None = None, body: bytes = b"[]") -> dict[str, Any]:
     factory = RequestFactory(headers={"host": "testserver"})
-    environ: dict[str, Any] = factory.generic(method, path, b"[]", content_type="application/json").environ
+    environ: dict[str, Any] = factory.generic(method, path, body, content_type="application/json").environ
     environ.update(extra or {})
     return environ
 
@@ -161,15 +161,34 @@ def test_both_doors_answer_the_same_bytes_headers_and_log_records(
     assert buffer.backlog() == 4  # the good data push and the monitoring chunk, through each door
 
 
-def test_an_exception_is_logged_and_answered_500_inside_a_request_cycle(
-    transactional_db: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+def test_an_exception_is_logged_and_answered_500(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Outside the test client (which holds the test's transaction open), as under gunicorn."""
-
     def broken(*_args: object) -> push.Answer:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(push, "push_monitoring", broken)
+    with caplog.at_level(logging.ERROR, logger="django.request"):
+        status, headers, body = _call(TankPushApp(_Django()), _environ("POST", "/api/monitoring/receiver/push"))
+    assert (status, headers["Content-Type"], body) == (
+        "500 Internal Server Error",
+        "application/json",
+        b'{"error": "internal server error"}',
+    )
+    (record,) = caplog.records
+    assert record.getMessage() == "Internal Server Error: /api/monitoring/receiver/push" and record.exc_info
+    assert record.levelno == logging.ERROR and "boom" in caplog.text
+    assert not push.request_cycle.outside_django
+
+
+def test_database_reads_get_djangos_request_cycle_and_cached_pushes_none(
+    transactional_db: None, tank_caches: None
+) -> None:
+    """Outside the test client (which holds the test's transaction open), as under gunicorn: the connection checks
+    of request_started / request_finished run around the reads a push makes, and only then."""
+    from django.contrib.auth.models import User
+
+    test = lifecycle.create_test(User.objects.create_user("cycle", password="x-not-used-5"), {})
     signals: list[str] = []
 
     def on_started(**_kwargs: object) -> None:
@@ -180,19 +199,15 @@ def test_an_exception_is_logged_and_answered_500_inside_a_request_cycle(
 
     request_started.connect(on_started)
     request_finished.connect(on_finished)
+    app = TankPushApp(_Django())
+    url = f"/api/monitoring/receiver/push?job_id={test.pk}&upload_token={test.upload_token}"
     try:
-        with caplog.at_level(logging.ERROR, logger="django.request"):
-            status, headers, body = _call(TankPushApp(_Django()), _environ("POST", "/api/monitoring/receiver/push"))
+        first = _call(app, _environ("POST", url, body=fixture_bytes("monitoring_1795316039.json")))
+        after_first = list(signals)
+        second = _call(app, _environ("POST", url, body=fixture_bytes("monitoring_1795316039.json")))
     finally:
         request_started.disconnect(on_started)
         request_finished.disconnect(on_finished)
-    assert (status, headers["Content-Type"], body) == (
-        "500 Internal Server Error",
-        "application/json",
-        b'{"error": "internal server error"}',
-    )
-    (record,) = caplog.records
-    assert record.getMessage() == "Internal Server Error: /api/monitoring/receiver/push" and record.exc_info
-    assert record.levelno == logging.ERROR and "boom" in caplog.text
-    # Database connections are checked at the start and recycled at the end, as in a Django request.
-    assert signals == ["started", "finished"]
+    assert (first[0], first[2], second[0]) == ("200 OK", b"ok", "200 OK")
+    assert after_first == ["started", "finished"]  # the test was read from PostgreSQL
+    assert signals == after_first  # the second push found it cached: no cycle, no database
