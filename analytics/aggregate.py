@@ -18,8 +18,9 @@ rows after they were aggregated are recomputed by the caller from the stored sam
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -32,7 +33,6 @@ DISCARDED_NET_CODE = 777
 SENTINEL_ABS_US = 9223372036854775  # pandora's "not measured" value in connect/latency/receive
 
 I64 = npt.NDArray[np.int64]
-_NameOf = Callable[[int], tuple[int, str]]  # first row of a group → (second, case)
 
 
 @dataclass(frozen=True)
@@ -101,35 +101,49 @@ def is_discarded(cols: SampleColumns) -> npt.NDArray[np.bool_]:
 
 
 def aggregate(cols: SampleColumns, cases: Sequence[str]) -> list[SecondCase]:
-    """Every (second, case) row and every overall row for these samples, sorted by second, overall last."""
+    """Every (second, case) row and every overall row for these samples, sorted by second, overall last.
+
+    The samples are grouped once, by (second, case) with the no-case requests as a group of their own; the
+    overall row of a second is then summed from its groups (sums of integers, so exactly what summing the
+    samples gives), except its quantiles, which need the second's samples in order.
+    """
     if cols.rows == 0:
         return []
     discarded = is_discarded(cols)
+    timed = ~discarded
     bins = bin_indexes_for_values_us(cols.interval_real_us)
     # One full sort, by (second, response time), discarded rows first; the per-case order is derived from it.
     overall_order = _group_then_value_order(cols.receive_sec, np.where(discarded, -1, cols.interval_real_us))
-    overall = _aggregate_groups(
-        cols, cols.receive_sec, overall_order, discarded, bins, lambda first: (int(cols.receive_sec[first]), "")
+    # Cases sorted by name within a second, as the tank sends them ('' = no case sorts first).
+    order_of_code = np.argsort(np.argsort(np.array(cases, dtype=object))).astype(np.int64)
+    key = cols.receive_sec * (len(cases) + 1) + order_of_code[cols.case_codes]
+    case_order = _regroup(key, overall_order)
+    groups = _group_stats(cols, key, case_order, timed, bins)
+    first_rows = case_order[groups.starts]
+    group_seconds = cols.receive_sec[first_rows]
+    group_cases = cols.case_codes[first_rows]
+
+    # Overall rows: the groups of a second are adjacent, so their sums reduce at the second's first group.
+    second_starts = np.flatnonzero(np.r_[True, group_seconds[1:] != group_seconds[:-1]])
+    second_of_group = np.repeat(np.arange(second_starts.size), np.diff(np.r_[second_starts, group_seconds.size]))
+    overall = groups.summed(second_starts, second_of_group)
+    overall_values = cols.interval_real_us[overall_order]
+    overall_ends = np.cumsum(overall.counts)
+    overall_quantiles = _group_quantiles_ms(overall_values, overall_ends - overall.timed_counts, overall_ends)
+    case_quantiles = _group_quantiles_ms(
+        cols.interval_real_us[case_order], groups.ends - groups.timed_counts, groups.ends
     )
-    per_case: list[SecondCase] = []
-    no_case = [code for code, name in enumerate(cases) if name == NO_CASE]
-    case_order = overall_order
-    if no_case:
-        case_order = overall_order[~np.isin(cols.case_codes[overall_order], no_case)]
-    if case_order.size:
-        # Cases sorted by name within a second, as the tank sends them.
-        order_of_code = np.argsort(np.argsort(np.array(cases, dtype=object))).astype(np.int64)
-        key = cols.receive_sec * (len(cases) + 1) + order_of_code[cols.case_codes]
-        per_case = _aggregate_groups(
-            cols,
-            key,
-            _regroup(key, case_order),
-            discarded,
-            bins,
-            lambda first: (int(cols.receive_sec[first]), cases[cols.case_codes[first]]),
-        )
-    rows = per_case + overall
-    rows.sort(key=lambda r: (r.ts, r.case == "", r.case))
+
+    rows: list[SecondCase] = []
+    case_rows = groups.rows(group_seconds.tolist(), [cases[c] for c in group_cases.tolist()], case_quantiles)
+    overall_rows = overall.rows(group_seconds[second_starts].tolist(), [""] * second_starts.size, overall_quantiles)
+    by_second: dict[int, list[SecondCase]] = {}
+    for row in case_rows:
+        if row.case != NO_CASE:  # requests without a case count in the overall row only
+            by_second.setdefault(row.ts, []).append(row)
+    for row in overall_rows:
+        rows += by_second.get(row.ts, [])
+        rows.append(row)
     return rows
 
 
@@ -145,62 +159,64 @@ def _regroup(key: I64, order: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
     return order[np.argsort(k, kind="stable")]
 
 
-def _aggregate_groups(
-    cols: SampleColumns,
-    key: I64,
-    order: npt.NDArray[np.intp],
-    discarded: npt.NDArray[np.bool_],
-    all_bins: I64,
-    name_of: _NameOf,
-) -> list[SecondCase]:
-    """Stats of the groups of rows `order` lists, grouped by `key` and by response time inside each group."""
-    timed = ~discarded
-    key_s = key[order]
-    starts = np.flatnonzero(np.r_[True, key_s[1:] != key_s[:-1]])
-    ends = np.r_[starts[1:], key_s.size]
-    counts = ends - starts
-    group_of_row = np.repeat(np.arange(starts.size), counts)
+@dataclass
+class _Groups:
+    """Per-group sums of samples sorted by (group, response time); code counts as sparse (group, code, n)."""
 
-    def total(values: I64, mask: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.float64], I64]:
-        v = np.where(mask, values, 0)[order]
-        m = mask[order].astype(np.int64)
-        return np.add.reduceat(v.astype(np.float64), starts), np.add.reduceat(m, starts)
+    starts: npt.NDArray[np.intp]
+    ends: npt.NDArray[np.intp]
+    counts: I64
+    timed_counts: I64
+    interval_sum: npt.NDArray[np.float64]
+    phase_sums: list[npt.NDArray[np.float64]]
+    phase_counts: list[I64]
+    size_in: I64
+    size_out: I64
+    hist: _Sparse
+    nets: _Sparse
+    https: _Sparse
 
-    timed_s = timed[order]
-    timed_counts = np.add.reduceat(timed_s.astype(np.int64), starts)
-    ir_sum, _ = total(cols.interval_real_us, timed)
-    phase_means = []
-    for phase in (cols.connect_time_us, cols.send_time_us, cols.latency_us, cols.receive_time_us):
-        s, n = total(phase, timed & (np.abs(phase) < SENTINEL_ABS_US))
-        phase_means.append(np.divide(s, 1000.0 * n, out=np.zeros_like(s), where=n > 0))
-    expect = np.divide(ir_sum, 1000.0 * timed_counts, out=np.zeros_like(ir_sum), where=timed_counts > 0)
-    size_in = np.add.reduceat(cols.size_in_bytes[order], starts)
-    size_out = np.add.reduceat(cols.size_out_bytes[order], starts)
+    def summed(self, starts: npt.NDArray[np.intp], group_of: I64) -> _Groups:
+        """Groups merged: consecutive groups from each of `starts` on; `group_of` names each one's new group."""
 
-    quantiles = _group_quantiles_ms(cols.interval_real_us[order], ends - timed_counts, ends)
+        def add(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+            return np.add.reduceat(values, starts)
 
-    bins = all_bins[order]
-    in_hist = timed_s & (bins >= 0)
-    hist = _pairs(group_of_row[in_hist], bins[in_hist], starts.size)
-    nets = _pairs(group_of_row, cols.net_code[order].astype(np.int64), starts.size)
-    https = _pairs(group_of_row, cols.proto_code[order].astype(np.int64), starts.size)
+        return _Groups(
+            starts=starts,
+            ends=np.r_[starts[1:], self.counts.size],
+            counts=add(self.counts),
+            timed_counts=add(self.timed_counts),
+            interval_sum=add(self.interval_sum),
+            phase_sums=[add(v) for v in self.phase_sums],
+            phase_counts=[add(v) for v in self.phase_counts],
+            size_in=add(self.size_in),
+            size_out=add(self.size_out),
+            hist=self.hist.regrouped(group_of),
+            nets=self.nets.regrouped(group_of),
+            https=self.https.regrouped(group_of),
+        )
 
-    out: list[SecondCase] = []
-    for g in range(starts.size):
-        ts, case = name_of(int(order[starts[g]]))
-        out.append(
+    def rows(self, seconds: list[int], names: list[str], quantiles_ms: npt.NDArray[np.float64]) -> list[SecondCase]:
+        n = self.counts.size
+        expect = _mean_ms(self.interval_sum, self.timed_counts)
+        phases = [_mean_ms(s, c).tolist() for s, c in zip(self.phase_sums, self.phase_counts, strict=True)]
+        hist, nets, https = self.hist.tuples(n), self.nets.tuples(n), self.https.tuples(n)
+        counts, size_in, size_out = self.counts.tolist(), self.size_in.tolist(), self.size_out.tolist()
+        expect_list, q_list = expect.tolist(), quantiles_ms.tolist()
+        return [
             SecondCase(
-                ts=ts,
-                case=case,
-                resps=int(counts[g]),
-                expect_ms=float(expect[g]),
-                connect_time_ms=float(phase_means[0][g]),
-                send_time_ms=float(phase_means[1][g]),
-                latency_ms=float(phase_means[2][g]),
-                receive_time_ms=float(phase_means[3][g]),
-                input_bytes=int(size_in[g]),
-                output_bytes=int(size_out[g]),
-                quantiles_ms=tuple(float(q) for q in quantiles[g]),
+                ts=seconds[g],
+                case=names[g],
+                resps=counts[g],
+                expect_ms=expect_list[g],
+                connect_time_ms=phases[0][g],
+                send_time_ms=phases[1][g],
+                latency_ms=phases[2][g],
+                receive_time_ms=phases[3][g],
+                input_bytes=size_in[g],
+                output_bytes=size_out[g],
+                quantiles_ms=tuple(q_list[g]),
                 net_codes=nets[g][0],
                 net_counts=nets[g][1],
                 http_codes=https[g][0],
@@ -208,8 +224,53 @@ def _aggregate_groups(
                 hist_bins=hist[g][0],
                 hist_counts=hist[g][1],
             )
-        )
+            for g in range(n)
+        ]
+
+
+def _mean_ms(total_us: npt.NDArray[np.float64], count: I64) -> npt.NDArray[np.float64]:
+    out: npt.NDArray[np.float64] = np.divide(total_us, 1000.0 * count, out=np.zeros_like(total_us), where=count > 0)
     return out
+
+
+def _group_stats(
+    cols: SampleColumns, key: I64, order: npt.NDArray[np.intp], timed: npt.NDArray[np.bool_], all_bins: I64
+) -> _Groups:
+    """Stats of the groups of rows `order` lists, grouped by `key` and by response time inside each group."""
+    key_s = key[order]
+    starts = np.flatnonzero(np.r_[True, key_s[1:] != key_s[:-1]])
+    ends = np.r_[starts[1:], key_s.size]
+    group_of_row = np.repeat(np.arange(starts.size), ends - starts)
+
+    def total(values: I64, mask: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.float64], I64]:
+        # Integer µs summed in float64 stay exact below 2**53 (285 years of response time per second).
+        v = np.where(mask, values, 0)[order]
+        m = mask[order].astype(np.int64)
+        return np.add.reduceat(v.astype(np.float64), starts), np.add.reduceat(m, starts)
+
+    timed_s = timed[order]
+    interval_sum, timed_counts = total(cols.interval_real_us, timed)
+    phase_sums, phase_counts = [], []
+    for phase in (cols.connect_time_us, cols.send_time_us, cols.latency_us, cols.receive_time_us):
+        s, n = total(phase, timed & (np.abs(phase) < SENTINEL_ABS_US))
+        phase_sums.append(s)
+        phase_counts.append(n)
+    bins = all_bins[order]
+    in_hist = timed_s & (bins >= 0)
+    return _Groups(
+        starts=starts,
+        ends=ends,
+        counts=ends - starts,
+        timed_counts=timed_counts,
+        interval_sum=interval_sum,
+        phase_sums=phase_sums,
+        phase_counts=phase_counts,
+        size_in=np.add.reduceat(cols.size_in_bytes[order], starts),
+        size_out=np.add.reduceat(cols.size_out_bytes[order], starts),
+        hist=_Sparse.counted(group_of_row[in_hist], bins[in_hist], starts.size),
+        nets=_Sparse.counted(group_of_row, cols.net_code[order].astype(np.int64), starts.size),
+        https=_Sparse.counted(group_of_row, cols.proto_code[order].astype(np.int64), starts.size),
+    )
 
 
 _VALUE_BITS = 32  # response times below 2**32 µs (71 min) fit beside the group key in one int64
@@ -254,38 +315,64 @@ def _group_quantiles_ms(sorted_values: I64, lo: I64, hi: I64) -> npt.NDArray[np.
     return out
 
 
-def _pairs(group: I64, code: I64, groups: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Per group: (sorted distinct codes, their counts). `group` must be non-decreasing."""
-    result: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), ())] * groups
-    if group.size == 0:
-        return result
-    code_min = int(code.min())
-    span = int(code.max()) - code_min + 1
-    distinct = np.flatnonzero(np.bincount(code - code_min)) if span <= _BINCOUNT_LIMIT else None
-    if distinct is not None and groups * distinct.size <= _BINCOUNT_LIMIT:
-        # Few distinct codes (HTTP, net): number them densely, count into a (group, code) table, no sort.
-        dense = np.zeros(span, dtype=np.int64)
-        dense[distinct] = np.arange(distinct.size)
-        width = distinct.size
-        table = np.bincount(group * width + dense[code - code_min], minlength=groups * width).reshape(groups, width)
-        g_of, c_of = np.nonzero(table)
-        cnt = table[g_of, c_of]
-        codes = distinct[c_of] + code_min
-    else:
+@dataclass(frozen=True)
+class _Sparse:
+    """Counts of (group, code) pairs, sorted by group then code, zero counts left out."""
+
+    group: I64
+    code: I64
+    count: I64
+
+    @staticmethod
+    def counted(group: I64, code: I64, groups: int) -> _Sparse:
+        """How often each code occurs in each group. `group` must be non-decreasing."""
+        if group.size == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return _Sparse(empty, empty, empty)
+        code_min = int(code.min())
+        span = int(code.max()) - code_min + 1
+        distinct = np.flatnonzero(np.bincount(code - code_min)) if span <= _BINCOUNT_LIMIT else None
+        if distinct is not None and groups * distinct.size <= _BINCOUNT_LIMIT:
+            # Few distinct codes (HTTP, net): number them densely, count into a (group, code) table, no sort.
+            dense = np.zeros(span, dtype=np.int64)
+            dense[distinct] = np.arange(distinct.size)
+            width = distinct.size
+            table = np.bincount(group * width + dense[code - code_min], minlength=groups * width)
+            table = table.reshape(groups, width)
+            g_of, c_of = np.nonzero(table)
+            return _Sparse(g_of.astype(np.int64), distinct[c_of] + code_min, table[g_of, c_of])
         combined = group * span + (code - code_min)
         if not (np.diff(combined) >= 0).all():
             combined = np.sort(combined)
         # Runs of equal (group, code) in sorted order: the histogram arrives sorted by value within a group.
         run_starts = np.flatnonzero(np.r_[True, combined[1:] != combined[:-1]])
-        cnt = np.diff(np.r_[run_starts, combined.size])
         uniq = combined[run_starts]
-        g_of = uniq // span
-        codes = uniq % span + code_min
-    bounds = np.flatnonzero(np.r_[True, g_of[1:] != g_of[:-1], True])
-    code_list, count_list, group_list = codes.tolist(), cnt.tolist(), g_of.tolist()
-    for a, b in itertools.pairwise(bounds.tolist()):
-        result[group_list[a]] = (tuple(code_list[a:b]), tuple(count_list[a:b]))
-    return result
+        return _Sparse(uniq // span, uniq % span + code_min, np.diff(np.r_[run_starts, combined.size]))
+
+    def regrouped(self, group_of: I64) -> _Sparse:
+        """The same counts with group g renamed group_of[g] (non-decreasing), equal pairs summed."""
+        if self.group.size == 0:
+            return self
+        group = group_of[self.group]
+        code_min = int(self.code.min())
+        span = int(self.code.max()) - code_min + 1
+        combined = group * span + (self.code - code_min)
+        order = np.argsort(combined, kind="stable")
+        combined = combined[order]
+        run_starts = np.flatnonzero(np.r_[True, combined[1:] != combined[:-1]])
+        uniq = combined[run_starts]
+        return _Sparse(uniq // span, uniq % span + code_min, np.add.reduceat(self.count[order], run_starts))
+
+    def tuples(self, groups: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+        """Per group: (its codes, their counts), as SecondCase holds them."""
+        result: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), ())] * groups
+        if self.group.size == 0:
+            return result
+        bounds = np.flatnonzero(np.r_[True, self.group[1:] != self.group[:-1], True])
+        code_list, count_list, group_list = self.code.tolist(), self.count.tolist(), self.group.tolist()
+        for a, b in itertools.pairwise(bounds.tolist()):
+            result[group_list[a]] = (tuple(code_list[a:b]), tuple(count_list[a:b]))
+        return result
 
 
 _BINCOUNT_LIMIT = 4_000_000

@@ -184,6 +184,8 @@ class NativeInsert:
         self._names = list(column_names)
         self.rows = 0
         with _translated_errors(tag):
+            # What Client.execute does first: connect if needed, this query's settings, fresh progress tracking.
+            conn.establish_connection(dict(_QUERY_SETTINGS))
             connection = conn.connection
             connection.send_query(f"INSERT INTO {table} ({', '.join(self._names)}) VALUES")
             connection.send_external_tables(None)

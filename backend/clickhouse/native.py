@@ -63,9 +63,15 @@ def encode_column(ch_type: str, data: ColumnData) -> memoryview | bytes:
     if dtype is not None:
         if isinstance(data, CodedStrings):
             raise TypeError(f"strings given for a {ch_type} column")
-        # No copy when the array already is little-endian of that width (the common case for our int64 columns).
-        array = np.ascontiguousarray(data, dtype=dtype)
-        return array.data.cast("B")
+        target = np.dtype(dtype)
+        source = np.asarray(data)
+        same_width_integer = (
+            source.dtype.kind in "iu" and target.kind in "iu" and source.dtype.itemsize == target.itemsize
+        )
+        if same_width_integer and source.dtype.str[0] in "<|":
+            # Int64 sent as UInt64 (or back): Native is two's complement little-endian, the bytes are the same.
+            return np.ascontiguousarray(source).data.cast("B")
+        return np.ascontiguousarray(source, dtype=target).data.cast("B")  # no copy when it already has the type
     if ch_type == "String":
         if isinstance(data, CodedStrings):
             return _coded_strings(data)
