@@ -289,7 +289,7 @@ def _sample_columns(
 
 def _insert_aggregates(test_id: int, upload_id: int, rows: Sequence[SecondCase], received_at_us: int) -> None:
     if rows:
-        data = _aggregate_rows(test_id, upload_id, rows, received_at_us)
+        data = second_aggregates.rows_of(test_id, upload_id, rows, received_at_us)
         client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, data, tag="uploads.insert_aggregates")
 
 
@@ -307,39 +307,6 @@ def _aggregation_columns(batch: PhoutBatch) -> SampleColumns:
         net_code=batch.net_code,
         proto_code=batch.proto_code,
     )
-
-
-def _aggregate_rows(
-    test_id: int, upload_id: int, rows: Sequence[SecondCase], received_at_us: int
-) -> list[tuple[Any, ...]]:
-    # reqps and threads are the generator's figures (planned RPS, instances): phout does not carry them.
-    return [
-        (
-            test_id,
-            upload_id,
-            r.ts,
-            r.case,
-            0.0,
-            0,
-            r.resps,
-            r.expect_ms,
-            r.connect_time_ms,
-            r.send_time_ms,
-            r.latency_ms,
-            r.receive_time_ms,
-            r.input_bytes,
-            r.output_bytes,
-            *r.quantiles_ms,
-            list(r.net_codes),
-            list(r.net_counts),
-            list(r.http_codes),
-            list(r.http_counts),
-            list(r.hist_bins),
-            list(r.hist_counts),
-            received_at_us,
-        )
-        for r in rows
-    ]
 
 
 class _Stage:
@@ -438,7 +405,7 @@ def _recompute_seconds(test_id: int, upload_id: int, seconds: list[int]) -> None
         client.insert_rows(
             second_aggregates.NAME,
             second_aggregates.COLUMNS,
-            _aggregate_rows(test_id, upload_id, rows, _now_us()),
+            second_aggregates.rows_of(test_id, upload_id, rows, _now_us()),
             tag="uploads.insert_late_seconds",
         )
 
