@@ -112,6 +112,7 @@ CELERY_TASK_ROUTES = {
     "backend.tankapi.tasks.close_silent_tests": {"queue": "default"},
     "backend.uploads.tasks.ingest_upload": {"queue": "ingest"},
     "backend.uploads.tasks.follow_upload": {"queue": "ingest"},
+    "backend.uploads.tasks.expire_abandoned_uploads": {"queue": "default"},
     "backend.reports.tasks.postprocess_test": {"queue": "analysis"},
     "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
     "backend.compare.tasks.compute_comparison": {"queue": "analysis"},
@@ -128,6 +129,11 @@ CELERY_BEAT_SCHEDULE = {
     "tankapi-close-silent": {
         "task": "backend.tankapi.tasks.close_silent_tests",
         "schedule": 60.0,
+        "options": {"queue": "default"},
+    },
+    "uploads-expire-abandoned": {
+        "task": "backend.uploads.tasks.expire_abandoned_uploads",
+        "schedule": 600.0,
         "options": {"queue": "default"},
     },
 }
@@ -182,6 +188,7 @@ LOGIN_REDIRECT_URL = "/"
 # Size limits (backend/accounts/middleware.py): any request body, and a phout upload (PUT .../phout), in bytes.
 TANKODROM_MAX_BODY_BYTES = env.get_int("TANKODROM_MAX_BODY_BYTES", 32 * 1024 * 1024)
 TANKODROM_MAX_UPLOAD_BYTES = env.get_int("TANKODROM_MAX_UPLOAD_BYTES", 50 * 1024**3)
+TANKODROM_UPLOAD_ABANDON_S = env.get_int("TANKODROM_UPLOAD_ABANDON_S", 24 * 3600)
 DATA_UPLOAD_MAX_MEMORY_SIZE = TANKODROM_MAX_BODY_BYTES
 
 LOGGING = {

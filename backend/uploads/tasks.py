@@ -57,3 +57,11 @@ def follow_upload(upload_id: int) -> str:
     except ClickHouseUnavailable as exc:
         log.warning("upload %s: not followed, ClickHouse unavailable: %s", upload_id, exc)
         return "abandoned"
+
+
+@shared_task(name="backend.uploads.tasks.expire_abandoned_uploads", ignore_result=True)
+def expire_abandoned_uploads() -> list[int]:
+    """Periodic (beat): fail resumable uploads whose client stopped sending long ago (backend/uploads/expire.py)."""
+    from backend.uploads.expire import expire_abandoned_uploads as expire
+
+    return expire()
