@@ -278,7 +278,8 @@ def build(params: CompareParams, tests: Sequence[Test], settings: CompareSetting
         exact = [c.exact_ms.get(case) if c.exact_ms else None for c in counts]
         per_case[case] = _quantiles_json(
             compare_quantiles(
-                [c.latency[case] for c in counts],
+                # A case whose every request was discarded has codes but no response times.
+                [c.latency.get(case, SparseCounts.empty()) for c in counts],
                 params.levels,
                 exact_ms=exact,
                 tau_s=overall.tau_s,  # a case's seconds drift with its test's: no need to estimate it again

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from rest_framework.test import APIClient
 
 from analytics.compare import COARSE_KEY, SparseCounts
 from analytics.histogram import MAX_HIST_US, bin_indexes_for_values_us
@@ -77,3 +78,23 @@ def test_uploaded_counts_are_those_of_the_raw_samples(
     if not cases:  # the data has what is counted apart: discarded requests, timeouts, errors, off-grid times
         assert {0, 110, 777} <= set(got.net[""].keys.tolist()) and {0, 200, 500} <= set(got.http[""].keys.tolist())
         assert (requests.interval_us[chosen] > MAX_HIST_US).any()
+
+
+def test_a_case_with_only_discarded_requests_in_both_tests_compares_without_values(
+    upload_phout: Callable[..., Test], owner_api: APIClient
+) -> None:
+    tests = []
+    for seed in (3, 4):
+        requests = phout_requests(seed=seed, tags=("index", "gone"))
+        gone = requests.tag == "gone"
+        requests.net[gone], requests.proto[gone], requests.interval_us[gone] = 777, 0, 0
+        tests.append(upload_phout(requests))
+    response = owner_api.get(f"/api/v1/compare?tests={tests[0].pk},{tests[1].pk}")
+    while response.status_code == 202:  # computed by the analysis task (eager here): ask again
+        response = owner_api.get(f"/api/v1/compare?tests={tests[0].pk},{tests[1].pk}")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert "gone" in body["cases"]["common"]
+    gone_case = body["per_case"]["gone"]
+    assert gone_case["count"] == [0, 0]
+    assert all(v is None for per_test in gone_case["verdict"].values() for v in per_test)
