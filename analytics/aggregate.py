@@ -55,6 +55,30 @@ class SampleColumns:
     def rows(self) -> int:
         return int(self.receive_sec.size)
 
+    @staticmethod
+    def of_response_times(
+        receive_sec: I64,
+        case_codes: npt.NDArray[np.integer[Any]],
+        interval_real_us: I64,
+        net_code: npt.NDArray[np.integer[Any]],
+        proto_code: npt.NDArray[np.integer[Any]],
+    ) -> SampleColumns:
+        """Samples that carry only response times and codes (phases and sizes zero), as BFG writes them."""
+        zeros = np.zeros(receive_sec.size, dtype=np.int64)
+        return SampleColumns(
+            receive_sec=np.asarray(receive_sec, dtype=np.int64),
+            case_codes=np.asarray(case_codes, dtype=np.int32),
+            interval_real_us=np.asarray(interval_real_us, dtype=np.int64),
+            connect_time_us=zeros,
+            send_time_us=zeros,
+            latency_us=zeros,
+            receive_time_us=zeros,
+            size_out_bytes=zeros,
+            size_in_bytes=zeros,
+            net_code=np.asarray(net_code, dtype=np.int32),
+            proto_code=np.asarray(proto_code, dtype=np.int32),
+        )
+
     def take(self, index: npt.NDArray[np.bool_] | npt.NDArray[np.intp]) -> SampleColumns:
         return SampleColumns(**{name: getattr(self, name)[index] for name in _FIELDS})
 

@@ -96,19 +96,9 @@ def _insert_aggregates(test_id: int, upload_id: int, cases: list[str], kept: lis
     first, last = int(receive_sec.min()), int(receive_sec.max())
     for start in range(first, last + 1, 100):
         index = np.flatnonzero((receive_sec >= start) & (receive_sec < start + 100))
-        zeros = np.zeros(index.size, dtype=np.int64)
-        cols = SampleColumns(
-            receive_sec=receive_sec[index].astype(np.int64),
-            case_codes=codes[index].astype(np.int32),
-            interval_real_us=interval_us[index],
-            connect_time_us=zeros,
-            send_time_us=zeros,
-            latency_us=zeros,
-            receive_time_us=zeros,
-            size_out_bytes=zeros,
-            size_in_bytes=zeros,
-            net_code=np.zeros(index.size, dtype=np.int32),
-            proto_code=proto[index],
+        no_net_error = np.zeros(index.size, dtype=np.int32)
+        cols = SampleColumns.of_response_times(
+            receive_sec[index], codes[index], interval_us[index], no_net_error, proto[index]
         )
         rows = second_aggregates.rows_of(test_id, upload_id, aggregate(cols, cases), received_at_us)
         client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="bench.compare.aggregates")

@@ -77,20 +77,7 @@ def insert_upload_aggregates(
 ) -> None:
     """The per-second aggregates ingestion derives from these samples (source_id = the upload id)."""
     cases, codes = np.unique(np.asarray(tags, dtype=object).astype(str), return_inverse=True)
-    zeros = np.zeros(receive_sec.size, dtype=np.int64)
-    cols = SampleColumns(
-        receive_sec=receive_sec.astype(np.int64),
-        case_codes=codes.astype(np.int32),
-        interval_real_us=interval_us.astype(np.int64),
-        connect_time_us=zeros,
-        send_time_us=zeros,
-        latency_us=zeros,
-        receive_time_us=zeros,
-        size_out_bytes=zeros,
-        size_in_bytes=zeros,
-        net_code=net.astype(np.int32),
-        proto_code=proto.astype(np.int32),
-    )
+    cols = SampleColumns.of_response_times(receive_sec, codes, interval_us, net, proto)
     rows = second_aggregates.rows_of(test_id, upload_id, aggregate(cols, [str(c) for c in cases]), 1)
     client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="tests.compare.upload_aggregates")
 
