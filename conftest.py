@@ -93,7 +93,8 @@ _READ_PREFIXES = ("SELECT", "WITH")
 
 def _record_query(sql: str, params: object) -> None:
     head = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
-    if head not in _READ_PREFIXES or "system." in sql:
+    # Tables a test makes for itself are named scratch_*: the replay's schema (the migrations) has no such table.
+    if head not in _READ_PREFIXES or "system." in sql or "scratch_" in sql:
         return
     from clickhouse_driver import Client
 
