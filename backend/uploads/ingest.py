@@ -206,11 +206,11 @@ def _load(upload: Upload, raw: io.BufferedIOBase) -> IngestResult:
             position = raw.tell()
             if position >= next_progress:
                 next_progress = position + PROGRESS_EVERY_BYTES
-                Upload.objects.filter(pk=upload_id).update(
-                    progress_bytes=position,
-                    lines_total=parser.stats.lines_total,
-                    lines_bad=parser.stats.lines_bad,
-                )
+                counted = Upload.objects.filter(pk=upload_id)
+                counted.update(lines_total=parser.stats.lines_total, lines_bad=parser.stats.lines_bad)
+                # While the body still arrives (a follow), progress_bytes is the receiver's: the bytes committed
+                # so far, where a broken transfer resumes. The read position is behind it and must not replace it.
+                counted.filter(status=UploadStatus.PARSING).update(progress_bytes=position)
         error = not_phout_error(parser.stats)
         if error:
             raise IngestError(error)

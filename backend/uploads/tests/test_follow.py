@@ -65,6 +65,7 @@ def follow_env(
     monkeypatch.setattr(receive, "FOLLOW_MIN_BYTES_PER_S", 0)
     monkeypatch.setattr(storage, "COMMIT_BYTES", 64 * 1024)
     monkeypatch.setattr(ingest, "PARSE_BLOCK_BYTES", 128 * 1024)
+    monkeypatch.setattr(ingest, "PROGRESS_EVERY_BYTES", 64 * 1024)  # the follow reports progress as it reads
     monkeypatch.setattr(receive, "_queue_ingestion", lambda upload_id: None)
     threads = Follows()
     outcomes: dict[int, str] = {}
@@ -133,7 +134,10 @@ def test_a_stalled_transfer_is_left_to_the_ordinary_ingestion(
     resume_at = int(broken.value.extra["received_bytes"])
     assert 0 < resume_at <= half  # what was committed before the break is kept
     assert join_all(follow_env) == {upload_id: "abandoned"}
-    assert Upload.objects.get(pk=upload_id).status == UploadStatus.RECEIVING
+    stalled = Upload.objects.get(pk=upload_id)
+    # Still where the receiver committed: the follow's read position never replaced it.
+    assert stalled.status == UploadStatus.RECEIVING and stalled.progress_bytes == resume_at
+    assert stalled.lines_total > 0  # the follow did report what it had parsed
     ingest.wait_for_mutations("samples")
     assert sample_count(test.pk, upload_id) == 0  # the follow's rows are gone
     # The client resumes; completion queues the ordinary ingestion, which reads the file from disk.
