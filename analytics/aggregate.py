@@ -130,32 +130,35 @@ def aggregate(cols: SampleColumns, cases: Sequence[str]) -> list[SecondCase]:
     The samples are grouped once, by (second, case) with the no-case requests as a group of their own; the
     overall row of a second is then summed from its groups (sums of integers, so exactly what summing the
     samples gives), except its quantiles, which need the second's samples in order.
+
+    Sums and counts are taken in the rows' own order (a group number per row, then one `bincount` per figure):
+    no column is gathered into group order. Only the response times are sorted, as packed (group, time) keys,
+    once per group and once per second, for the quantiles.
     """
     if cols.rows == 0:
         return []
     discarded = is_discarded(cols)
     timed = ~discarded
     bins = bin_indexes_for_values_us(cols.interval_real_us)
-    # One full sort, by (second, response time), discarded rows first; the per-case order is derived from it.
-    overall_order = _group_then_value_order(cols.receive_sec, np.where(discarded, -1, cols.interval_real_us))
     # Cases sorted by name within a second, as the tank sends them ('' = no case sorts first).
     order_of_code = np.argsort(np.argsort(np.array(cases, dtype=object))).astype(np.int64)
-    key = cols.receive_sec * (len(cases) + 1) + order_of_code[cols.case_codes]
-    case_order = _regroup(key, overall_order)
-    groups = _group_stats(cols, key, case_order, timed, bins)
-    first_rows = case_order[groups.starts]
-    group_seconds = cols.receive_sec[first_rows]
-    group_cases = cols.case_codes[first_rows]
+    code_of_order = np.argsort(order_of_code)
+    width = len(cases) + 1
+    first_second = int(cols.receive_sec.min())
+    key = (cols.receive_sec - first_second) * width + order_of_code[cols.case_codes]
+    group_keys, group = _dense(key)
+    groups = _group_stats(cols, group, group_keys.size, timed, bins)
+    group_seconds = group_keys // width + first_second
+    group_cases = code_of_order[group_keys % width]
 
     # Overall rows: the groups of a second are adjacent, so their sums reduce at the second's first group.
     second_starts = np.flatnonzero(np.r_[True, group_seconds[1:] != group_seconds[:-1]])
     second_of_group = np.repeat(np.arange(second_starts.size), np.diff(np.r_[second_starts, group_seconds.size]))
     overall = groups.summed(second_starts, second_of_group)
-    overall_values = cols.interval_real_us[overall_order]
-    overall_ends = np.cumsum(overall.counts)
-    overall_quantiles = _group_quantiles_ms(overall_values, overall_ends - overall.timed_counts, overall_ends)
-    case_quantiles = _group_quantiles_ms(
-        cols.interval_real_us[case_order], groups.ends - groups.timed_counts, groups.ends
+    timed_values = cols.interval_real_us[timed]
+    case_quantiles = _group_quantiles_ms(_sorted_within(group[timed], timed_values), groups.timed_counts)
+    overall_quantiles = _group_quantiles_ms(
+        _sorted_within(second_of_group[group[timed]], timed_values), overall.timed_counts
     )
 
     rows: list[SecondCase] = []
@@ -171,24 +174,21 @@ def aggregate(cols: SampleColumns, cases: Sequence[str]) -> list[SecondCase]:
     return rows
 
 
-def _regroup(key: I64, order: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
-    """`order` (sorted by response time within each second) regrouped by `key`, keeping that order in a group.
-
-    A stable sort of a small key is a radix sort in numpy: linear, several times cheaper than sorting again.
-    """
-    k = key[order]
-    rel = k - k.min()
-    if int(rel.max()) < 1 << 16:
-        return order[np.argsort(rel.astype(np.uint16), kind="stable")]
-    return order[np.argsort(k, kind="stable")]
+def _dense(key: I64) -> tuple[I64, I64]:
+    """The distinct keys, ascending, and each row's number among them (no sort when the keys span little)."""
+    span = int(key.max()) + 1  # keys are >= 0
+    if span <= _BINCOUNT_LIMIT:
+        present = np.bincount(key, minlength=span) > 0
+        number = np.cumsum(present) - 1
+        return np.flatnonzero(present).astype(np.int64), number[key]
+    distinct, inverse = np.unique(key, return_inverse=True)
+    return distinct.astype(np.int64), inverse.reshape(-1).astype(np.int64)
 
 
 @dataclass
 class _Groups:
-    """Per-group sums of samples sorted by (group, response time); code counts as sparse (group, code, n)."""
+    """Per-group sums and counts; code counts as sparse (group, code, n)."""
 
-    starts: npt.NDArray[np.intp]
-    ends: npt.NDArray[np.intp]
     counts: I64
     timed_counts: I64
     interval_sum: npt.NDArray[np.float64]
@@ -207,8 +207,6 @@ class _Groups:
             return np.add.reduceat(values, starts)
 
         return _Groups(
-            starts=starts,
-            ends=np.r_[starts[1:], self.counts.size],
             counts=add(self.counts),
             timed_counts=add(self.timed_counts),
             interval_sum=add(self.interval_sum),
@@ -257,70 +255,78 @@ def _mean_ms(total_us: npt.NDArray[np.float64], count: I64) -> npt.NDArray[np.fl
     return out
 
 
-def _group_stats(
-    cols: SampleColumns, key: I64, order: npt.NDArray[np.intp], timed: npt.NDArray[np.bool_], all_bins: I64
-) -> _Groups:
-    """Stats of the groups of rows `order` lists, grouped by `key` and by response time inside each group."""
-    key_s = key[order]
-    starts = np.flatnonzero(np.r_[True, key_s[1:] != key_s[:-1]])
-    ends = np.r_[starts[1:], key_s.size]
-    group_of_row = np.repeat(np.arange(starts.size), ends - starts)
+def _group_stats(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArray[np.bool_], bins: I64) -> _Groups:
+    """Sums and counts of the rows of each group (`group` numbers each row's, in 0 .. groups - 1), in row order."""
+
+    counts = np.bincount(group, minlength=groups)
 
     def total(values: I64, mask: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.float64], I64]:
         # Integer µs summed in float64 stay exact below 2**53 (285 years of response time per second).
-        v = np.where(mask, values, 0)[order]
-        m = mask[order].astype(np.int64)
-        return np.add.reduceat(v.astype(np.float64), starts), np.add.reduceat(m, starts)
+        if mask.all():  # the usual case: no discarded requests, no sentinels
+            return np.bincount(group, weights=values, minlength=groups).astype(np.float64, copy=False), counts
+        sums = np.bincount(group, weights=np.where(mask, values, 0), minlength=groups).astype(np.float64, copy=False)
+        # Rows outside the mask are counted in one extra group, then dropped: no compaction of `group`.
+        return sums, np.bincount(np.where(mask, group, groups), minlength=groups + 1)[:groups]
 
-    timed_s = timed[order]
     interval_sum, timed_counts = total(cols.interval_real_us, timed)
     phase_sums, phase_counts = [], []
     for phase in (cols.connect_time_us, cols.send_time_us, cols.latency_us, cols.receive_time_us):
         s, n = total(phase, timed & (np.abs(phase) < SENTINEL_ABS_US))
         phase_sums.append(s)
         phase_counts.append(n)
-    bins = all_bins[order]
-    in_hist = timed_s & (bins >= 0)
+    in_hist = timed & (bins >= 0)
     return _Groups(
-        starts=starts,
-        ends=ends,
-        counts=ends - starts,
+        counts=counts,
         timed_counts=timed_counts,
         interval_sum=interval_sum,
         phase_sums=phase_sums,
         phase_counts=phase_counts,
-        size_in=np.add.reduceat(cols.size_in_bytes[order], starts),
-        size_out=np.add.reduceat(cols.size_out_bytes[order], starts),
-        hist=_Sparse.counted(group_of_row[in_hist], bins[in_hist], starts.size),
-        nets=_Sparse.counted(group_of_row, cols.net_code[order].astype(np.int64), starts.size),
-        https=_Sparse.counted(group_of_row, cols.proto_code[order].astype(np.int64), starts.size),
+        size_in=_integer_sums(group, cols.size_in_bytes, groups),
+        size_out=_integer_sums(group, cols.size_out_bytes, groups),
+        hist=_Sparse.counted(group[in_hist], bins[in_hist], groups),
+        nets=_Sparse.counted(group, cols.net_code.astype(np.int64), groups),
+        https=_Sparse.counted(group, cols.proto_code.astype(np.int64), groups),
     )
 
 
-_VALUE_BITS = 32  # response times below 2**32 µs (71 min) fit beside the group key in one int64
+def _integer_sums(group: I64, values: I64, groups: int) -> I64:
+    """Exact int64 sums per group: through float64 (bincount) when no partial sum can reach 2**53."""
+    if values.size == 0:
+        return np.zeros(groups, dtype=np.int64)
+    bound = max(abs(int(values.min())), abs(int(values.max()))) * values.size
+    if bound < 2**53:
+        return np.bincount(group, weights=values, minlength=groups).astype(np.int64)
+    order = np.argsort(group, kind="stable")
+    sums = np.zeros(groups, dtype=np.int64)
+    present, starts = np.unique(group[order], return_index=True)
+    sums[present] = np.add.reduceat(values[order], starts)
+    return sums
 
 
-def _group_then_value_order(key: I64, value: I64) -> npt.NDArray[np.intp]:
-    """Row order by (key, value). One int64 argsort of a packed key when everything fits (4x faster than lexsort)."""
-    if key.size == 0:
-        return np.zeros(0, dtype=np.intp)
-    rel = key - key.min()
-    if (
-        int(rel.max()) < (1 << (62 - _VALUE_BITS))
-        and int(value.min()) >= -1
-        and int(value.max()) < (1 << _VALUE_BITS) - 1
-    ):
-        packed = (rel << _VALUE_BITS) | (value + 1)
-        return np.argsort(packed)
-    return np.lexsort((value, key))
+def _sorted_within(group: I64, values: I64) -> I64:
+    """`values` sorted by (group, value): one sort of packed int64 keys when both fit beside each other."""
+    if values.size == 0:
+        return values
+    low, high = int(values.min()), int(values.max())
+    value_bits = max((high - low).bit_length(), 1)
+    if int(group.max()).bit_length() + value_bits <= 63:
+        packed = (group << value_bits) | (values - low)
+        packed.sort()
+        packed &= (1 << value_bits) - 1
+        packed += low
+        return packed
+    return values[np.lexsort((values, group))]
 
 
-def _group_quantiles_ms(sorted_values: I64, lo: I64, hi: I64) -> npt.NDArray[np.float64]:
-    """np.percentile(values, QUANTILE_LEVELS) / 1000 for each group [lo, hi) of an ascending array, vectorized.
+def _group_quantiles_ms(sorted_values: I64, counts: I64) -> npt.NDArray[np.float64]:
+    """np.percentile(values, QUANTILE_LEVELS) / 1000 for each group of `counts` consecutive values of an array
+    sorted within each group, vectorized.
 
     The same virtual index and the same lerp as numpy's default ('linear') method, so results equal the tank's.
     """
-    n = (hi - lo).astype(np.float64)
+    hi = np.cumsum(counts)
+    lo = hi - counts
+    n = counts.astype(np.float64)
     out = np.zeros((lo.size, len(QUANTILE_LEVELS)), dtype=np.float64)
     has = n > 0
     if not has.any():
@@ -349,23 +355,28 @@ class _Sparse:
 
     @staticmethod
     def counted(group: I64, code: I64, groups: int) -> _Sparse:
-        """How often each code occurs in each group. `group` must be non-decreasing."""
+        """How often each code occurs in each group (`group` in any order)."""
         if group.size == 0:
             empty = np.zeros(0, dtype=np.int64)
             return _Sparse(empty, empty, empty)
         code_min = int(code.min())
         span = int(code.max()) - code_min + 1
-        distinct = np.flatnonzero(np.bincount(code - code_min)) if span <= _BINCOUNT_LIMIT else None
+        rel = code - code_min
+        if groups * span <= _BINCOUNT_LIMIT:
+            # Codes within a narrow range (HTTP, net, histogram bins): count into a (group, code) table, no sort.
+            table = np.bincount(group * span + rel, minlength=groups * span).reshape(groups, span)
+            g_of, c_of = np.nonzero(table)
+            return _Sparse(g_of.astype(np.int64), c_of.astype(np.int64) + code_min, table[g_of, c_of])
+        distinct = np.flatnonzero(np.bincount(rel)) if span <= _BINCOUNT_LIMIT else None
         if distinct is not None and groups * distinct.size <= _BINCOUNT_LIMIT:
-            # Few distinct codes (HTTP, net): number them densely, count into a (group, code) table, no sort.
+            # Few distinct codes over a wide range: number them densely first.
             dense = np.zeros(span, dtype=np.int64)
             dense[distinct] = np.arange(distinct.size)
             width = distinct.size
-            table = np.bincount(group * width + dense[code - code_min], minlength=groups * width)
-            table = table.reshape(groups, width)
+            table = np.bincount(group * width + dense[rel], minlength=groups * width).reshape(groups, width)
             g_of, c_of = np.nonzero(table)
             return _Sparse(g_of.astype(np.int64), distinct[c_of] + code_min, table[g_of, c_of])
-        combined = group * span + (code - code_min)
+        combined = group * span + rel
         if not (np.diff(combined) >= 0).all():
             combined = np.sort(combined)
         # Runs of equal (group, code) in sorted order: the histogram arrives sorted by value within a group.
