@@ -106,6 +106,10 @@ class PhoutBatch:
     def take(self, index: npt.NDArray[np.intp] | npt.NDArray[np.bool_]) -> PhoutBatch:
         return PhoutBatch(**{name: getattr(self, name)[index] for name in _BATCH_FIELDS})
 
+    def slice(self, start: int, stop: int) -> PhoutBatch:
+        """Rows start..stop-1, as views of this batch's columns (no copy)."""
+        return PhoutBatch(**{name: getattr(self, name)[start:stop] for name in _BATCH_FIELDS})
+
     @staticmethod
     def concat(parts: Sequence[PhoutBatch]) -> PhoutBatch:
         if len(parts) == 1:

@@ -9,6 +9,11 @@ spread over a stretch of the file. Both consumers of an upload want whole second
   work for a 10M-line file, measured in bench/phout_upload/README.md). Released pieces follow each other in
   second order too, so the server's squashing of consecutive blocks into one part keeps them sorted.
 
+Rows come out sorted by (response second, case code): within a second the rows of one case are adjacent, so
+the tag column of a released piece is a few runs of equal values (cheap to encode for ClickHouse, see
+backend/clickhouse/native.py). Each batch is sorted once as it arrives; a release takes the sorted prefixes of
+the pending batches (views, no copy) and merges them.
+
 A second is released once the stream has reached `lag_s` seconds past it. Rows that arrive later than that for a
 second already released ("late") are handed back separately and their seconds listed in `late_seconds`: they are
 stored like any other row, and the caller recomputes those seconds' aggregates from the stored samples.
@@ -20,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from analytics.phout import PhoutBatch
 
@@ -28,7 +34,7 @@ DEFAULT_LAG_S = 20
 
 @dataclass(frozen=True)
 class Released:
-    in_order: PhoutBatch | None  # rows of the seconds completed now, sorted by response second (stable)
+    in_order: PhoutBatch | None  # rows of the seconds completed now, sorted by (response second, case code)
     late: PhoutBatch | None  # rows of seconds released before: stored, then re-aggregated by the caller
 
 
@@ -36,7 +42,7 @@ class SecondWindow:
     def __init__(self, lag_s: int = DEFAULT_LAG_S) -> None:
         self.lag_s = lag_s
         self.late_seconds: set[int] = set()
-        self._pending: list[PhoutBatch] = []
+        self._pending: list[PhoutBatch] = []  # each sorted by (second, case)
         self._released_through = -1  # every second <= this one has been released
         self._max_sec = -1
 
@@ -50,7 +56,7 @@ class SecondWindow:
             self.late_seconds.update(int(s) for s in np.unique(late_rows.receive_sec))
             batch = batch.take(~late)
         if batch.rows:
-            self._pending.append(batch)
+            self._pending.append(batch.take(_order(batch)))
             self._max_sec = max(self._max_sec, int(batch.receive_sec.max()))
         return Released(self._release_through(self._max_sec - self.lag_s), late_rows)
 
@@ -60,15 +66,32 @@ class SecondWindow:
     def _release_through(self, cutoff: int) -> PhoutBatch | None:
         if cutoff <= self._released_through or not self._pending:
             return None
-        pending = PhoutBatch.concat(self._pending)
         self._released_through = cutoff
-        ready = pending.receive_sec <= cutoff
-        if ready.all():
-            self._pending = []
-            index = np.argsort(pending.receive_sec, kind="stable")
-        else:
-            self._pending = [pending.take(~ready)]
-            rows = np.flatnonzero(ready)
-            # One gather for both the selection and the order: the rows come out sorted, copied once.
-            index = rows[np.argsort(pending.receive_sec[rows], kind="stable")]
-        return pending.take(index) if index.size else None
+        ready: list[PhoutBatch] = []
+        rest: list[PhoutBatch] = []
+        for batch in self._pending:
+            end = int(np.searchsorted(batch.receive_sec, cutoff, side="right"))
+            if end:
+                ready.append(batch.slice(0, end))
+            if end < batch.rows:
+                rest.append(batch.slice(end, batch.rows))
+        self._pending = rest
+        if len(ready) <= 1:
+            return ready[0] if ready else None
+        merged = PhoutBatch.concat(ready)
+        return merged.take(_order(merged))
+
+
+def _order(batch: PhoutBatch) -> npt.NDArray[np.intp]:
+    """Row order by (response second, case code), stable."""
+    sec, codes = batch.receive_sec, batch.case_codes
+    low = int(sec.min())
+    width = int(codes.max()) + 1
+    span = (int(sec.max()) - low + 1) * width
+    if span <= 1 << 16:
+        # A stable sort of a 16-bit key is a radix sort in numpy: linear, several times cheaper than comparing.
+        key = ((sec - low) * width + codes).astype(np.uint16)
+        return np.argsort(key, kind="stable")
+    if span < 1 << 62:
+        return np.argsort((sec - low) * width + codes, kind="stable")
+    return np.lexsort((codes, sec))

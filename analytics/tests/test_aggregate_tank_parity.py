@@ -80,3 +80,20 @@ def test_late_rows_are_handed_back_not_silently_merged() -> None:
     assert again.late is not None and again.late.receive_sec.tolist() == [late_second]
     assert window.late_seconds == {late_second}
     assert len(QUANTILE_LEVELS) == 9
+
+
+_ROW_FIELDS = ("receive_sec", "send_ts_us", "case_codes", "interval_real_us", "size_in_bytes", "proto_code")
+
+
+def _rows_of(batch: PhoutBatch) -> list[tuple[int, ...]]:
+    return sorted(zip(*(getattr(batch, f).tolist() for f in _ROW_FIELDS), strict=True))
+
+
+def test_released_rows_are_sorted_by_second_then_case_and_keep_every_row() -> None:
+    _, batches = parse_bytes(read_golden("bfg_capture.phout"), piece=300, block_bytes=300)
+    window = SecondWindow(lag_s=1)
+    released = [r.in_order for r in [*(window.add(b) for b in batches), window.finish()] if r.in_order is not None]
+    for piece in released:
+        keys = list(zip(piece.receive_sec.tolist(), piece.case_codes.tolist(), strict=True))
+        assert keys == sorted(keys)
+    assert _rows_of(PhoutBatch.concat(released)) == _rows_of(PhoutBatch.concat(batches))

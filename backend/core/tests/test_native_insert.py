@@ -68,8 +68,9 @@ def test_columns_of_different_lengths_are_refused(table: str) -> None:
 
 
 def test_string_encodings_agree() -> None:
-    codes = np.array([2, 0, 1, 1, 2, 0])
-    for values in ([b"a", b"", b"bc"], [b"a", b"y" * 200, b""]):
-        expected = b"".join(varint(len(values[c])) + values[c] for c in codes)
-        assert bytes(encode_column("String", CodedStrings(codes, values))) == expected
+    runs = np.repeat(np.array([2, 0, 1, 2]), [40, 1, 100, 30])  # long runs: encoded run by run
+    for codes in (np.array([2, 0, 1, 1, 2, 0]), runs, np.zeros(0, dtype=np.int64)):
+        for values in ([b"a", b"", b"bc"], [b"a", b"y" * 200, b""]):
+            expected = b"".join(varint(len(values[c])) + values[c] for c in codes)
+            assert bytes(encode_column("String", CodedStrings(codes, values))) == expected
     assert varint(0) == b"\x00" and varint(127) == b"\x7f" and varint(128) == b"\x80\x01" and varint(300) == b"\xac\x02"
