@@ -13,12 +13,13 @@ Plain curl does the same without the extras:
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import requests
 from tqdm import tqdm
@@ -33,24 +34,34 @@ class CliError(Exception):
     """A failure to report to the user in one line (exit status 1)."""
 
 
-class _Body:
-    """A byte range of a file, read in blocks, counting progress; requests streams it with a Content-Length."""
+SEND_BYTES = 1024 * 1024
 
-    def __init__(self, f: BinaryIO, start: int, length: int, bar: tqdm) -> None:
-        self._f, self._remaining, self._bar = f, length, bar
-        self._length = length
-        f.seek(start)
+
+class _Body:
+    """A byte range of a file, counting progress; requests streams it with a Content-Length.
+
+    Iterated, not read: urllib3 reads a file-like body 16 KB at a time, while an iterable is sent piece by piece as
+    given, here 1 MB read into one reused buffer (each piece is sent before the next is read).
+    """
+
+    def __init__(self, f: io.BufferedReader, start: int, length: int, bar: tqdm) -> None:
+        self._f, self._start, self._length, self._bar = f, start, length, bar
 
     def __len__(self) -> int:
         return self._length
 
-    def read(self, size: int = -1) -> bytes:
-        if self._remaining <= 0:
-            return b""
-        data = self._f.read(self._remaining if size < 0 else min(size, self._remaining))
-        self._remaining -= len(data)
-        self._bar.update(len(data))
-        return data
+    def __iter__(self) -> Iterator[memoryview]:
+        self._f.seek(self._start)
+        buffer = bytearray(min(SEND_BYTES, self._length))
+        remaining = self._length
+        with memoryview(buffer) as view:
+            while remaining > 0:
+                n = self._f.readinto(view[: min(len(view), remaining)])
+                if not n:
+                    return  # the file shrank: the server answers that the body is incomplete
+                remaining -= n
+                self._bar.update(n)
+                yield view[:n]
 
 
 class Api:
@@ -101,7 +112,7 @@ def upload_file(api: Api, test_id: int, path: Path, chunk_bytes: int, quiet: boo
         return _upload_in_pieces(api, test_id, f, size, chunk_bytes, bar)
 
 
-def _upload_in_pieces(api: Api, test_id: int, f: BinaryIO, size: int, chunk_bytes: int, bar: tqdm) -> int:
+def _upload_in_pieces(api: Api, test_id: int, f: io.BufferedReader, size: int, chunk_bytes: int, bar: tqdm) -> int:
     upload_id: int | None = None
     start = 0
     failures = 0
