@@ -23,7 +23,7 @@ from analytics.histogram import BIN_COUNT, BIN_EDGES_US, bin_index_of_upper_edge
 OVERALL_CASE = ""
 # The tank renames an empty tag to this; the 2016 plugin used "__EMPTY__". One name keeps '' = overall unique.
 NOTAG_CASE = "__NOTAG__"
-_LEGACY_NOTAG = "__EMPTY__"
+LEGACY_NOTAG = "__EMPTY__"
 QUANTILE_KEYS = ("q50", "q75", "q80", "q85", "q90", "q95", "q98", "q99", "q100")
 _LEGACY_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 # Bounds of a plausible unix second (2000-01-01 .. 2100-01-01): a wrong unit (ms) is refused, not stored.
@@ -169,9 +169,55 @@ def _number(trail: Mapping[str, object], key: str, *, default: float = 0.0) -> f
     return value
 
 
+# The trail's numbers in the order parse_push_item reads them: the plain counts and times, then the quantiles.
+_PLAIN_KEYS = (
+    "reqps",
+    "threads",
+    "resps",
+    "expect",
+    "connect_time",
+    "send_time",
+    "latency",
+    "receive_time",
+    "input",
+    "output",
+)
+_NUMBER_KEYS = (*_PLAIN_KEYS, *QUANTILE_KEYS)
+_NUMERIC_TYPES = frozenset((int, float))
+
+
+def _numbers(trail: Mapping[str, object]) -> list[float]:
+    """The values of _NUMBER_KEYS as _number reads each one; one pass over the 19 of them when all are plain
+    finite numbers (what the tank sends: this runs for every case of every second of every tank)."""
+    raw = [trail.get(key, 0.0) for key in _NUMBER_KEYS]
+    if set(map(type, raw)) <= _NUMERIC_TYPES:
+        try:
+            values = [float(value) for value in raw]  # type: ignore[arg-type]  # int or float, checked above
+        except OverflowError:  # an integer beyond float range: _number names it
+            values = []
+        if values and math.isfinite(sum(values)):  # NaN or infinity anywhere (or a sum past 1e308): slow path
+            return values
+    return [_number(trail, key) for key in _NUMBER_KEYS]
+
+
 def _code_counts(raw: object, field: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     if raw is None:
         return (), ()
+    try:
+        # Fast path for what the tank sends: entries with int code and count, each code once.
+        codes = [entry["code"] for entry in raw]  # type: ignore[attr-defined]
+        counts = [entry["count"] for entry in raw]  # type: ignore[attr-defined]
+        if (
+            isinstance(raw, list)
+            and set(map(type, codes)) <= _INT_ONLY
+            and set(map(type, counts)) <= _INT_ONLY
+            and (not counts or min(counts) >= 0)
+            and len(set(codes)) == len(codes)
+        ):
+            pairs = sorted(zip(codes, counts, strict=True))
+            return tuple(code for code, _ in pairs), tuple(count for _, count in pairs)
+    except (KeyError, TypeError):
+        pass
     if not isinstance(raw, list):
         raise PushFormatError(f"{field} must be a list of {{code, count}}")
     merged: dict[int, int] = {}
@@ -186,12 +232,16 @@ def _code_counts(raw: object, field: str) -> tuple[tuple[int, ...], tuple[int, .
         if count < 0:
             raise PushFormatError(f"{field} count must not be negative")
         merged[code] = merged.get(code, 0) + count
-    codes = tuple(sorted(merged))
-    return codes, tuple(merged[c] for c in codes)
+    merged_codes = tuple(sorted(merged))
+    return merged_codes, tuple(merged[c] for c in merged_codes)
 
 
 # Edge (µs) -> index: a push body carries hundreds of bins, and a dict lookup is ~20x cheaper than searchsorted.
 _EDGE_INDEX: dict[int, int] = {int(edge): index for index, edge in enumerate(BIN_EDGES_US)}
+# Edge (ms, as the tank writes `to`: 34.0, 1.5) -> index, looked up without scaling and rounding first. A float key
+# also matches the int the JSON may hold (hash(34) == hash(34.0)).
+EDGE_INDEX_MS: dict[float, int] = {int(edge) / 1000: index for index, edge in enumerate(BIN_EDGES_US)}
+_INT_ONLY = frozenset((int,))
 
 
 def _bin_index(to_ms: float) -> int:
@@ -215,11 +265,14 @@ def _histogram(raw: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
     try:
         # Fast path for a whole list as the tank sends it (grid edges, ascending and unique, int counts >= 0):
         # comprehensions instead of a per-bin loop body halve the cost of the hottest code of the push path.
-        tank_bins = [_EDGE_INDEX[round(entry["to"] * 1000)] for entry in raw]
+        try:
+            tank_bins = [EDGE_INDEX_MS[entry["to"]] for entry in raw]
+        except (KeyError, TypeError):  # an edge written another way (1.4999999), or not a number: round it
+            tank_bins = [_EDGE_INDEX[round(entry["to"] * 1000)] for entry in raw]
         tank_counts = [entry["count"] for entry in raw]
         if (
             tank_counts
-            and set(map(type, tank_counts)) == {int}
+            and set(map(type, tank_counts)) == _INT_ONLY
             and min(tank_counts) >= 0
             and sorted(set(tank_bins)) == tank_bins
         ):
@@ -273,33 +326,33 @@ def parse_push_item(item: object) -> PushSecond:
         raise PushFormatError("case must be a string")
     if overall in (1, "1", True):
         case = OVERALL_CASE
-    elif raw_case in ("", _LEGACY_NOTAG):
+    elif raw_case in ("", LEGACY_NOTAG):
         case = NOTAG_CASE
     else:
         case = raw_case
     net_codes, net_counts = _code_counts(item.get("net_codes"), "net_codes")
     http_codes, http_counts = _code_counts(item.get("http_codes"), "http_codes")
     hist_bins, hist_counts = _histogram(item.get("time_intervals"))
-    resps = _number(trail, "resps")
-    threads = _number(trail, "threads")
-    input_bytes = _number(trail, "input")
-    output_bytes = _number(trail, "output")
+    numbers = _numbers(trail)
+    reqps, threads, resps, expect, connect_time, send_time, latency, receive_time, input_bytes, output_bytes = numbers[
+        : len(_PLAIN_KEYS)
+    ]
     if min(resps, threads, input_bytes, output_bytes) < 0:
         raise PushFormatError("trail counts (resps, threads, input, output) must not be negative")
     return PushSecond(
         ts=ts,
         case=case,
-        reqps=_number(trail, "reqps"),
+        reqps=reqps,
         threads=int(threads),
         resps=int(resps),
-        expect_ms=_number(trail, "expect"),
-        connect_time_ms=_number(trail, "connect_time"),
-        send_time_ms=_number(trail, "send_time"),
-        latency_ms=_number(trail, "latency"),
-        receive_time_ms=_number(trail, "receive_time"),
+        expect_ms=expect,
+        connect_time_ms=connect_time,
+        send_time_ms=send_time,
+        latency_ms=latency,
+        receive_time_ms=receive_time,
         input_bytes=int(input_bytes),
         output_bytes=int(output_bytes),
-        quantiles_ms=tuple(_number(trail, key) for key in QUANTILE_KEYS),
+        quantiles_ms=tuple(numbers[len(_PLAIN_KEYS) :]),
         net_codes=net_codes,
         net_counts=net_counts,
         http_codes=http_codes,

@@ -159,3 +159,54 @@ def worker_env(**overrides: str) -> dict[str, str]:
     )
     env.update(overrides)
     return env
+
+
+class LiveASGIServer:
+    """The production entry (backend.asgi's TankPushASGI in front of Django) under uvicorn with httptools and uvloop,
+    as gunicorn's worker runs it, in a thread of the test process, so the suite's database is the one it serves.
+    `.url` is its address; `.fast_paths` lists the paths the push fast path answered. Use with the
+    transactional_db fixture: the server's threads have their own database connections."""
+
+    def __init__(self, threads: int = 4) -> None:
+        import threading
+
+        import uvicorn
+        from django.core.wsgi import get_wsgi_application
+
+        from backend.tankapi.asgi_door import TankPushASGI
+
+        self.fast_paths: list[str] = []
+        fast_paths = self.fast_paths
+
+        class RecordingDoor(TankPushASGI):
+            async def push(self, environ: dict[str, Any], *args: Any) -> None:
+                fast_paths.append(environ["PATH_INFO"])
+                await super().push(environ, *args)
+
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        config = uvicorn.Config(
+            RecordingDoor(get_wsgi_application(), threads=threads),
+            loop="uvloop",
+            http="httptools",
+            lifespan="on",
+            log_level="warning",
+            timeout_keep_alive=30,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True)
+
+    def __enter__(self) -> LiveASGIServer:
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the live ASGI server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=30)
+        self._socket.close()

@@ -9,7 +9,7 @@ start_processes() {
   cd "$ROOT"
   say "serving http://$TANKODROM_BIND (gunicorn) with a Celery worker"
   # setsid: Ctrl-C in the terminal reaches only this script, which then stops the processes in order.
-  setsid nohup "$ROOT/.venv/bin/gunicorn" backend.wsgi:application -c "$ROOT/deploy/gunicorn.conf.py" \
+  setsid nohup "$ROOT/.venv/bin/gunicorn" -c "$ROOT/deploy/gunicorn.conf.py" \
     --bind "$TANKODROM_BIND" --pid "$RUN/gunicorn.pid" >>"$LOG/gunicorn.log" 2>&1 &
   setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -B -Q default,ingest,analysis --concurrency 2 \
     --loglevel INFO --pidfile "$RUN/celery.pid" --schedule "$VAR/celerybeat-schedule" \

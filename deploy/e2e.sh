@@ -72,7 +72,7 @@ TOKEN=$("$PY" manage.py issue_token e2e --name "browser tests" 2>/dev/null | tai
 
 # ── the application, as `make run` starts it ──────────────────────────────────────────────────────────────
 say "e2e: starting gunicorn on $BASE and a Celery worker with beat"
-"$ROOT/.venv/bin/gunicorn" backend.wsgi:application -c "$ROOT/deploy/gunicorn.conf.py" --workers 2 --threads 4 \
+GUNICORN_THREADS=4 "$ROOT/.venv/bin/gunicorn" -c "$ROOT/deploy/gunicorn.conf.py" --workers 2 \
   --bind "$TANKODROM_BIND" --pid "$E2E_RUN/gunicorn.pid" >"$LOG/e2e-gunicorn.log" 2>&1 &
 "$ROOT/.venv/bin/celery" -A backend worker -B -Q default,ingest,analysis --concurrency 2 --loglevel INFO \
   --pidfile "$E2E_RUN/celery.pid" --schedule "$VAR/celerybeat-schedule" >"$LOG/e2e-celery.log" 2>&1 &

@@ -6,11 +6,13 @@ from typing import Any
 
 from backend import env
 
-# Threads, not only processes: tank pushes are short I/O-bound requests (Redis append), and phout uploads are
-# long streaming requests that must not block the pushes.
+# The ASGI entry (backend/asgi.py) under uvicorn's worker: HTTP parsed in C on one event loop per process, the
+# tank's pushes answered on it, Django's requests in GUNICORN_THREADS threads per process (read by backend/asgi.py),
+# so that long phout uploads never block the pushes. gthread cost 3-8 times more CPU per request
+# (backend/tankapi/asgi_door.py).
+wsgi_app = "backend.asgi:application"
 workers = env.get_int("GUNICORN_WORKERS", max(2, multiprocessing.cpu_count()))
-threads = env.get_int("GUNICORN_THREADS", 8)
-worker_class = "gthread"
+worker_class = "uvicorn_worker.UvicornWorker"
 timeout = env.get_int("GUNICORN_TIMEOUT", 3600)  # multi-GB uploads stream for a long time
 graceful_timeout = 20
 keepalive = 30  # the tank keeps one connection open for the whole test

@@ -90,7 +90,7 @@ _TIMEOUT_S = 2  # as connection()'s socket_timeout: a hung Redis gives a 503, no
 _CONNECT_TIMEOUT_S = 1
 
 
-def _resp(*args: bytes) -> bytes:
+def resp(*args: bytes) -> bytes:
     """One command in Redis's protocol (RESP): an array of bulk strings."""
     parts = [b"*%d\r\n" % len(args)]
     for arg in args:
@@ -131,9 +131,9 @@ class _AppendConnection:
             if options.get("password"):
                 user = options.get("username")
                 auth = (user.encode(), options["password"].encode()) if user else (options["password"].encode(),)
-                self._expect_ok(self.call(_resp(b"AUTH", *auth)))
+                self._expect_ok(self.call(resp(b"AUTH", *auth)))
             if options.get("db"):
-                self._expect_ok(self.call(_resp(b"SELECT", b"%d" % int(options["db"]))))
+                self._expect_ok(self.call(resp(b"SELECT", b"%d" % int(options["db"]))))
         except BaseException:
             self.close()
             raise
@@ -210,24 +210,41 @@ def _append_reply(command: bytes) -> bytes:
     raise AssertionError("unreachable")
 
 
+def raw_appends() -> bool:
+    """Whether the append speaks Redis's protocol itself (TCP or Unix socket); TLS goes through redis-py."""
+    return _options(str(settings.REDIS_URL)).get("connection_class") is not SSLConnection
+
+
+def redis_options() -> dict[str, Any]:
+    """settings.REDIS_URL parsed by redis-py (host, port or path, db, username, password, connection_class)."""
+    return _options(str(settings.REDIS_URL))
+
+
+def append_commands(kind: str, test_id: int, body: bytes, received_at_us: int | None = None) -> tuple[bytes, bytes]:
+    """The append as an EVALSHA command, and as the EVAL to send instead when Redis answers NOSCRIPT."""
+    now_us = received_at_us if received_at_us is not None else time.time_ns() // 1000
+    keys = (STREAM_KEY.encode(), CLICKHOUSE_DOWN_KEY.encode(), LAST_PUSH_KEY.encode())
+    args = (b"%d" % _max_entries(), kind.encode(), b"%d" % test_id, b"%d" % now_us, body, b"%d" % (now_us // 1_000_000))
+    return resp(b"EVALSHA", _APPEND_SHA, b"3", *keys, *args), resp(b"EVAL", _APPEND_SCRIPT.encode(), b"3", *keys, *args)
+
+
 def append(kind: str, test_id: int, body: bytes, received_at_us: int | None = None) -> None:
     """Append one accepted push to the stream; raise BufferUnavailable if it is refused."""
     now_us = received_at_us if received_at_us is not None else time.time_ns() // 1000
-    if _options(str(settings.REDIS_URL)).get("connection_class") is SSLConnection:
+    if not raw_appends():
         return _append_with_redis_py(kind, test_id, body, now_us)
-    keys = (STREAM_KEY.encode(), CLICKHOUSE_DOWN_KEY.encode(), LAST_PUSH_KEY.encode())
-    args = (b"%d" % _max_entries(), kind.encode(), b"%d" % test_id, b"%d" % now_us, body, b"%d" % (now_us // 1_000_000))
+    evalsha, eval_ = append_commands(kind, test_id, body, now_us)
     try:
-        reply = _append_reply(_resp(b"EVALSHA", _APPEND_SHA, b"3", *keys, *args))
+        reply = _append_reply(evalsha)
         if reply.startswith(b"-NOSCRIPT"):
             # First append since Redis started: EVAL runs the script and caches it for the next EVALSHA.
-            reply = _append_reply(_resp(b"EVAL", _APPEND_SCRIPT.encode(), b"3", *keys, *args))
+            reply = _append_reply(eval_)
     except (OSError, redis.RedisError) as exc:
         raise BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {exc}") from exc
-    _check_append_result(reply)
+    check_append_result(reply)
 
 
-def _check_append_result(reply: bytes) -> None:
+def check_append_result(reply: bytes) -> None:
     if reply.startswith(b"-"):
         # An error reply (out of memory, read-only replica, a failed persistence write...): not stored, retry later.
         raise BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {reply[1:].decode(errors='replace')}")
@@ -255,7 +272,7 @@ def _append_with_redis_py(kind: str, test_id: int, body: bytes, now_us: int) -> 
         )
     except redis.RedisError as exc:
         raise BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {exc}") from exc
-    _check_append_result(b":%d" % result)
+    check_append_result(b":%d" % result)
 
 
 def mark_clickhouse_down(ttl_ms: int) -> None:

@@ -38,7 +38,9 @@ from backend.tankapi import push
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
-Handler = Callable[[re.Match[str], QueryDict, bytes], push.Answer]
+Handler = Callable[[re.Match[str], QueryDict, bytes], push.Outcome]
+# What route() found: the handler, its path match, the query, the body's length and the security headers to add.
+Routed = tuple[Handler, re.Match[str], QueryDict, int, tuple[tuple[str, str], ...]]
 
 
 def _django_form_to_wsgi(pattern: str) -> re.Pattern[str]:
@@ -119,22 +121,30 @@ def _match_route(path: str) -> tuple[Handler, re.Match[str]] | None:
     return None
 
 
-def _status_line(status: int) -> str:
+def status_line(status: int) -> str:
     line = _STATUS_LINES.get(status)
     if line is None:
         line = _STATUS_LINES[status] = f"{status} {HTTPStatus(status).phrase}"
     return line
 
 
-def _log_refusal(environ: dict[str, Any], answer: push.Answer, exception: Exception | None) -> None:
+def log_if_refused(environ: dict[str, Any], answer: push.Answer, exception: Exception | None) -> None:
     """The `django.request` record Django writes for a 4xx (warning) or 5xx (error) answer, with the traceback of an
     exception, so refused pushes show in the logs the same way whichever door they came through. Only on errors: it
     builds a request object."""
+    if answer.status < 400:
+        return
     request = WSGIRequest(environ)
     response = HttpResponse(status=answer.status)
     log_response(
         "%s: %s", response.reason_phrase, request.path, response=response, request=request, exception=exception
     )
+
+
+def server_error(exc: Exception) -> tuple[push.Answer, Exception]:
+    # What Django's handler does with an exception in a view: log it with its traceback (log_if_refused), answer 500
+    # (the tank retries on 5xx).
+    return push.error("internal server error", 500), exc
 
 
 class TankPushApp:
@@ -143,7 +153,7 @@ class TankPushApp:
     def __init__(self, django_app: WsgiApp) -> None:
         self.django_app = django_app
 
-    def route(self, environ: dict[str, Any]) -> tuple[Handler, re.Match[str], QueryDict, int, tuple[Any, ...]] | None:
+    def route(self, environ: dict[str, Any]) -> Routed | None:
         """What the fast path needs to serve this request, or None to leave it to Django."""
         if environ.get("REQUEST_METHOD") != "POST":
             return None
@@ -170,25 +180,46 @@ class TankPushApp:
             return None
         return handler, match, query, length, profile
 
+    @staticmethod
+    def prepare(routed: Routed, body: bytes) -> tuple[push.Outcome, Exception | None]:
+        """The push's answer or its pending append, and the exception behind a 500. Raises push.NeedsDatabase
+        (nothing done) where the calling thread may not query PostgreSQL (the ASGI door's event loop)."""
+        handler, match, query, _length, _profile = routed
+        push.request_cycle.outside_django = True
+        try:
+            return handler(match, query, body), None
+        except push.NeedsDatabase:
+            raise
+        except Exception as exc:
+            return server_error(exc)
+        finally:
+            push.request_cycle.outside_django = False
+
+    @classmethod
+    def answer(cls, routed: Routed, body: bytes) -> tuple[push.Answer, Exception | None]:
+        """The push's answer, its append done on this thread (blocking)."""
+        outcome, failure = cls.prepare(routed, body)
+        try:
+            return push.complete(outcome), failure
+        except Exception as exc:
+            return server_error(exc)
+
+    @staticmethod
+    def headers(answer: push.Answer, routed: Routed) -> list[tuple[str, str]]:
+        return [("Content-Type", answer.content_type), ("Content-Length", str(len(answer.body))), *routed[4]]
+
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         routed = self.route(environ)
         if routed is None:
             return self.django_app(environ, start_response)
-        handler, match, query, length, profile = routed
-        failure: Exception | None = None
-        push.request_cycle.outside_django = True
+        length = routed[3]
+        failure: Exception | None
         try:
             body = environ["wsgi.input"].read(length) if length else b""
-            answer = handler(match, query, body)
-        except Exception as exc:
-            # What Django's handler does with an exception in a view: log it with its traceback, answer 500 (the
-            # tank retries on 5xx).
-            failure = exc
-            answer = push.error("internal server error", 500)
-        finally:
-            push.request_cycle.outside_django = False
-        if answer.status >= 400:
-            _log_refusal(environ, answer, failure)
-        headers = [("Content-Type", answer.content_type), ("Content-Length", str(len(answer.body))), *profile]
-        start_response(_status_line(answer.status), headers)
+        except Exception as exc:  # the client went away mid-body: logged as Django would, answered 500
+            answer, failure = server_error(exc)
+        else:
+            answer, failure = self.answer(routed, body)
+        log_if_refused(environ, answer, failure)
+        start_response(status_line(answer.status), self.headers(answer, routed))
         return [answer.body]

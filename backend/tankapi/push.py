@@ -27,6 +27,7 @@ from django.core.signals import request_finished, request_started
 from django.http import QueryDict
 
 from analytics.tank_push import MonitoringChunk, PushFormatError, PushSecond, parse_monitoring, parse_push_data
+from analytics.tank_push_fast import parse_canonical_push_data
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.tokens import hash_token, resolve_token
 from backend.tankapi import buffer
@@ -83,7 +84,6 @@ class _CachedTest:
     upload_token: str
     owner_id: int
     online: bool
-    expires: float
 
 
 _cache_lock = threading.Lock()
@@ -93,8 +93,9 @@ _test_cache: dict[int, _CachedTest] = {}
 # Tests pushed to since the last refresh: only those are re-read, the others are forgotten (a finished test must
 # not be re-read forever). set.add is atomic under the GIL.
 _tests_used: set[int] = set()
-# One thread per process refreshes; the others go on with the entries they have, a few milliseconds stale.
 _refresh_lock = threading.Lock()
+_next_refresh = [0.0]  # time.monotonic() of the next refresh of the whole test cache
+_refresh_handed_over = [False]  # an event-loop push left the due refresh to a thread
 
 
 def clear_caches() -> None:
@@ -103,11 +104,26 @@ def clear_caches() -> None:
         _token_cache.clear()
         _test_cache.clear()
         _tests_used.clear()
+        _next_refresh[0] = 0.0
+        _refresh_handed_over[0] = False
 
 
 class _RequestCycle(threading.local):
     # True while the fast path (fastpath.py) serves a push: no Django request cycle around it.
     outside_django = False
+    # False on the ASGI server's event loop (asgi_door.py), where Django refuses ORM queries and a blocking query
+    # would stall every connection of the process: a push that needs PostgreSQL raises NeedsDatabase before any
+    # side effect, and the door runs it again in a thread.
+    database_allowed = True
+
+
+class NeedsDatabase(Exception):
+    """This push must read PostgreSQL (a cache miss), which the calling thread may not do; nothing was changed.
+    `test_id` is the job whose first sight it is, if that is what is missing (see load_tests)."""
+
+    def __init__(self, test_id: int | None = None) -> None:
+        super().__init__(test_id)
+        self.test_id = test_id
 
 
 request_cycle = _RequestCycle()
@@ -121,7 +137,12 @@ class _Database:
     touch PostgreSQL, which is nearly all of them (the two signals cost ~33 µs a push); it sends them here, around
     the reads that do. Inside Django's own cycle (the views) this does nothing."""
 
+    def require(self) -> None:
+        if not request_cycle.database_allowed:
+            raise NeedsDatabase
+
     def __enter__(self) -> None:
+        self.require()
         if request_cycle.outside_django:
             request_started.send(sender=self.__class__, environ={})
 
@@ -163,48 +184,79 @@ def _cached_token_user(raw: str) -> _CachedUser | None:
     return user
 
 
-def _test_entry(row: tuple[str, int, str], now: float) -> _CachedTest:
+def _test_entry(row: tuple[str, int, str]) -> _CachedTest:
     upload_token, owner_id, status = row
-    return _CachedTest(upload_token, owner_id, status == TestStatus.ONLINE, now + _TEST_TTL_S)
+    return _CachedTest(upload_token, owner_id, status == TestStatus.ONLINE)
 
 
 def _refresh_tests(now: float) -> None:
-    """Re-read every expired test pushed to since the last refresh, in one query per chunk; forget the rest."""
+    """Re-read every cached test pushed to since the last refresh, in one query per chunk; forget the rest.
+
+    One refresh for the whole cache every _TEST_TTL_S, not an expiry per entry: hundreds of tanks start within a
+    second or two, so per-entry expiries fall a few milliseconds apart, and each refresh would re-read only the
+    few entries expired at that moment and forget the ones pushed to just before it (to be looked up again one by
+    one, one query each)."""
     with _cache_lock:
-        expired = [test_id for test_id, cached in _test_cache.items() if cached.expires <= now]
-        wanted = [test_id for test_id in expired if test_id in _tests_used]
+        cached = list(_test_cache)
+        wanted = [test_id for test_id in cached if test_id in _tests_used]
+    if wanted:
+        _database.require()  # before the bookkeeping below: a refresh that cannot query must change nothing
+    with _cache_lock:
         _tests_used.clear()
     fresh: dict[int, _CachedTest] = {}
     for start in range(0, len(wanted), _REFRESH_CHUNK):
         ids = wanted[start : start + _REFRESH_CHUNK]
         with _database:
             rows = list(Test.objects.filter(pk__in=ids).values_list("pk", "upload_token", "owner_id", "status"))
-        fresh.update((pk, _test_entry((token, owner, status), now)) for pk, token, owner, status in rows)
+        fresh.update((pk, _test_entry((token, owner, status))) for pk, token, owner, status in rows)
     with _cache_lock:
-        for test_id in expired:
+        for test_id in cached:  # entries added by other threads meanwhile are fresh: kept
             if test_id in fresh:
                 _test_cache[test_id] = fresh[test_id]
             else:  # not pushed to lately, or deleted
                 _test_cache.pop(test_id, None)
+        _next_refresh[0] = now + _TEST_TTL_S
+        _refresh_handed_over[0] = False
+
+
+def load_tests(test_ids: Sequence[int]) -> None:
+    """Read these tests into the cache, in one query per chunk (unknown ids are left out): the first pushes of
+    hundreds of tanks started together are looked up together (asgi_door.TestLoader) instead of one query each."""
+    now = time.monotonic()
+    fresh: dict[int, _CachedTest] = {}
+    for start in range(0, len(test_ids), _REFRESH_CHUNK):
+        ids = test_ids[start : start + _REFRESH_CHUNK]
+        with _database:
+            rows = list(Test.objects.filter(pk__in=ids).values_list("pk", "upload_token", "owner_id", "status"))
+        fresh.update((pk, _test_entry((token, owner, status))) for pk, token, owner, status in rows)
+    with _cache_lock:
+        _test_cache.update(fresh)
+        if _next_refresh[0] == 0.0:
+            _next_refresh[0] = now + _TEST_TTL_S  # nothing older in the cache to refresh before then
 
 
 def _cached_test(test_id: int) -> _CachedTest | None:
     now = time.monotonic()
+    may_query = request_cycle.database_allowed
+    if now >= _next_refresh[0] and (may_query or not _refresh_handed_over[0]) and _refresh_lock.acquire(blocking=False):
+        # One thread refreshes; the others go on with the entries they have, a few milliseconds stale. On the event
+        # loop, one push hands the refresh over to a thread (NeedsDatabase) and the others do not follow it there.
+        try:
+            _refresh_handed_over[0] = not may_query
+            _refresh_tests(now)
+        finally:
+            _refresh_lock.release()
     _tests_used.add(test_id)
     cached = _test_cache.get(test_id)
     if cached is not None:
-        if cached.expires <= now and _refresh_lock.acquire(blocking=False):
-            try:
-                _refresh_tests(now)
-            finally:
-                _refresh_lock.release()
-            cached = _test_cache.get(test_id)
-        return cached  # expired while another thread refreshes: still good for these few milliseconds
+        return cached
+    if not request_cycle.database_allowed:
+        raise NeedsDatabase(test_id)
     with _database:
         row = Test.objects.filter(pk=test_id).values_list("upload_token", "owner_id", "status").first()
     if row is None:
         return None
-    cached = _test_entry(row, now)
+    cached = _test_entry(row)
     with _cache_lock:
         _test_cache[test_id] = cached
     return cached
@@ -241,29 +293,53 @@ def monitoring_rows(chunk: MonitoringChunk) -> bytes:
     return orjson.dumps([[p.ts, p.host, p.metric, p.value] for p in chunk.points])
 
 
-def _append(kind: str, job: int, rows: bytes, ok: Answer) -> Answer:
+@dataclass(frozen=True, slots=True)
+class Append:
+    """A push that passed its checks, still to be appended to the buffer (answered `ok` once it is). The door that
+    serves it appends it its own way: complete() on a blocking socket (Django's views, the WSGI fast path), or
+    asynchronously on the ASGI door's event loop, which must not block on Redis."""
+
+    kind: str
+    job: int
+    rows: bytes
+    ok: Answer
+
+
+Outcome = Answer | Append
+
+
+def refused(job: int, exc: buffer.BufferUnavailable) -> Answer:
+    log.warning("push to job %s refused: %s", job, exc)
+    return error(str(exc), 503)
+
+
+def complete(outcome: Outcome) -> Answer:
+    """The answer to a push: an Append is appended now (blocking), and answered 503 if the buffer refuses it."""
+    if isinstance(outcome, Answer):
+        return outcome
     try:
-        buffer.append(kind, job, rows)
+        buffer.append(outcome.kind, outcome.job, outcome.rows)
     except buffer.BufferUnavailable as exc:
-        log.warning("push to job %s refused: %s", job, exc)
-        return error(str(exc), 503)
-    return ok
+        return refused(outcome.job, exc)
+    return outcome.ok
 
 
-def push_data(job: int, query: QueryDict, body: bytes) -> Answer:
+def push_data(job: int, query: QueryDict, body: bytes) -> Outcome:
     """POST api/job/N/push_data.json?upload_token=U -> [{"success": 1}] once buffered durably."""
     denied = check_access(job, query)
     if denied is not None:
         return denied
-    try:
-        seconds = parse_push_data(decode_json(body))
-    except PushFormatError as exc:
-        return error(str(exc), 400)
+    seconds = parse_canonical_push_data(body)  # what the tank sends, decoded and checked in one pass
+    if seconds is None:
+        try:
+            seconds = parse_push_data(decode_json(body))
+        except PushFormatError as exc:
+            return error(str(exc), 400)
     # Buffer what was validated, not the raw body: smaller in Redis, and the flusher need not parse it again.
-    return _append(buffer.KIND_DATA_ROWS, job, data_rows(seconds), OK_DATA)
+    return Append(buffer.KIND_DATA_ROWS, job, data_rows(seconds), OK_DATA)
 
 
-def push_monitoring(query: QueryDict, body: bytes) -> Answer:
+def push_monitoring(query: QueryDict, body: bytes) -> Outcome:
     """POST api/monitoring/receiver/push?job_id=N&upload_token=U, raw JSON with any or no Content-Type -> ok"""
     try:
         job = int(query.get("job_id", ""))
@@ -276,10 +352,10 @@ def push_monitoring(query: QueryDict, body: bytes) -> Answer:
         chunk = parse_monitoring(decode_json(body))
     except PushFormatError as exc:
         return error(str(exc), 400)
-    return _append(buffer.KIND_MONITORING_ROWS, job, monitoring_rows(chunk), OK_MONITORING)
+    return Append(buffer.KIND_MONITORING_ROWS, job, monitoring_rows(chunk), OK_MONITORING)
 
 
-def writer_push(query: QueryDict, body: bytes) -> Answer:
+def writer_push(query: QueryDict, body: bytes) -> Outcome:
     """POST <writer_endpoint>?jobno=N&upload_token=U with `{"trail": [...]}` or `{"monitoring": [...]}`: the
     uploader's `writer_endpoint` option (tank-protocol.md §4.8); point it at `http://HOST:8000/api/writer`.
     The client reads `response.json()["success"]`, so this one answers an object, not an array."""
@@ -300,4 +376,4 @@ def writer_push(query: QueryDict, body: bytes) -> Answer:
             raise PushFormatError('writer body must be {"trail": [...]} or {"monitoring": [...]}')
     except PushFormatError as exc:
         return error(str(exc), 400)
-    return _append(kind, job, rows, OK_WRITER)
+    return Append(kind, job, rows, OK_WRITER)

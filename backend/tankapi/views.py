@@ -137,7 +137,8 @@ def push_data(request: HttpRequest, job: int) -> HttpResponse:
     """POST api/job/N/push_data.json?upload_token=U -> [{"success": 1}] once buffered durably."""
     if request.method != "POST":
         return _error("push_data.json takes POST", 405)
-    return _answer(push.push_data(int(job), request.GET, request.body))  # re_path passes the digits as str
+    # re_path passes the digits as str
+    return _answer(push.complete(push.push_data(int(job), request.GET, request.body)))
 
 
 @csrf_exempt
@@ -145,7 +146,7 @@ def push_monitoring(request: HttpRequest) -> HttpResponse:
     """POST api/monitoring/receiver/push?job_id=N&upload_token=U, raw JSON with any or no Content-Type -> ok"""
     if request.method != "POST":
         return _error("monitoring push takes POST", 405)
-    return _answer(push.push_monitoring(request.GET, request.body))
+    return _answer(push.complete(push.push_monitoring(request.GET, request.body)))
 
 
 @csrf_exempt
@@ -153,7 +154,7 @@ def writer_push(request: HttpRequest) -> HttpResponse:
     """POST <writer_endpoint>?jobno=N&upload_token=U with `{"trail": [...]}` or `{"monitoring": [...]}`."""
     if request.method != "POST":
         return _error("the writer takes POST", 405)
-    return _answer(push.writer_push(request.GET, request.body))
+    return _answer(push.complete(push.writer_push(request.GET, request.body)))
 
 
 @csrf_exempt

@@ -1,8 +1,10 @@
-"""The `tankodrom` CLI against a live server (real PostgreSQL, ClickHouse, Redis; Celery runs the ingestion inline)."""
+"""The `tankodrom` CLI against a live server (the production entry, backend.testing.LiveASGIServer; real PostgreSQL,
+ClickHouse, Redis; Celery runs the ingestion inline)."""
 
 from __future__ import annotations
 
 import gzip
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,17 +13,18 @@ from django.contrib.auth.models import User
 
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.loadtests.tokens import create_token
+from backend.testing import LiveASGIServer
 from tankodrom_cli.main import main
 
 GOLDEN = Path(__file__).resolve().parents[2] / "analytics" / "tests" / "golden" / "phout"
 
 
 @pytest.fixture
-def server(
-    transactional_db: None, clickhouse: None, redis_db: object, live_server: Any, settings: Any, tmp_path: Path
-) -> Any:
+def server(transactional_db: None, clickhouse: None, redis_db: object, settings: Any, tmp_path: Path) -> Iterator[Any]:
+    """The production entry (uvicorn, the ASGI door, Django's upload view in its threads), as gunicorn serves it."""
     settings.VAR_DIR = tmp_path
-    return live_server
+    with LiveASGIServer() as live:
+        yield live
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ A cached virtualenv (var/ytvenv) holds yandextank 2.0.11 with pandas<2 (its BFG 
 setuptools (it imports pkg_resources). A short BFG test (line 1→20 rps over 8 s, then 20 rps for 6 s; cases index,
 search, missing = 404, errors = 500 every other time, one untagged line) runs against a tiny HTTP target on
 127.0.0.1, with monitoring from a stand-in telegraf, and `overload:` pointed at a live server running the production
-WSGI entry (backend.wsgi: the push fast path in front of Django, as gunicorn serves it). A thread drains the buffer
-every half second, as the beat does in production. Then everything stored is compared
+entry (backend.asgi under uvicorn: the push fast path on the event loop, Django behind it, as gunicorn serves it).
+A thread drains the buffer every half second, as the beat does in production. Then everything stored is compared
 with the tank's own artifacts: test_data.log (the aggregates it uploaded) and monitoring.log.
 The second test replays `tank-postloader` on the same artifacts into a new job and checks the same figures.
 """
@@ -35,7 +35,7 @@ from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
 from backend.loadtests.tokens import create_token
 from backend.tankapi import flush, views
-from backend.tankapi.fastpath import TankPushApp
+from backend.testing import LiveASGIServer
 
 YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
 E2E_DIR = Path(__file__).parent / "e2e"
@@ -93,35 +93,11 @@ def target() -> Iterator[str]:
 
 
 @pytest.fixture
-def live_app(transactional_db: None) -> Iterator[Any]:
-    """pytest-django's live server, with the fast path in front of Django as in backend/wsgi.py; `.fast_paths`
-    lists the paths the fast path served."""
-    from pytest_django.live_server_helper import LiveServer
-
-    server = LiveServer("localhost", start=False)
-    served: list[str] = []
-    static_handler = server.thread.static_handler
-
-    def production_entry(django_app: Any) -> Any:
-        app = TankPushApp(static_handler(django_app))
-
-        def recording(environ: dict[str, Any], start_response: Any) -> Any:
-            if app.route(environ) is not None:
-                served.append(environ["PATH_INFO"])
-            return app(environ, start_response)
-
-        return recording
-
-    # Declared as a handler class; any callable that wraps Django's handler does (the thread only calls it).
-    server.thread.static_handler = production_entry  # type: ignore[assignment]
-    server._live_server_modified_settings.enable()
-    server.start()
-    server.fast_paths = served  # type: ignore[attr-defined]
-    try:
+def live_app(transactional_db: None) -> Iterator[LiveASGIServer]:
+    """The production entry under uvicorn (backend.testing.LiveASGIServer); `.fast_paths` lists the paths the push
+    fast path served."""
+    with LiveASGIServer() as server:
         yield server
-    finally:
-        server.stop()
-        server._live_server_modified_settings.disable()
 
 
 class _BeatFlusher:

@@ -1,0 +1,197 @@
+"""The ASGI door gunicorn serves (through uvicorn's worker): the tank's pushes answered on the event loop,
+every other request handed to Django's WSGI application in a thread pool.
+
+Why ASGI: at 500 tanks the server takes ~1000 small pushes a second on two cores. gunicorn's threaded worker
+spent 340-830 µs of CPU per request before any application code ran (its Python HTTP parser, and a thread
+hand-off from its poller to its pool and back for every keep-alive request; bench/tank_push/README.md), as much as
+a push's own work. uvicorn parses HTTP in C (httptools) on one event loop per process: ~100 µs per request for the
+same bare app, measured side by side. A push needs no thread: its work is CPU (validation) plus one Redis round
+trip, awaited on the loop's own pipelined connection (buffer_async.py). It never waits on PostgreSQL there: a cache
+miss raises push.NeedsDatabase before any side effect and the push is answered from a small thread pool instead,
+since Django forbids ORM queries on an event loop and one would stall every connection of the process.
+
+Django itself stays WSGI: its views are synchronous, the phout upload streams a multi-GB body through
+request.stream, and a2wsgi runs them in threads with the body streamed from the event loop. Which requests take
+the fast path, and what of Django's request cycle it keeps, is decided by fastpath.TankPushApp.route (the same
+decision the WSGI entry makes), on the environ a2wsgi would hand Django.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, cast
+
+from a2wsgi import WSGIMiddleware
+from a2wsgi.wsgi import build_environ
+
+from backend.tankapi import buffer, push
+from backend.tankapi.buffer_async import AsyncAppender
+from backend.tankapi.fastpath import Routed, TankPushApp, WsgiApp, log_if_refused, server_error
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+# Threads that answer the pushes the loop cannot: those needing PostgreSQL (a new test or token, the 10 s cache
+# refresh), rare and short.
+PUSH_THREADS = 4
+
+
+class ClientGone(Exception):
+    """The client disconnected before sending its whole body: nothing to answer."""
+
+
+async def read_body(receive: Receive, length: int) -> bytes:
+    """The request body (length bytes, as Content-Length said; the HTTP parser enforces it)."""
+    chunks: list[bytes] = []
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientGone
+        chunks.append(message.get("body", b""))
+        more = message.get("more_body", False)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+async def lifespan(receive: Receive, send: Send) -> None:
+    """Nothing to start or stop: Django opens its connections lazily, per thread."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def _load_tests(test_ids: list[int]) -> None:
+    # Outside Django's request cycle, as the pushes: push._Database then sends the request signals around the
+    # query, which check and recycle this thread's connection (and close it where CONN_MAX_AGE is 0).
+    push.request_cycle.outside_django = True
+    try:
+        push.load_tests(test_ids)
+    finally:
+        push.request_cycle.outside_django = False
+
+
+class TestLoader:
+    """Reads the tests that pushes on the event loop met for the first time, many per query, in a thread.
+
+    Hundreds of tanks started together each send a first push within the same second; looked up one query each
+    (in the few push threads) they queued for a second or more (bench/tank_push, the first seconds of a step).
+    Here ids asked for while a query runs wait for the next one, which takes them all."""
+
+    def __init__(self, threads: ThreadPoolExecutor) -> None:
+        self.threads = threads
+        self.waiting: dict[int, list[asyncio.Future[None]]] = {}
+        self.running = False
+
+    async def load(self, test_id: int) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(test_id, []).append(future)
+        if not self.running:
+            self._start()
+        await future
+
+    def _start(self) -> None:
+        batch, self.waiting = self.waiting, {}
+        self.running = True
+        query = asyncio.get_running_loop().run_in_executor(self.threads, _load_tests, list(batch))
+
+        def done(finished: asyncio.Future[None]) -> None:
+            failure = finished.exception()
+            for futures in batch.values():
+                for future in futures:
+                    if not future.done():
+                        if failure is None:
+                            future.set_result(None)
+                        else:
+                            future.set_exception(failure)
+            self.running = False
+            if self.waiting:
+                self._start()
+
+        query.add_done_callback(done)
+
+
+class TankPushASGI:
+    """ASGI application: push endpoints on the event loop, everything else to `django_app` (WSGI) in threads."""
+
+    def __init__(self, django_app: WsgiApp, *, threads: int) -> None:
+        self.pushes = TankPushApp(django_app)
+        self.django = WSGIMiddleware(cast(Any, django_app), workers=threads)
+        self.threads = ThreadPoolExecutor(PUSH_THREADS, thread_name_prefix="push")
+        self.appender = AsyncAppender()
+        self.tests = TestLoader(self.threads)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            if scope["method"] == "POST" and scope["path"].startswith("/api/"):
+                # A file as wsgi.input, for log_if_refused's request object.
+                environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO())))
+                routed = self.pushes.route(environ)
+                if routed is not None:
+                    try:
+                        body = await read_body(receive, routed[3])
+                    except ClientGone:
+                        return
+                    await self.push(environ, routed, body, send)
+                    return
+            await self.django(scope, receive, send)  # type: ignore[arg-type]
+        elif kind == "lifespan":
+            await lifespan(receive, send)
+        else:  # websocket: none served
+            await send({"type": "websocket.close", "code": 1000})
+
+    def prepare_on_loop(self, routed: Routed, body: bytes) -> tuple[push.Outcome, Exception | None] | int | None:
+        """The push's answer or pending append, or what it needs from PostgreSQL, which the loop must not wait on:
+        the id of a test not yet cached, or None for anything else (a token, the cache's refresh)."""
+        push.request_cycle.database_allowed = False
+        try:
+            return self.pushes.prepare(routed, body)
+        except push.NeedsDatabase as missing:
+            return missing.test_id
+        finally:
+            push.request_cycle.database_allowed = True
+
+    async def prepared(self, routed: Routed, body: bytes) -> tuple[push.Outcome, Exception | None]:
+        prepared = self.prepare_on_loop(routed, body) if buffer.raw_appends() else None
+        if isinstance(prepared, int):  # a test seen for the first time: read with the others, then on the loop
+            try:
+                await self.tests.load(prepared)
+            except Exception:  # PostgreSQL down, say: the thread below meets it again and answers as Django would
+                pass
+            else:
+                prepared = self.prepare_on_loop(routed, body)
+        if prepared is None or isinstance(prepared, int):
+            # Something else to read (or Redis over TLS, which only redis-py speaks): the whole push in a thread.
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self.threads, self.pushes.answer, routed, body)
+        return prepared
+
+    async def append(self, pending: push.Append) -> tuple[push.Answer, Exception | None]:
+        try:
+            await self.appender.append(pending.kind, pending.job, pending.rows)
+        except buffer.BufferUnavailable as exc:
+            return push.refused(pending.job, exc), None
+        except Exception as exc:
+            return server_error(exc)
+        return pending.ok, None
+
+    async def push(self, environ: dict[str, Any], routed: Routed, body: bytes, send: Send) -> None:
+        outcome, failure = await self.prepared(routed, body)
+        if isinstance(outcome, push.Append):
+            answer, failure = await self.append(outcome)
+        else:
+            answer = outcome
+        log_if_refused(environ, answer, failure)
+        pairs = self.pushes.headers(answer, routed)
+        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in pairs]
+        await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+        await send({"type": "http.response.body", "body": answer.body})
