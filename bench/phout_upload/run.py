@@ -30,8 +30,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = ROOT / ".venv" / "bin" / "python"
-BENCH_DB = "tankodrom_bench"
+BENCH_DB = "tankodrom_bench"  # --db; the baseline's database is this name + "_baseline"
 PORT = 18764  # --port; checked free before the server starts, so we never talk to another stack
+GUNICORN_CONF = str(ROOT / "deploy/gunicorn.conf.py")  # --gunicorn-conf
+GUNICORN_APP = ""  # --app; empty: the one the config names (`wsgi_app`)
 
 
 def rss_kb(pid: int) -> int:
@@ -66,11 +68,35 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def thread_cpu(pid: int) -> dict[int, tuple[str, float]]:
+    """CPU seconds used so far by each thread of a process: tid -> (thread name, seconds)."""
+    out: dict[int, tuple[str, float]] = {}
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return out
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in tasks:
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue
+        head, tail = stat.rsplit(")", 1)
+        fields = tail.split()
+        out[int(task.name)] = (head.split("(", 1)[1], (int(fields[11]) + int(fields[12])) / tick)
+    return out
+
+
 class PeakRss:
     """Samples named process trees every 50 ms: `peaks` = max RSS (KB) of any one process of the tree, `cpu` =
     CPU seconds used by the tree during the watch (last sample; the server's is a delta from `watch`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, threads: bool = False) -> None:
+        self.threads = threads  # also CPU seconds per thread name (`thread_cpu`), for a breakdown of a process
+        self.thread_cpu: dict[str, dict[str, float]] = {}
+        self.timeline: list[dict[str, float]] = []
+        self._thread_seen: dict[str, dict[int, tuple[str, float]]] = {}
+        self._thread_start: dict[str, dict[int, float]] = {}
         self.roots: dict[str, int] = {}
         self.peaks: dict[str, int] = {}
         self.cpu: dict[str, float] = {}
@@ -82,6 +108,8 @@ class PeakRss:
     def watch(self, name: str, pid: int) -> None:
         self._cpu_start[name] = cpu_s(pid)
         self._cpu_seen[name] = {}
+        self._thread_seen[name] = {}
+        self._thread_start[name] = {tid: used for tid, (_, used) in thread_cpu(pid).items()} if self.threads else {}
         self.roots[name] = pid
 
     def start(self) -> None:
@@ -101,16 +129,31 @@ class PeakRss:
                 used = cpu_s(p)
                 if used:
                     seen[p] = used
+                if self.threads:
+                    self._thread_seen[name].update(thread_cpu(p))
             self.cpu[name] = round(sum(seen.values()) - self._cpu_start[name], 2)
+            if self.threads:
+                by_name: dict[str, float] = {}
+                start = self._thread_start[name]
+                for tid, (comm, used) in sorted(self._thread_seen[name].items()):
+                    # Python threads all carry the process's name: the thread id tells them apart.
+                    by_name[f"{comm} {tid}"] = used - start.get(tid, 0.0)
+                self.thread_cpu[name] = {k: round(v, 2) for k, v in by_name.items() if v >= 0.05}
 
     def _run(self) -> None:
+        started = time.perf_counter()
+        next_mark = 0.0
         while not self._stop.is_set():
             self._sample()
+            elapsed = time.perf_counter() - started
+            if self.threads and elapsed >= next_mark:  # CPU seconds so far, every half second
+                self.timeline.append({"t": round(elapsed, 1), **self.cpu})
+                next_mark += 0.5
             time.sleep(0.05)
 
 
 def sh(cmd: list[str], env: dict[str, str] | None = None, **kw: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, env=env, check=True, text=True, capture_output=True, **kw)  # type: ignore[call-overload]
+    return subprocess.run(cmd, env=env, check=True, text=True, capture_output=True, **kw)  # type: ignore[call-overload,no-any-return]
 
 
 def clickhouse_pid() -> int:
@@ -125,8 +168,8 @@ def ch(query: str) -> str:
     return sh(["clickhouse-client", "--query", query]).stdout
 
 
-BASELINE_DDL = f"""
-CREATE TABLE {BENCH_DB}_baseline.t (
+BASELINE_DDL = """
+CREATE TABLE {db}_baseline.t (
     send_ts Float64, tag String, interval_real Int64, connect_time Int64, send_time Int64, latency Int64,
     receive_time Int64, interval_event Int64, size_out Int64, size_in Int64, net_code Int32, proto_code Int32
 ) ENGINE = MergeTree() PARTITION BY toYYYYMM(toDateTime(toUInt32(send_ts))) ORDER BY toUInt32(send_ts)
@@ -136,7 +179,7 @@ CREATE TABLE {BENCH_DB}_baseline.t (
 def run_baseline(path: Path, gz: bool, monitor: PeakRss) -> float:
     ch(f"DROP DATABASE IF EXISTS {BENCH_DB}_baseline")
     ch(f"CREATE DATABASE {BENCH_DB}_baseline")
-    ch(BASELINE_DDL)
+    ch(BASELINE_DDL.format(db=BENCH_DB))
     started = time.perf_counter()
     with path.open("rb") as f:
         if gz:
@@ -238,9 +281,9 @@ def run_tankodrom(path: Path, monitor: PeakRss, var_dir: Path) -> tuple[float, s
     gunicorn = subprocess.Popen(
         [
             str(ROOT / ".venv/bin/gunicorn"),
-            "backend.wsgi:application",
+            *([GUNICORN_APP] if GUNICORN_APP else []),
             "-c",
-            str(ROOT / "deploy/gunicorn.conf.py"),
+            GUNICORN_CONF,
             "--bind",
             f"127.0.0.1:{PORT}",
             "--workers",
@@ -303,7 +346,7 @@ def count_rows() -> tuple[int, int]:
 
 
 def main() -> None:
-    global PORT
+    global PORT, BENCH_DB, GUNICORN_CONF, GUNICORN_APP
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--lines", type=int, default=1_000_000)
     p.add_argument("--gzip", action="store_true", help="generate and upload a gzipped file")
@@ -311,8 +354,14 @@ def main() -> None:
     p.add_argument("--workdir", default=str(ROOT / "var" / "bench" / "phout_upload"))
     p.add_argument("--json", help="also write the results here")
     p.add_argument("--port", type=int, default=PORT, help="port of the gunicorn started for the run")
+    p.add_argument("--db", default=BENCH_DB, help="PostgreSQL and ClickHouse database of the run (dropped first)")
+    p.add_argument("--threads", action="store_true", help="also report CPU seconds per thread of every process")
+    p.add_argument("--gunicorn-conf", default=GUNICORN_CONF, help="gunicorn config of the server (the stack's)")
+    p.add_argument("--app", default="", help="the app gunicorn serves, if not the config's (backend.wsgi:application)")
     args = p.parse_args()
+    GUNICORN_CONF, GUNICORN_APP = args.gunicorn_conf, args.app
     PORT = args.port
+    BENCH_DB = args.db
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
     if args.file:
@@ -338,7 +387,7 @@ def main() -> None:
     base_cpu = dict(monitor.cpu)
     base_cpu["clickhouse-client (baseline)"] = base_cpu.pop("clickhouse-client (baseline) final")
 
-    monitor = PeakRss()
+    monitor = PeakRss(threads=args.threads)
     monitor.watch("clickhouse-server", server_pid)
     monitor.start()
     ours_s, cli_line = run_tankodrom(path, monitor, var_dir)
@@ -360,6 +409,9 @@ def main() -> None:
         },
         cli=cli_line,
     )
+    if args.threads:
+        results["thread_cpu_s"] = monitor.thread_cpu
+        results["cpu_timeline"] = monitor.timeline
     print(json.dumps(results, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
