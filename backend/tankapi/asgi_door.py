@@ -36,6 +36,8 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
+Prepared = tuple[push.Outcome, Exception | None]  # the push's answer or pending append, and the exception of a 500
+
 # Threads that answer the pushes the loop cannot: those needing PostgreSQL (a new test or token, the 10 s cache
 # refresh), rare and short.
 PUSH_THREADS = 4
@@ -69,14 +71,31 @@ async def lifespan(receive: Receive, send: Send) -> None:
             return
 
 
-def _load_tests(test_ids: list[int]) -> None:
+def _outside_django(read: Callable[[Any], None], key: Any) -> None:
     # Outside Django's request cycle, as the pushes: push._Database then sends the request signals around the
     # query, which check and recycle this thread's connection (and close it where CONN_MAX_AGE is 0).
     push.request_cycle.outside_django = True
     try:
-        push.load_tests(test_ids)
+        read(key)
     finally:
         push.request_cycle.outside_django = False
+
+
+class TokenLoader:
+    """Reads an API token missing from the cache in a thread, once for all the pushes that wait for it (every tank
+    of a CI user sends the same token: at its expiry, or at start, they would otherwise each take a thread)."""
+
+    def __init__(self, threads: ThreadPoolExecutor) -> None:
+        self.threads = threads
+        self.reading: dict[str, asyncio.Future[None]] = {}
+
+    async def load(self, raw: str) -> None:
+        reading = self.reading.get(raw)
+        if reading is None:
+            reading = asyncio.get_running_loop().run_in_executor(self.threads, _outside_django, push.load_token, raw)
+            self.reading[raw] = reading
+            reading.add_done_callback(lambda _done: self.reading.pop(raw, None))
+        await reading
 
 
 class TestLoader:
@@ -101,7 +120,7 @@ class TestLoader:
     def _start(self) -> None:
         batch, self.waiting = self.waiting, {}
         self.running = True
-        query = asyncio.get_running_loop().run_in_executor(self.threads, _load_tests, list(batch))
+        query = asyncio.get_running_loop().run_in_executor(self.threads, _outside_django, push.load_tests, list(batch))
 
         def done(finished: asyncio.Future[None]) -> None:
             failure = finished.exception()
@@ -128,6 +147,7 @@ class TankPushASGI:
         self.threads = ThreadPoolExecutor(PUSH_THREADS, thread_name_prefix="push")
         self.appender = AsyncAppender()
         self.tests = TestLoader(self.threads)
+        self.tokens = TokenLoader(self.threads)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -149,31 +169,33 @@ class TankPushASGI:
         else:  # websocket: none served
             await send({"type": "websocket.close", "code": 1000})
 
-    def prepare_on_loop(self, routed: Routed, body: bytes) -> tuple[push.Outcome, Exception | None] | int | None:
-        """The push's answer or pending append, or what it needs from PostgreSQL, which the loop must not wait on:
-        the id of a test not yet cached, or None for anything else (a token, the cache's refresh)."""
+    def prepare_on_loop(self, routed: Routed, body: bytes) -> Prepared | push.NeedsDatabase:
+        """The push's answer or pending append, or what it needs from PostgreSQL, which the loop must not wait on."""
         push.request_cycle.database_allowed = False
         try:
             return self.pushes.prepare(routed, body)
         except push.NeedsDatabase as missing:
-            return missing.test_id
+            return missing
         finally:
             push.request_cycle.database_allowed = True
 
-    async def prepared(self, routed: Routed, body: bytes) -> tuple[push.Outcome, Exception | None]:
-        prepared = self.prepare_on_loop(routed, body) if buffer.raw_appends() else None
-        if isinstance(prepared, int):  # a test seen for the first time: read with the others, then on the loop
-            try:
-                await self.tests.load(prepared)
-            except Exception:  # PostgreSQL down, say: the thread below meets it again and answers as Django would
-                pass
-            else:
+    async def prepared(self, routed: Routed, body: bytes) -> Prepared:
+        if buffer.raw_appends():  # (Redis over TLS only redis-py speaks: the whole push in a thread)
+            for _missing in range(3):  # a new test, then a token, each read at most once here
                 prepared = self.prepare_on_loop(routed, body)
-        if prepared is None or isinstance(prepared, int):
-            # Something else to read (or Redis over TLS, which only redis-py speaks): the whole push in a thread.
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self.threads, self.pushes.answer, routed, body)
-        return prepared
+                if not isinstance(prepared, push.NeedsDatabase):
+                    return prepared
+                try:
+                    if prepared.test_id is not None:
+                        await self.tests.load(prepared.test_id)
+                    elif prepared.api_token is not None:
+                        await self.tokens.load(prepared.api_token)
+                    else:
+                        break  # the cache's refresh
+                except Exception:  # PostgreSQL down, say: the thread below meets it again and answers as Django would
+                    break
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.threads, self.pushes.answer, routed, body)
 
     async def append(self, pending: push.Append) -> tuple[push.Answer, Exception | None]:
         try:

@@ -119,11 +119,13 @@ class _RequestCycle(threading.local):
 
 class NeedsDatabase(Exception):
     """This push must read PostgreSQL (a cache miss), which the calling thread may not do; nothing was changed.
-    `test_id` is the job whose first sight it is, if that is what is missing (see load_tests)."""
+    What is missing, when it is a job seen for the first time or an API token: `test_id` (see load_tests) or
+    `api_token` (see load_token)."""
 
-    def __init__(self, test_id: int | None = None) -> None:
+    def __init__(self, test_id: int | None = None, api_token: str | None = None) -> None:
         super().__init__(test_id)
         self.test_id = test_id
+        self.api_token = api_token
 
 
 request_cycle = _RequestCycle()
@@ -176,6 +178,8 @@ def _cached_token_user(raw: str) -> _CachedUser | None:
     hit = _token_cache.get(key)
     if hit is not None and hit[1] > now:
         return hit[0]
+    if not request_cycle.database_allowed:
+        raise NeedsDatabase(api_token=raw)
     with _database:
         token = resolve_token(raw)
     user = None if token is None else _CachedUser(token.user_id, bool(token.user.is_staff))
@@ -217,6 +221,11 @@ def _refresh_tests(now: float) -> None:
                 _test_cache.pop(test_id, None)
         _next_refresh[0] = now + _TEST_TTL_S
         _refresh_handed_over[0] = False
+
+
+def load_token(raw: str) -> None:
+    """Read an API token into the cache (unless it is cached and fresh)."""
+    _cached_token_user(raw)
 
 
 def load_tests(test_ids: Sequence[int]) -> None:
