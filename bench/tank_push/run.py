@@ -163,6 +163,7 @@ class Conn:
 @dataclass
 class Stats:
     latencies_ms: list[float] = field(default_factory=list)
+    started_at: list[float] = field(default_factory=list)  # time.perf_counter() of each measured attempt
     statuses: dict[int, int] = field(default_factory=dict)
     accepted_data: int = 0
     accepted_monitoring: int = 0
@@ -181,6 +182,7 @@ async def _push(conn: Conn, path: str, body: bytes, stats: Stats, retry_s: float
             await asyncio.sleep(retry_s)
             continue
         stats.latencies_ms.append((time.perf_counter() - started) * 1000)
+        stats.started_at.append(started)
         stats.statuses[status] = stats.statuses.get(status, 0) + 1
         if status == 200:
             return True
@@ -321,6 +323,14 @@ def prepare(env: dict[str, str], args: argparse.Namespace) -> None:
         if cur.fetchone() is None:
             cur.execute(f'CREATE DATABASE "{db.name}"')
     admin.close()
+    # A fresh ClickHouse database each run: the bench's tables would otherwise grow with every run (a million rows
+    # after a day of runs), and the background merges of what earlier runs left took up to half a core, which the
+    # latencies measured here then paid for.
+    from clickhouse_driver import Client
+
+    ch_host = env.get("CLICKHOUSE_HOST", "127.0.0.1")
+    ch_port = int(env.get("CLICKHOUSE_PORT", "9000"))
+    Client(ch_host, port=ch_port).execute(f"DROP DATABASE IF EXISTS `{args.clickhouse_database}`")
     for command in (["migrate", "--noinput", "-v", "0"], ["ch_migrate"]):
         subprocess.run([PY, "manage.py", *command], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
 
@@ -392,18 +402,34 @@ def summarize(stats: Stats) -> dict[str, Any]:
     }
 
 
+def worst_seconds(stats: Stats, count: int = 5) -> list[dict[str, float]]:
+    """The seconds of the step with the highest p99, to tell a steady overload from stalls."""
+    if not stats.started_at:
+        return []
+    started = np.array(stats.started_at)
+    latency = np.array(stats.latencies_ms)
+    second = np.floor(started - started.min()).astype(int)
+    rows = []
+    for s in np.unique(second):
+        lat = latency[second == s]
+        rows.append({"second": int(s), "requests": int(lat.size), "p50_ms": float(np.percentile(lat, 50)),
+                     "p99_ms": float(np.percentile(lat, 99)), "max_ms": float(lat.max())})  # fmt: skip
+    return sorted(rows, key=lambda r: -r["p99_ms"])[:count]
+
+
 def run_step(args: argparse.Namespace, tanks: int, env: dict[str, str], token: str, logs: Path) -> dict[str, Any]:
     data = data_templates(seed=tanks, rps=args.rps)
     row: dict[str, Any] = {"tanks": tanks, "seconds": args.seconds}
 
     port = free_port()
-    app = start_gunicorn(env, port, "backend.wsgi:application", ROOT, logs / "gunicorn-app.log")
+    app = start_gunicorn(env, port, "backend.asgi:application", ROOT, logs / "gunicorn-app.log")
     try:
         jobs = create_jobs(port, token, tanks)
         stats = asyncio.run(drive(jobs, port, args.seconds, data))
     finally:
         stop(app)
     row["app"] = summarize(stats)
+    row["app"]["worst_seconds"] = worst_seconds(stats)
     counts = count_in_clickhouse(env, [j for j, _u in jobs], args.seconds)
     expected_seconds = stats.accepted_data
     row["app"].update(counts)
@@ -432,6 +458,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8, help="gunicorn threads per worker (GUNICORN_THREADS)")
     parser.add_argument("--p99-ms", type=float, default=100.0, help="latency goal that defines the ceiling")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--worker-nice", type=int, default=0, help="nice value of the Celery worker (deploy/app.sh)")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/tankodrom_bench_h3")
     parser.add_argument("--clickhouse-database", default="tankodrom_bench_h3")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/3")
@@ -444,8 +471,9 @@ def main() -> None:
     token = issue_token(env)
     API_TOKEN["value"] = token
     logs = Path(tempfile.mkdtemp(prefix="tank_push_bench_"))
+    nice = ["nice", "-n", str(args.worker_nice)] if args.worker_nice else []
     worker = subprocess.Popen(
-        [str(ROOT / ".venv/bin/celery"), "-A", "backend.celery_app", "worker", "-B", "-Q", "ingest,default",
+        [*nice, str(ROOT / ".venv/bin/celery"), "-A", "backend.celery_app", "worker", "-B", "-Q", "ingest,default",
          "-c", "1", "--loglevel=WARNING", "-s", str(logs / "beat-schedule")],
         cwd=ROOT, env=env, stdout=(logs / "worker.log").open("ab"), stderr=subprocess.STDOUT,
     )  # fmt: skip
