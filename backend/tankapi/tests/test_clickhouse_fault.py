@@ -1,6 +1,7 @@
 """Fault test: ClickHouse stops mid-stream and comes back; every second the server accepted is stored exactly once.
 
-A simulated tank pushes one second at a time (two cases and the overall item, plus a monitoring chunk), retrying on
+A simulated tank pushes, through the production entry (backend.asgi under uvicorn: the pushes' appends on its
+event loop), one second at a time (two cases and the overall item, plus a monitoring chunk), retrying on
 503 as the real client does; after each push the beat's flush runs. A third of the way in, a private ClickHouse
 (never the shared one) is stopped: the first flush fails, pushes are answered 503 while accepted ones wait in
 Redis, and after a restart the flush resumes. Counted with FINAL, each (second, case) is there once with its
@@ -17,17 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 from django.conf import settings as django_settings
-from django.test import Client
 
 from backend.clickhouse import client as ch
 from backend.clickhouse import migrate
 from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.loadtests.models import Test
 from backend.tankapi import buffer, flush
-from backend.testing import SpareClickHouse
+from backend.testing import LiveASGIServer, SpareClickHouse
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 FIRST_TS = 1_795_400_000
 SECONDS = 12
@@ -76,12 +77,16 @@ def test_clickhouse_outage_mid_stream_loses_and_duplicates_nothing(
     own_clickhouse: SpareClickHouse, tank_user: tuple[Any, str], redis_db: Any
 ) -> None:
     _user, token = tank_user
-    http = Client()
-    created = http.post(f"/api/job/create.json?api_token={token}", data=b"{}", content_type="application/json")
+    with LiveASGIServer() as server, requests.Session() as http:
+        _stream_through_an_outage(server.url, http, own_clickhouse, token)
+
+
+def _stream_through_an_outage(base: str, http: requests.Session, own_clickhouse: SpareClickHouse, token: str) -> None:
+    created = http.post(f"{base}/api/job/create.json?api_token={token}", data=b"{}", timeout=30)
     (answer,) = created.json()
     job, upload = answer["job"], answer["upload_token"]
-    data_url = f"/api/job/{job}/push_data.json?upload_token={upload}&api_token={token}"
-    mon_url = f"/api/monitoring/receiver/push?job_id={job}&upload_token={upload}&api_token={token}"
+    data_url = f"{base}/api/job/{job}/push_data.json?upload_token={upload}&api_token={token}"
+    mon_url = f"{base}/api/monitoring/receiver/push?job_id={job}&upload_token={upload}&api_token={token}"
 
     refused = 0
     backlog_while_down = 0
@@ -92,7 +97,7 @@ def test_clickhouse_outage_mid_stream_loses_and_duplicates_nothing(
         for url, body in ((data_url, _body(ts)), (mon_url, _monitoring(ts))):
             attempts = 0
             while True:  # the tank's retry loop on 5xx
-                status = http.generic("POST", url, body).status_code
+                status = http.post(url, data=body, timeout=30).status_code
                 if status == 200:
                     break
                 assert status == 503
