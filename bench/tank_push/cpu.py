@@ -1,4 +1,5 @@
-"""CPU per push, in process: the production WSGI entry (`backend.wsgi.application`) called directly, no network.
+"""CPU per push, in process: the WSGI entry (`backend.wsgi.application`, the same push fast path as the production
+ASGI door, with a blocking append instead of the event loop's) called directly, no network.
 
 What it shows: the server-side cost of one push_data body (the same ~20 KB, 6 cases + overall, as run.py sends) and
 of one monitoring chunk, through the path gunicorn serves, and through Django's own handler for comparison. It
