@@ -112,3 +112,41 @@ def test_a_dead_buffer_gets_503_and_the_rest_goes_to_django(
     assert health.status_code in (200, 503)  # answered by Django (it reports the dead Redis), not by the door
     assert created.status_code == 201 and created.json()["name"] == "through Django"
     assert "/api/v1/tests/" not in server.fast_paths
+
+
+def test_a_body_reaches_django_in_pieces_of_at_least_a_megabyte() -> None:
+    import asyncio
+
+    from backend.tankapi.asgi_door import gathering
+
+    def messages_of(pieces: list[bytes], end: str = "complete") -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = [
+            {"type": "http.request", "body": piece, "more_body": n < len(pieces) - 1 or end != "complete"}
+            for n, piece in enumerate(pieces)
+        ]
+        if end == "disconnect":
+            sent.append({"type": "http.disconnect"})
+        return sent
+
+    def run(sent: list[dict[str, Any]], at_least: int) -> list[tuple[int, bool]]:
+        queue = list(sent)
+
+        async def receive() -> Any:
+            return queue.pop(0)
+
+        async def drain() -> list[tuple[int, bool]]:
+            got, more = [], True
+            gathered = gathering(receive, at_least)
+            while more and queue:
+                message = await gathered()
+                more = message.get("more_body", False)
+                got.append((len(message.get("body", b"")), more))
+            return got
+
+        return asyncio.run(drain())
+
+    piece = b"x" * 65536
+    assert run(messages_of([piece] * 40), at_least=1 << 20) == [(1 << 20, True), (1 << 20, True), (8 * 65536, False)]
+    assert run(messages_of([b"small body"]), at_least=1 << 20) == [(10, False)]
+    # The client goes away mid-body: what came is handed over as the end of the body, which the reader finds short.
+    assert run(messages_of([piece] * 3, end="disconnect"), at_least=1 << 20) == [(3 * 65536, False)]
