@@ -182,14 +182,14 @@ _PLAIN_KEYS = (
     "input",
     "output",
 )
-_NUMBER_KEYS = (*_PLAIN_KEYS, *QUANTILE_KEYS)
+NUMBER_KEYS = (*_PLAIN_KEYS, *QUANTILE_KEYS)
 _NUMERIC_TYPES = frozenset((int, float))
 
 
 def _numbers(trail: Mapping[str, object]) -> list[float]:
-    """The values of _NUMBER_KEYS as _number reads each one; one pass over the 19 of them when all are plain
+    """The values of NUMBER_KEYS as _number reads each one; one pass over the 19 of them when all are plain
     finite numbers (what the tank sends: this runs for every case of every second of every tank)."""
-    raw = [trail.get(key, 0.0) for key in _NUMBER_KEYS]
+    raw = [trail.get(key, 0.0) for key in NUMBER_KEYS]
     if set(map(type, raw)) <= _NUMERIC_TYPES:
         try:
             values = [float(value) for value in raw]  # type: ignore[arg-type]  # int or float, checked above
@@ -197,7 +197,7 @@ def _numbers(trail: Mapping[str, object]) -> list[float]:
             values = []
         if values and math.isfinite(sum(values)):  # NaN or infinity anywhere (or a sum past 1e308): slow path
             return values
-    return [_number(trail, key) for key in _NUMBER_KEYS]
+    return [_number(trail, key) for key in NUMBER_KEYS]
 
 
 def _code_counts(raw: object, field: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
