@@ -30,5 +30,8 @@ def post_worker_init(worker: Any) -> None:
         get_resolver().url_patterns  # noqa: B018  (imports every app's views now rather than at the first request)
     except Exception as exc:  # a broken view module must not stop the worker: Django reports it per request
         worker.log.warning("URLconf not loaded before gc.freeze(): %s", exc)
+    from backend.warm import import_slow_modules
+
+    import_slow_modules()  # pandas, which pyarrow would import inside the first phout upload
     gc.collect()
     gc.freeze()
