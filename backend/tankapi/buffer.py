@@ -220,12 +220,32 @@ def redis_options() -> dict[str, Any]:
     return _options(str(settings.REDIS_URL))
 
 
-def append_commands(kind: str, test_id: int, body: bytes, received_at_us: int | None = None) -> tuple[bytes, bytes]:
-    """The append as an EVALSHA command, and as the EVAL to send instead when Redis answers NOSCRIPT."""
-    now_us = received_at_us if received_at_us is not None else time.time_ns() // 1000
-    keys = (STREAM_KEY.encode(), CLICKHOUSE_DOWN_KEY.encode(), LAST_PUSH_KEY.encode())
-    args = (b"%d" % _max_entries(), kind.encode(), b"%d" % test_id, b"%d" % now_us, body, b"%d" % (now_us // 1_000_000))
-    return resp(b"EVALSHA", _APPEND_SHA, b"3", *keys, *args), resp(b"EVAL", _APPEND_SCRIPT.encode(), b"3", *keys, *args)
+@dataclass(frozen=True, slots=True)
+class AppendCommand:
+    """One append's keys and arguments for the append script, sent as EVALSHA; as EVAL (the script's text with
+    them) only when Redis answers NOSCRIPT, which is rare enough not to build it for every push."""
+
+    keys_and_args: tuple[bytes, ...]
+
+    @classmethod
+    def of(cls, kind: str, test_id: int, body: bytes, received_at_us: int | None = None) -> AppendCommand:
+        now_us = received_at_us if received_at_us is not None else time.time_ns() // 1000
+        keys = (STREAM_KEY.encode(), CLICKHOUSE_DOWN_KEY.encode(), LAST_PUSH_KEY.encode())
+        args = (
+            b"%d" % _max_entries(),
+            kind.encode(),
+            b"%d" % test_id,
+            b"%d" % now_us,
+            body,
+            b"%d" % (now_us // 1_000_000),
+        )
+        return cls((*keys, *args))
+
+    def evalsha(self) -> bytes:
+        return resp(b"EVALSHA", _APPEND_SHA, b"3", *self.keys_and_args)
+
+    def eval(self) -> bytes:
+        return resp(b"EVAL", _APPEND_SCRIPT.encode(), b"3", *self.keys_and_args)
 
 
 def append(kind: str, test_id: int, body: bytes, received_at_us: int | None = None) -> None:
@@ -233,12 +253,12 @@ def append(kind: str, test_id: int, body: bytes, received_at_us: int | None = No
     now_us = received_at_us if received_at_us is not None else time.time_ns() // 1000
     if not raw_appends():
         return _append_with_redis_py(kind, test_id, body, now_us)
-    evalsha, eval_ = append_commands(kind, test_id, body, now_us)
+    command = AppendCommand.of(kind, test_id, body, now_us)
     try:
-        reply = _append_reply(evalsha)
+        reply = _append_reply(command.evalsha())
         if reply.startswith(b"-NOSCRIPT"):
             # First append since Redis started: EVAL runs the script and caches it for the next EVALSHA.
-            reply = _append_reply(eval_)
+            reply = _append_reply(command.eval())
     except (OSError, redis.RedisError) as exc:
         raise BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {exc}") from exc
     check_append_result(reply)

@@ -173,11 +173,11 @@ class AsyncAppender:
         from django.conf import settings
 
         url = str(settings.REDIS_URL)
-        evalsha, eval_ = buffer.append_commands(kind, test_id, body)
+        command = buffer.AppendCommand.of(kind, test_id, body)
         try:
-            reply = await self._call(url, evalsha)
+            reply = await self._call(url, command.evalsha())
             if reply.startswith(b"-NOSCRIPT"):
-                reply = await self._call(url, eval_)
+                reply = await self._call(url, command.eval())
         except (OSError, TimeoutError) as exc:
             raise buffer.BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {exc}") from exc
         buffer.check_append_result(reply)
