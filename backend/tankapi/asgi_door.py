@@ -47,8 +47,8 @@ class ClientGone(Exception):
     """The client disconnected before sending its whole body: nothing to answer."""
 
 
-async def read_body(receive: Receive, length: int) -> bytes:
-    """The request body (length bytes, as Content-Length said; the HTTP parser enforces it)."""
+async def read_body(receive: Receive) -> bytes:
+    """The whole request body (as long as its Content-Length, which route() bounded and the HTTP parser enforces)."""
     chunks: list[bytes] = []
     more = True
     while more:
@@ -190,7 +190,7 @@ class TankPushASGI:
                 routed = self.pushes.route(environ)
                 if routed is not None:
                     try:
-                        body = await read_body(receive, routed[3])
+                        body = await read_body(receive)
                     except ClientGone:
                         return
                     await self.push(environ, routed, body, send)
