@@ -98,6 +98,18 @@ def resp(*args: bytes) -> bytes:
     return b"".join(parts)
 
 
+def setup_commands(options: dict[str, Any]) -> list[bytes]:
+    """What a new append connection sends first (each answered +OK): AUTH and SELECT, as REDIS_URL asks."""
+    commands = []
+    if options.get("password"):
+        user = options.get("username")
+        auth = (user.encode(), options["password"].encode()) if user else (options["password"].encode(),)
+        commands.append(resp(b"AUTH", *auth))
+    if options.get("db"):
+        commands.append(resp(b"SELECT", b"%d" % int(options["db"])))
+    return commands
+
+
 class _AppendConnection:
     """A blocking socket to Redis that sends one command and reads its one-line reply, for the append only.
 
@@ -128,12 +140,8 @@ class _AppendConnection:
         self.sock = sock
         self.fresh = True  # no command answered yet: a failure is not a stale connection
         try:
-            if options.get("password"):
-                user = options.get("username")
-                auth = (user.encode(), options["password"].encode()) if user else (options["password"].encode(),)
-                self._expect_ok(self.call(resp(b"AUTH", *auth)))
-            if options.get("db"):
-                self._expect_ok(self.call(resp(b"SELECT", b"%d" % int(options["db"]))))
+            for command in setup_commands(options):
+                self._expect_ok(self.call(command))
         except BaseException:
             self.close()
             raise
@@ -212,7 +220,7 @@ def _append_reply(command: bytes) -> bytes:
 
 def raw_appends() -> bool:
     """Whether the append speaks Redis's protocol itself (TCP or Unix socket); TLS goes through redis-py."""
-    return _options(str(settings.REDIS_URL)).get("connection_class") is not SSLConnection
+    return redis_options().get("connection_class") is not SSLConnection
 
 
 def redis_options() -> dict[str, Any]:

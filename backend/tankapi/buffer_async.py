@@ -117,12 +117,8 @@ async def _connect(options: dict[str, Any]) -> _Pipe:
         else:
             _transport, pipe = await loop.create_connection(_Pipe, options["host"], options["port"])
     try:
-        if options.get("password"):
-            user = options.get("username")
-            auth = (user.encode(), options["password"].encode()) if user else (options["password"].encode(),)
-            _expect_ok(await pipe.call(buffer.resp(b"AUTH", *auth)))
-        if options.get("db"):
-            _expect_ok(await pipe.call(buffer.resp(b"SELECT", b"%d" % int(options["db"]))))
+        for command in buffer.setup_commands(options):
+            _expect_ok(await pipe.call(command))
     except BaseException:
         pipe.fail(RedisGone("connection set-up failed"))
         raise

@@ -121,7 +121,7 @@ def _match_route(path: str) -> tuple[Handler, re.Match[str]] | None:
     return None
 
 
-def status_line(status: int) -> str:
+def _status_line(status: int) -> str:
     line = _STATUS_LINES.get(status)
     if line is None:
         line = _STATUS_LINES[status] = f"{status} {HTTPStatus(status).phrase}"
@@ -221,5 +221,5 @@ class TankPushApp:
         else:
             answer, failure = self.answer(routed, body)
         log_if_refused(environ, answer, failure)
-        start_response(status_line(answer.status), self.headers(answer, routed))
+        start_response(_status_line(answer.status), self.headers(answer, routed))
         return [answer.body]

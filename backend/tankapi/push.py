@@ -193,6 +193,17 @@ def _test_entry(row: tuple[str, int, str]) -> _CachedTest:
     return _CachedTest(upload_token, owner_id, status == TestStatus.ONLINE)
 
 
+def _read_tests(test_ids: Sequence[int]) -> dict[int, _CachedTest]:
+    """These tests as cache entries (unknown ids left out), one query per _REFRESH_CHUNK of them."""
+    fresh: dict[int, _CachedTest] = {}
+    for start in range(0, len(test_ids), _REFRESH_CHUNK):
+        ids = test_ids[start : start + _REFRESH_CHUNK]
+        with _database:
+            rows = list(Test.objects.filter(pk__in=ids).values_list("pk", "upload_token", "owner_id", "status"))
+        fresh.update((pk, _test_entry((token, owner, status))) for pk, token, owner, status in rows)
+    return fresh
+
+
 def _refresh_tests(now: float) -> None:
     """Re-read every cached test pushed to since the last refresh, in one query per chunk; forget the rest.
 
@@ -207,12 +218,7 @@ def _refresh_tests(now: float) -> None:
         _database.require()  # before the bookkeeping below: a refresh that cannot query must change nothing
     with _cache_lock:
         _tests_used.clear()
-    fresh: dict[int, _CachedTest] = {}
-    for start in range(0, len(wanted), _REFRESH_CHUNK):
-        ids = wanted[start : start + _REFRESH_CHUNK]
-        with _database:
-            rows = list(Test.objects.filter(pk__in=ids).values_list("pk", "upload_token", "owner_id", "status"))
-        fresh.update((pk, _test_entry((token, owner, status))) for pk, token, owner, status in rows)
+    fresh = _read_tests(wanted)
     with _cache_lock:
         for test_id in cached:  # entries added by other threads meanwhile are fresh: kept
             if test_id in fresh:
@@ -232,12 +238,7 @@ def load_tests(test_ids: Sequence[int]) -> None:
     """Read these tests into the cache, in one query per chunk (unknown ids are left out): the first pushes of
     hundreds of tanks started together are looked up together (asgi_door.TestLoader) instead of one query each."""
     now = time.monotonic()
-    fresh: dict[int, _CachedTest] = {}
-    for start in range(0, len(test_ids), _REFRESH_CHUNK):
-        ids = test_ids[start : start + _REFRESH_CHUNK]
-        with _database:
-            rows = list(Test.objects.filter(pk__in=ids).values_list("pk", "upload_token", "owner_id", "status"))
-        fresh.update((pk, _test_entry((token, owner, status))) for pk, token, owner, status in rows)
+    fresh = _read_tests(test_ids)
     with _cache_lock:
         _test_cache.update(fresh)
         if _next_refresh[0] == 0.0:
