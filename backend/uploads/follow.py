@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from backend.loadtests.models import Upload, UploadStatus
+from backend.uploads.direct_io import DirectReader
 
 POLL_S = 0.05
 MAX_WAIT_S = 10.0
@@ -31,7 +32,7 @@ class GrowingFile(io.RawIOBase):
 
     def __init__(self, path: Path, upload_id: int, size_bytes: int) -> None:
         super().__init__()
-        self._file = path.open("rb")
+        self._file = DirectReader(path)  # committed bytes were written with direct I/O: read them the same way
         self._upload_id = upload_id
         self._size = size_bytes
         self._pos = 0

@@ -41,7 +41,7 @@ from backend.clickhouse import client, native
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.uploads.follow import Abandoned, GrowingFile
-from backend.uploads.storage import open_decoded, sha256_of, upload_path
+from backend.uploads.storage import open_decoded, open_stored, sha256_of, upload_path
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ def _ingest_locked(upload_id: int) -> str:
         if original is not None:
             return _finish_as_duplicate(upload, original, path)
         delete_upload_rows(upload.test_id, upload.pk)  # what a crashed earlier attempt may have left
-        with path.open("rb") as raw:
+        with open_stored(path) as raw:
             result = _load(upload, raw)
         return _activate(upload, result, path)
     except IngestError as exc:

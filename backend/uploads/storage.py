@@ -18,6 +18,7 @@ from typing import Protocol
 from django.conf import settings
 
 from analytics.phout import PhoutParser, SupportsReadinto, not_phout_error
+from backend.uploads.direct_io import DirectReader, DirectWriter
 
 GZIP_MAGIC = b"\x1f\x8b"
 COPY_BYTES = 1024 * 1024
@@ -62,15 +63,15 @@ def write_body(
 ) -> None:
     """Copy exactly `length` bytes of `stream` into `path` at `offset`; `check_head(head, is_whole)` may refuse.
 
-    Every COMMIT_BYTES the file is flushed and `on_commit(end)` is told that the bytes before `end` (an offset in
-    the file) are written: they stay if the body breaks off later, and a follow may read them.
+    About every COMMIT_BYTES, `on_commit(end)` is told that the bytes before `end` (an offset in the file) are
+    written: they stay if the body breaks off later, and a follow may read them. The file is written with direct
+    I/O where it can be (direct_io.py: an upload is written once and read once, and must not churn the page cache).
     """
-    mode = "r+b" if path.exists() else "wb"
     head = bytearray()
     remaining = length
     uncommitted = 0
-    with path.open(mode) as out:
-        out.seek(offset)
+    out = DirectWriter(path, offset)
+    try:
         while remaining > 0:
             piece = stream.read(min(COPY_BYTES, remaining))
             if not piece:
@@ -86,9 +87,12 @@ def write_body(
             if hasher is not None:
                 hasher.update(piece)
             if on_commit is not None and uncommitted >= COMMIT_BYTES and remaining > 0:
-                out.flush()
-                on_commit(offset + length - remaining)
+                on_commit(out.commit())
                 uncommitted = 0
+    except BaseException:
+        out.close(drop=True)  # bytes after the last commit are not kept: a resumed piece starts there
+        raise
+    out.close()
 
 
 def head_error(head: bytes, is_whole: bool) -> str | None:
@@ -121,9 +125,16 @@ def open_decoded(raw: io.BufferedIOBase) -> SupportsReadinto:
     return raw
 
 
+def open_stored(path: Path) -> io.BufferedReader:
+    """A stored body for reading (direct I/O where possible: see direct_io.py)."""
+    return io.BufferedReader(DirectReader(path), COPY_BYTES)
+
+
 def sha256_of(path: Path) -> str:
     hasher = hashlib.sha256()
-    with path.open("rb") as f:
-        while piece := f.read(COPY_BYTES * 8):
-            hasher.update(piece)
+    with DirectReader(path) as f:
+        buffer = bytearray(COPY_BYTES * 4)
+        view = memoryview(buffer)
+        while n := f.readinto(view):
+            hasher.update(view[:n])
     return hasher.hexdigest()
