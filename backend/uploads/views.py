@@ -7,17 +7,19 @@ TANKODROM_MAX_UPLOAD_BYTES only (checked from Content-Length by backend.accounts
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied
+from rest_framework.exceptions import NotAuthenticated, NotFound, ParseError, PermissionDenied
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from backend.loadtests.models import Test, Upload
+from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.loadtests.permissions import can_read, can_write
 from backend.uploads import receive
 from backend.uploads.ingest import upload_summary
@@ -90,13 +92,66 @@ class UploadListView(APIView):
         return Response([upload_summary(u, test.active_upload_id) for u in uploads])
 
 
+# `?wait=S` on an upload's status: the answer waits until the upload is final (or S seconds pass), so a client
+# learns at once that its upload is done instead of up to a poll interval later. Each waiting request holds one of
+# the server's threads, hence the cap.
+MAX_WAIT_S = 5.0
+WAIT_POLL_S = 0.05
+FINAL_STATUSES = frozenset({UploadStatus.READY, UploadStatus.FAILED, UploadStatus.SUPERSEDED})
+
+
+def _wait_seconds(request: Request) -> float:
+    raw = request.query_params.get("wait")
+    if raw is None:
+        return 0.0
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ParseError(f"wait must be a number of seconds >= 0, not {raw!r}")
+    return min(seconds, MAX_WAIT_S)
+
+
+def _wait_until_final(upload_id: int, status: str, wait_s: float) -> bool:
+    """Poll the upload's status (one small query every WAIT_POLL_S) until it is final or `wait_s` has passed;
+    whether it changed meanwhile."""
+    deadline = time.monotonic() + wait_s
+    changed = False
+    while status not in FINAL_STATUSES and time.monotonic() < deadline:
+        time.sleep(min(WAIT_POLL_S, max(0.0, deadline - time.monotonic())))
+        now = Upload.objects.filter(pk=upload_id).values_list("status", flat=True).first()
+        if now is None:
+            return True
+        changed = changed or now != status
+        status = now
+    return changed
+
+
 class UploadDetailView(APIView):
-    @extend_schema(responses={200: dict}, summary="One phout upload: status, progress, bad lines, error")
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "wait",
+                float,
+                description=f"wait up to this many seconds (at most {MAX_WAIT_S:g}) for the upload to be final "
+                "(ready, failed or superseded) before answering",
+            )
+        ],
+        responses={200: dict},
+        summary="One phout upload: status, progress, bad lines, error",
+    )
     def get(self, request: Request, test_id: int, upload_id: int) -> Response:
+        wait_s = _wait_seconds(request)
         test = _test_or_404(test_id)
         if not can_read(request.user, test):
             raise PermissionDenied(f"you may not read test {test_id}")
         upload = Upload.objects.filter(pk=upload_id, test=test).first()
         if upload is None:
             raise NotFound(f"upload {upload_id} of test {test_id} not found")
+        if wait_s and _wait_until_final(int(upload.pk), str(upload.status), wait_s):
+            test = _test_or_404(test_id)  # its active upload may have changed with it
+            upload = Upload.objects.filter(pk=upload_id, test=test).first()
+            if upload is None:
+                raise NotFound(f"upload {upload_id} of test {test_id} not found")
         return Response(upload_summary(upload, test.active_upload_id))
