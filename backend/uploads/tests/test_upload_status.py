@@ -28,7 +28,7 @@ def test_the_answer_comes_as_soon_as_the_upload_is_final(
         if len(naps) == 3:
             Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.READY)
 
-    monkeypatch.setattr(views.time, "sleep", nap_then_finish)
+    monkeypatch.setattr(time, "sleep", nap_then_finish)  # the view sleeps through time.sleep
     answer = owner.client().get(status_url(test_row, upload), {"wait": 5})
     assert answer.status_code == 200 and answer.json()["status"] == "ready"
     assert len(naps) == 3 and all(0 < nap <= views.WAIT_POLL_S for nap in naps)
