@@ -6,19 +6,21 @@ gunzipping) and yields `PhoutBatch`es of numpy columns, so memory is bounded by 
 
 Fast path: a whole block of complete lines goes through pyarrow's CSV reader with strict types (tens of MB per call,
 multi-threaded, no Python per line). If anything in the block is off (a field count, a non-number, an empty number,
-a time out of range), that block alone is re-parsed line by line in Python to find and report the bad lines with
-their numbers; the good lines of the block are kept. Real files are clean almost everywhere, so the slow path costs
-nothing in practice.
+a time out of range, a value that does not fit its column in `samples`: see VALUE_RANGES), that block alone is
+re-parsed line by line in Python to find and report the bad lines with their numbers; the good lines of the block
+are kept. Real files are clean almost everywhere, so the slow path costs nothing in practice.
 
 Quirks of real files, each with a golden file under analytics/tests/golden/phout/:
 - tags are cut at the last '#' (`tag#123` → `tag`), as the tank does; a tag that becomes empty by the cut (`#3`) is
   the tank's `__NOTAG__` case, while a request with an empty tag belongs to no case (overall only). `cases` holds
   the case name per code, with '' for "no case", which is also what we store in `samples.tag`;
 - out-of-order lines (pandora writes on completion): nothing here assumes order;
-- pandora's ±9223372036854775 sentinels in connect/latency/receive on timeouts: columns are signed 64-bit;
+- pandora's ±9223372036854775 sentinels in connect/latency/receive on timeouts: those columns are signed 64-bit;
 - all-zero `discarded` rows with net code 777: parsed as they are (the aggregator keeps them out of timings);
 - BFG files with only interval_real and the HTTP code: ordinary rows with zeros;
 - a truncated last line (no line end): kept if it still parses as a full line, otherwise reported as bad;
+- a value that does not fit its column in `samples` (an interval_real over ~71 min, a size over 4 GiB, a code
+  outside Int16, a negative size): a bad line naming the field and its range, never a wrapped value;
 - CRLF line ends: the '\r' is dropped; blank lines are skipped (the tank's reader skips them too).
 """
 
@@ -50,6 +52,28 @@ PHOUT_COLUMNS = (
 )
 INT_COLUMNS = PHOUT_COLUMNS[2:]
 FIELD_COUNT = len(PHOUT_COLUMNS)
+
+UINT32_RANGE = (0, 2**32 - 1)
+INT16_RANGE = (-(2**15), 2**15 - 1)
+INT32_RANGE = (-(2**31), 2**31 - 1)
+INT64_RANGE = (-(2**63), 2**63 - 1)
+# What each integer column of table `samples` holds (backend/clickhouse/tables/samples.py; a test checks that they
+# agree). The parser's columns stay int64/int32, but the INSERT narrows them with a cast that would wrap a value
+# that does not fit, so such a value makes its line bad here, like any other bad line: never stored wrapped.
+VALUE_RANGES: dict[str, tuple[int, int]] = {
+    "interval_real": UINT32_RANGE,  # up to ~71 min
+    "connect_time": INT64_RANGE,  # pandora's ±9223372036854775 sentinels
+    "send_time": INT32_RANGE,  # signed: nothing here refuses a negative phase (±35 min)
+    "latency": INT64_RANGE,  # sentinels
+    "receive_time": INT64_RANGE,  # sentinels
+    "interval_event": INT32_RANGE,
+    "size_out": UINT32_RANGE,  # up to 4 GiB
+    "size_in": UINT32_RANGE,
+    "net_code": INT16_RANGE,
+    "proto_code": INT16_RANGE,
+}
+# The columns narrower than int64: the fast path checks them per block (a min and a max, ~40 µs per column).
+_NARROW_RANGES = tuple((name, limits) for name, limits in VALUE_RANGES.items() if limits != INT64_RANGE)
 
 NO_CASE = ""  # stored tag of a request whose phout tag is empty: it counts in the overall row only
 NOTAG_CASE = "__NOTAG__"  # the tank's name for a tag that is empty after the cut at the last '#'
@@ -301,8 +325,8 @@ class PhoutParser:
         raw_codes = tags.indices.to_numpy(zero_copy_only=False).astype(np.int32)
         mapping = np.array([self._code_of_raw_tag(t) for t in tags.dictionary.to_pylist()], dtype=np.int32)
         cols = {name: table.column(name).to_numpy() for name in INT_COLUMNS}
-        for name in ("net_code", "proto_code"):
-            if ((cols[name] < _INT32_MIN) | (cols[name] > _INT32_MAX)).any():
+        for name, (low, high) in _NARROW_RANGES:
+            if cols[name].min() < low or cols[name].max() > high:
                 raise _BlockInvalid(f"{name} out of range")
         self.stats.lines_total += rows
         return PhoutBatch(
@@ -375,10 +399,6 @@ class PhoutParser:
             self.stats.bad_examples.append(BadLine(line=line_no, reason=reason, text=text))
 
 
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-
-
 def _parse_line(line: bytes) -> tuple[float, bytes, list[int]] | str:
     """One phout line → (send_ts, raw tag, the 10 integers), or the reason it is not phout."""
     fields = line.split(b"\t")
@@ -394,9 +414,9 @@ def _parse_line(line: bytes) -> tuple[float, bytes, list[int]] | str:
             value = int(raw)
         except ValueError:
             return f"{name} {raw[:40].decode('utf-8', 'replace')!r} is not an integer"
-        limits = (_INT32_MIN, _INT32_MAX) if name in ("net_code", "proto_code") else (_INT64_MIN, _INT64_MAX)
-        if not limits[0] <= value <= limits[1]:
-            return f"{name} {value} is out of range"
+        low, high = VALUE_RANGES[name]
+        if not low <= value <= high:
+            return f"{name} {value} is out of range {low}..{high}"
         ints.append(value)
     receive = _receive_sec(np.array([send_ts]), np.array([ints[0]], dtype=np.int64))
     if _out_of_range(np.array([send_ts]), receive)[0]:

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from analytics.phout import NOTAG_CASE, PhoutParser, case_of_tag, not_phout_error
+from analytics.phout import INT_COLUMNS, NOTAG_CASE, VALUE_RANGES, PhoutParser, case_of_tag, not_phout_error
 from analytics.tests.phout_support import GOLDEN, describe, parse_bytes, read_golden
 
 GOLDEN_FILES = sorted(
@@ -113,6 +113,35 @@ def test_bad_lines_are_counted_with_their_numbers() -> None:
     assert "found 1" in reasons[2] and "interval_real '12x'" in reasons[3] and "found 13" in reasons[5]
     assert "net_code" in reasons[8]
     assert [r[3] for r in got["rows"]] == [1000, 4000]
+
+
+def test_values_that_do_not_fit_their_column_are_bad_lines() -> None:
+    # `samples` stores these columns in 4 or 2 bytes; the INSERT's cast would wrap what does not fit.
+    got = describe(read_golden("out_of_range.phout"))
+    assert got["lines_total"] == 18 and got["lines_bad"] == 8
+    reasons = dict((line, reason) for line, reason in got["bad_lines"])
+    assert reasons == {
+        2: "interval_real 4294967296 is out of range 0..4294967295",
+        4: "size_in 4294967296 is out of range 0..4294967295",
+        5: "interval_real -1 is out of range 0..4294967295",
+        6: "size_out -1 is out of range 0..4294967295",
+        7: "send_time 2147483648 is out of range -2147483648..2147483647",
+        8: "interval_event -2147483649 is out of range -2147483648..2147483647",
+        9: "net_code 32768 is out of range -32768..32767",
+        10: "proto_code -32769 is out of range -32768..32767",
+    }
+    # The other lines are kept, values at the columns' limits and pandora's sentinels as they are.
+    assert [r[3] for r in got["rows"]] == [1000, 2000, 4000, 2**32 - 1, 5000, 6000, 7000, 8000, 9000, 10000]
+    edge = got["rows"][3][3:]
+    assert edge[:5] == [2**32 - 1, 9223372036854775, -(2**31), -9223372036854775, 9223372036854775]
+    assert edge[5:] == [2**31 - 1, 2**32 - 1, 0, -(2**15), 2**15 - 1]
+    assert got["rows"][4][3:] == [5000, 0, 2**31 - 1, 0, 0, -(2**31), 0, 2**32 - 1, 2**15 - 1, -(2**15)]
+    parser, _ = parse_bytes(read_golden("out_of_range.phout"))
+    assert not_phout_error(parser.stats) is None
+
+
+def test_value_ranges_cover_every_integer_column() -> None:
+    assert tuple(VALUE_RANGES) == INT_COLUMNS
 
 
 def test_truncated_last_line() -> None:
