@@ -47,7 +47,13 @@ def apply_all() -> list[str]:
         if migration.name in done:
             continue
         for statement in migration.forwards:
-            client.execute(statement, tag=f"migration.{migration.name}")
+            try:
+                client.execute(statement, tag=f"migration.{migration.name}")
+            except Exception as exc:
+                # A server error names neither the migration nor the statement (e.g. m0002's guard: "Value passed
+                # to 'throwIf' function is non zero"); the migration's docstring says what to do.
+                exc.add_note(f"in ClickHouse migration {migration.name}: {' '.join(statement.split())[:300]}")
+                raise
         client.insert_rows(
             schema_migrations.NAME,
             ("name", "applied_at"),
