@@ -72,7 +72,9 @@ def encode_column(ch_type: str, data: ColumnData) -> memoryview | bytes:
         if same_width_integer and source.dtype.str[0] in "<|":
             # Int64 sent as UInt64 (or back): Native is two's complement little-endian, the bytes are the same.
             return np.ascontiguousarray(source).data.cast("B")
-        return np.ascontiguousarray(source, dtype=target).data.cast("B")  # no copy when it already has the type
+        # No copy when it already has the type. A narrowing cast (int64 into samples' UInt32/Int16 columns) wraps
+        # what does not fit, silently: callers send only values in range (phout: analytics.phout.VALUE_RANGES).
+        return np.ascontiguousarray(source, dtype=target).data.cast("B")
     if ch_type == "String":
         if isinstance(data, CodedStrings):
             return _coded_strings(data)

@@ -12,7 +12,9 @@ server's largest cost of an upload, and it grows with the uncompressed bytes per
 UInt32 (71 min, 4 GiB), the send and interval_event phases Int32, codes Int16; connect, latency and receive stay
 Int64 for pandora's ±9223372036854775 sentinels. analytics.phout.VALUE_RANGES holds the same ranges: a phout line
 with a value that does not fit is a bad line, so no value is ever wrapped by the INSERT's cast (a test checks that
-the two agree). Existing installs are narrowed by migration m0002.
+the two agree). Existing installs are narrowed by migration m0002 (10M rows: 2 s).
+Measured on 18.16 with the 10M-line bench file sent as ingestion sends it (client.native_insert): 114 -> 90
+uncompressed bytes per row, server CPU of the INSERT 4.1 -> 3.0 s, 4.6 -> 3.4 s with the merges that follow.
 """
 
 NAME = "samples"
