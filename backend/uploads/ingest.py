@@ -40,6 +40,7 @@ from backend.celery_app import app as celery_app
 from backend.clickhouse import client, native
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.uploads.direct_io import ReadAhead
 from backend.uploads.follow import Abandoned, GrowingFile
 from backend.uploads.storage import open_decoded, open_stored, sha256_of, upload_path
 
@@ -133,9 +134,13 @@ def _ingest_following(upload_id: int) -> str:
     path = upload_path(upload.pk)
     try:
         delete_upload_rows(upload.test_id, upload.pk)
-        with io.BufferedReader(GrowingFile(path, upload.pk, upload.size_bytes), READ_BUFFER_BYTES) as raw:
+        growing = GrowingFile(path, upload.pk, upload.size_bytes)
+        # Read ahead in a thread (which also hashes): it waits for the transfer while this one parses. Its waits
+        # query PostgreSQL, on a connection of its own, closed as it ends.
+        ahead = ReadAhead(growing, thread_exit=lambda: connection.close())  # looked up on the reading thread
+        with io.BufferedReader(ahead, READ_BUFFER_BYTES) as raw:
             result = _load(upload, raw)
-            sha256 = raw.raw.sha256
+        sha256 = growing.sha256
         upload.refresh_from_db()
         if upload.status != UploadStatus.PARSING or (upload.sha256 and upload.sha256 != sha256):
             raise Abandoned(f"the upload changed while it was read ({upload.status})")

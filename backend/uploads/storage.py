@@ -18,7 +18,7 @@ from typing import Protocol
 from django.conf import settings
 
 from analytics.phout import PhoutParser, SupportsReadinto, not_phout_error
-from backend.uploads.direct_io import DirectReader, DirectWriter
+from backend.uploads.direct_io import DirectReader, DirectWriter, ReadAhead
 
 GZIP_MAGIC = b"\x1f\x8b"
 COPY_BYTES = 1024 * 1024
@@ -126,8 +126,8 @@ def open_decoded(raw: io.BufferedIOBase) -> SupportsReadinto:
 
 
 def open_stored(path: Path) -> io.BufferedReader:
-    """A stored body for reading (direct I/O where possible: see direct_io.py)."""
-    return io.BufferedReader(DirectReader(path), COPY_BYTES)
+    """A stored body for reading: direct I/O where possible, read ahead in a thread (see direct_io.py)."""
+    return io.BufferedReader(ReadAhead(DirectReader(path)), COPY_BYTES)
 
 
 def sha256_of(path: Path) -> str:

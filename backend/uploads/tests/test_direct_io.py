@@ -3,14 +3,17 @@ and read, whatever the piece sizes, offsets and file system (tmpfs has no O_DIRE
 
 from __future__ import annotations
 
+import io
 import os
 import random
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from backend.uploads import direct_io
-from backend.uploads.direct_io import ALIGN_BYTES, BUFFER_BYTES, DirectReader, DirectWriter
+from backend.uploads.direct_io import ALIGN_BYTES, BUFFER_BYTES, DirectReader, DirectWriter, ReadAhead
 
 SHM = Path("/dev/shm")
 
@@ -132,3 +135,83 @@ def test_direct_io_is_used_where_the_file_system_has_it(tmp_path: Path) -> None:
         assert reader._direct
     finally:
         reader.close()
+
+
+class _Source(io.RawIOBase):
+    """Bytes handed out in uneven pieces, failing at `fail_at` when asked for bytes past it."""
+
+    def __init__(self, data: bytes, fail_at: int | None = None) -> None:
+        super().__init__()
+        self.data, self.pos, self.fail_at = data, 0, fail_at
+        self.threads: set[int] = set()
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        self.pos = offset
+        return offset
+
+    def readinto(self, buffer: Any) -> int:
+        self.threads.add(threading.get_ident())
+        if self.fail_at is not None and self.pos >= self.fail_at:
+            raise RuntimeError(f"broken at {self.pos}")
+        end = min(len(self.data), self.pos + min(len(buffer), 10_007))
+        if self.fail_at is not None:
+            end = min(end, self.fail_at)
+        n = end - self.pos
+        buffer[:n] = self.data[self.pos : end]
+        self.pos = end
+        return n
+
+
+def _read_all(reader: io.RawIOBase, rng: random.Random) -> bytes:
+    out = bytearray()
+    while True:
+        buffer = bytearray(rng.choice([1, 3000, 65_536, 1 << 20]))
+        n = reader.readinto(buffer)
+        if not n:
+            return bytes(out)
+        out += buffer[:n]
+
+
+def test_read_ahead_hands_out_the_bytes_in_order() -> None:
+    rng = random.Random(9)
+    data = rng.randbytes(300_000)
+    source = _Source(data)
+    exits: list[int] = []
+    with ReadAhead(source, chunk_bytes=50_000, depth=2, thread_exit=lambda: exits.append(threading.get_ident())) as r:
+        assert _read_all(r, rng) == data and r.tell() == len(data)
+        assert threading.get_ident() not in source.threads  # the source was read on the other thread
+        r.seek(1234)  # and again from anywhere
+        assert _read_all(r, rng) == data[1234:]
+    assert exits and threading.get_ident() not in exits
+
+
+def test_read_ahead_raises_the_sources_error_where_the_reader_meets_it() -> None:
+    data = random.Random(4).randbytes(200_000)
+    with ReadAhead(_Source(data, fail_at=120_000), chunk_bytes=30_000, depth=3) as r:
+        got = bytearray()
+        with pytest.raises(RuntimeError, match="broken at 120000"):
+            while True:
+                buffer = bytearray(7_000)
+                n = r.readinto(buffer)
+                got += buffer[:n]
+        assert bytes(got) == data[:120_000]  # every byte before the failure, none after
+
+
+def test_read_ahead_over_a_direct_reader(tmp_path: Path) -> None:
+    rng = random.Random(6)
+    data = rng.randbytes(3 * BUFFER_BYTES + 555)
+    path = tmp_path / "ahead.bin"
+    path.write_bytes(data)
+    with io.BufferedReader(ReadAhead(DirectReader(path)), 1 << 20) as f:
+        assert f.read(2) == data[:2]
+        f.seek(0)  # as storage.open_decoded does after sniffing gzip's magic
+        assert f.read() == data
