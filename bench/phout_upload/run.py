@@ -8,7 +8,8 @@ Steps, all against the local services (ClickHouse on 9000, PostgreSQL, Redis), i
 1. generate a realistic phout with bench/gen_phout.py (unless --file is given);
 2. baseline: `clickhouse-client --query "INSERT INTO t FORMAT TabSeparated" < file` into a 12-column MergeTree with
    the phout columns and the same partitioning and sort order as `samples` (the file gunzipped by zcat first
-   when --gzip, piped, as a user would do);
+   when --gzip, piped, as a user would do), twice: into a table with `samples`' column types (the equivalent
+   table, the ratio's reference) and into the all-Int64 table of earlier runs;
 3. Tankodrom: gunicorn + one Celery worker started here, then `tankodrom upload FILE --wait` (the CLI: POST the
    test if the create endpoint exists, else a test row made directly; PUT the file; poll until the upload is
    ready). Upload-to-ready is the CLI's wall time.
@@ -168,44 +169,81 @@ def ch(query: str) -> str:
     return sh(["clickhouse-client", "--query", query]).stdout
 
 
-BASELINE_DDL = """
-CREATE TABLE {db}_baseline.t (
-    send_ts Float64, tag String, interval_real Int64, connect_time Int64, send_time Int64, latency Int64,
-    receive_time Int64, interval_event Int64, size_out Int64, size_in Int64, net_code Int32, proto_code Int32
-) ENGINE = MergeTree() PARTITION BY toYYYYMM(toDateTime(toUInt32(send_ts))) ORDER BY toUInt32(send_ts)
-"""
+# The baseline loads the file twice, into two tables with the phout columns and `samples`' partitioning and sort
+# order: "samples-typed" has the column types `samples` stores (analytics.phout.VALUE_RANGES: 4-byte times and
+# sizes, 2-byte codes; a line that does not fit is refused by both), the table equivalent to ours and the ratio's
+# reference; "int64" is the wider table earlier runs used (every integer 8 bytes, codes 4), kept for comparison.
+_TYPE_OF_RANGE = {
+    (0, 2**32 - 1): "UInt32",
+    (-(2**31), 2**31 - 1): "Int32",
+    (-(2**15), 2**15 - 1): "Int16",
+    (-(2**63), 2**63 - 1): "Int64",
+}
+_PHOUT_INTEGERS = (
+    "interval_real",
+    "connect_time",
+    "send_time",
+    "latency",
+    "receive_time",
+    "interval_event",
+    "size_out",
+    "size_in",
+    "net_code",
+    "proto_code",
+)
 
 
-def run_baseline(path: Path, gz: bool, monitor: PeakRss) -> float:
-    ch(f"DROP DATABASE IF EXISTS {BENCH_DB}_baseline")
-    ch(f"CREATE DATABASE {BENCH_DB}_baseline")
-    ch(BASELINE_DDL.format(db=BENCH_DB))
+def baseline_types(shape: str) -> dict[str, str]:
+    if shape == "int64":
+        return {name: "Int32" if name.endswith("_code") else "Int64" for name in _PHOUT_INTEGERS}
+    from analytics.phout import VALUE_RANGES
+
+    return {name: _TYPE_OF_RANGE[VALUE_RANGES[name]] for name in _PHOUT_INTEGERS}
+
+
+BASELINE_SHAPES = ("samples-typed", "int64")
+
+
+def baseline_ddl(table: str, shape: str) -> str:
+    columns = ", ".join(f"{name} {ch_type}" for name, ch_type in baseline_types(shape).items())
+    return (
+        f"CREATE TABLE {table} (send_ts Float64, tag String, {columns}) ENGINE = MergeTree() "
+        "PARTITION BY toYYYYMM(toDateTime(toUInt32(send_ts))) ORDER BY toUInt32(send_ts)"
+    )
+
+
+def baseline_table(shape: str) -> str:
+    return f"{BENCH_DB}_baseline.t_{shape.replace('-', '_')}"
+
+
+def run_baseline(path: Path, gz: bool, monitor: PeakRss, shape: str) -> float:
+    table = baseline_table(shape)
+    ch(f"DROP TABLE IF EXISTS {table}")
+    ch(baseline_ddl(table, shape))
+    name = f"clickhouse-client (baseline, {shape})"
     started = time.perf_counter()
     with path.open("rb") as f:
         if gz:
             zcat = subprocess.Popen(["zcat"], stdin=f, stdout=subprocess.PIPE)
             proc = subprocess.Popen(
-                ["clickhouse-client", "--query", f"INSERT INTO {BENCH_DB}_baseline.t FORMAT TabSeparated"],
-                stdin=zcat.stdout,
+                ["clickhouse-client", "--query", f"INSERT INTO {table} FORMAT TabSeparated"], stdin=zcat.stdout
             )
             assert zcat.stdout is not None
             zcat.stdout.close()
             monitor.watch("zcat (baseline)", zcat.pid)
         else:
             proc = subprocess.Popen(
-                ["clickhouse-client", "--query", f"INSERT INTO {BENCH_DB}_baseline.t FORMAT TabSeparated"], stdin=f
+                ["clickhouse-client", "--query", f"INSERT INTO {table} FORMAT TabSeparated"], stdin=f
             )
-        monitor.watch("clickhouse-client (baseline)", proc.pid)
+        monitor.watch(name, proc.pid)
         _, status, usage = os.wait4(proc.pid, 0)
         if gz:
             zcat.wait()
     elapsed = time.perf_counter() - started
     if status != 0:
         raise SystemExit(f"clickhouse-client failed with status {status}")
-    monitor.cpu["clickhouse-client (baseline) final"] = round(usage.ru_utime + usage.ru_stime, 2)
-    monitor.peaks["clickhouse-client (baseline)"] = max(
-        monitor.peaks.get("clickhouse-client (baseline)", 0), usage.ru_maxrss
-    )
+    monitor.cpu[f"{name} final"] = round(usage.ru_utime + usage.ru_stime, 2)
+    monitor.peaks[name] = max(monitor.peaks.get(name, 0), usage.ru_maxrss)
     return elapsed
 
 
@@ -339,10 +377,11 @@ def run_tankodrom(path: Path, monitor: PeakRss, var_dir: Path) -> tuple[float, s
                 proc.kill()
 
 
-def count_rows() -> tuple[int, int]:
-    ours = int(ch(f"SELECT count() FROM {BENCH_DB}.samples").strip())
-    base = int(ch(f"SELECT count() FROM {BENCH_DB}_baseline.t").strip())
-    return ours, base
+def count_rows() -> dict[str, int]:
+    rows = {"tankodrom": int(ch(f"SELECT count() FROM {BENCH_DB}.samples").strip())}
+    for shape in BASELINE_SHAPES:
+        rows[f"baseline {shape}"] = int(ch(f"SELECT count() FROM {baseline_table(shape)}").strip())
+    return rows
 
 
 def main() -> None:
@@ -379,13 +418,21 @@ def main() -> None:
     server_pid = clickhouse_pid()
     results: dict[str, object] = {"lines": lines, "file_bytes": path.stat().st_size, "gzip": args.gzip}
 
-    monitor = PeakRss()
-    monitor.watch("clickhouse-server", server_pid)
-    monitor.start()
-    base_s = run_baseline(path, args.gzip, monitor)
-    base_peaks = monitor.stop()
-    base_cpu = dict(monitor.cpu)
-    base_cpu["clickhouse-client (baseline)"] = base_cpu.pop("clickhouse-client (baseline) final")
+    ch(f"DROP DATABASE IF EXISTS {BENCH_DB}_baseline")
+    ch(f"CREATE DATABASE {BENCH_DB}_baseline")
+    base_s: dict[str, float] = {}
+    base_cpu: dict[str, dict[str, float]] = {}
+    base_peaks: dict[str, dict[str, int]] = {}
+    for shape in BASELINE_SHAPES:
+        monitor = PeakRss()
+        monitor.watch("clickhouse-server", server_pid)
+        monitor.start()
+        base_s[shape] = run_baseline(path, args.gzip, monitor, shape)
+        base_peaks[shape] = dict(monitor.stop())
+        cpu = dict(monitor.cpu)
+        name = f"clickhouse-client (baseline, {shape})"
+        cpu[name] = cpu.pop(f"{name} final")
+        base_cpu[shape] = cpu
 
     monitor = PeakRss(threads=args.threads)
     monitor.watch("clickhouse-server", server_pid)
@@ -394,17 +441,26 @@ def main() -> None:
     ours_peaks = monitor.stop()
     ours_cpu = dict(monitor.cpu)
 
-    ours_rows, base_rows = count_rows()
+    reference = BASELINE_SHAPES[0]
     results.update(
-        baseline_s=round(base_s, 2),
-        baseline_lines_per_s=round(lines / base_s),
+        baseline_s=round(base_s[reference], 2),
+        baseline_lines_per_s=round(lines / base_s[reference]),
         tankodrom_s=round(ours_s, 2),
         tankodrom_lines_per_s=round(lines / ours_s),
-        speedup=round(base_s / ours_s, 2),
-        rows_stored={"tankodrom": ours_rows, "baseline": base_rows},
-        cpu_s={"baseline": base_cpu, "tankodrom": ours_cpu},
+        speedup=round(base_s[reference] / ours_s, 2),
+        baselines={
+            shape: {
+                "types": baseline_types(shape),
+                "s": round(seconds, 2),
+                "lines_per_s": round(lines / seconds),
+                "speedup": round(seconds / ours_s, 2),
+            }
+            for shape, seconds in base_s.items()
+        },
+        rows_stored=count_rows(),
+        cpu_s={**{f"baseline {k}": v for k, v in base_cpu.items()}, "tankodrom": ours_cpu},
         peak_rss_mb={
-            "baseline": {k: round(v / 1024) for k, v in base_peaks.items()},
+            **{f"baseline {k}": {n: round(v / 1024) for n, v in peaks.items()} for k, peaks in base_peaks.items()},
             "tankodrom": {k: round(v / 1024) for k, v in ours_peaks.items()},
         },
         cli=cli_line,
