@@ -125,14 +125,10 @@ class DirectWriter:
                 self._direct = False
 
 
-class DirectReader(io.RawIOBase):
-    """A file read with direct I/O where possible; seekable, with reads of any size at any position."""
+class PositionedReader(io.RawIOBase):
+    """A readable, seekable raw file that keeps its position in `_pos` (the staging file's readers)."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__()
-        self._fd, self._direct = _open(path, os.O_RDONLY, direct=True)
-        self._buffer = mmap.mmap(-1, BUFFER_BYTES) if self._direct else None
-        self._pos = 0
+    _pos = 0
 
     def readable(self) -> bool:
         return True
@@ -142,6 +138,16 @@ class DirectReader(io.RawIOBase):
 
     def tell(self) -> int:
         return self._pos
+
+
+class DirectReader(PositionedReader):
+    """A file read with direct I/O where possible; seekable, with reads of any size at any position."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self._fd, self._direct = _open(path, os.O_RDONLY, direct=True)
+        self._buffer = mmap.mmap(-1, BUFFER_BYTES) if self._direct else None
+        self._pos = 0
 
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
         if whence == io.SEEK_SET:
@@ -187,7 +193,7 @@ class DirectReader(io.RawIOBase):
         super().close()
 
 
-class ReadAhead(io.RawIOBase):
+class ReadAhead(PositionedReader):
     """Sequential reads of another file object done ahead of the reader, in a thread of its own.
 
     Direct reads skip the page cache, and with it the kernel's readahead: each read waits for the disk (~1 s of a
@@ -218,15 +224,6 @@ class ReadAhead(io.RawIOBase):
         self._serving: bytearray | None = None  # the chunk being handed out, its bytes [_start, _end)
         self._start = self._end = 0
         self._eof = False
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
 
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
         if whence != io.SEEK_SET:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from backend.loadtests.models import Upload, UploadStatus
-from backend.uploads.direct_io import DirectReader
+from backend.uploads.direct_io import DirectReader, PositionedReader
 
 POLL_S = 0.05
 MAX_WAIT_S = 10.0
@@ -27,7 +27,7 @@ class Abandoned(Exception):
     """Following this upload stopped; the reason says why (its ordinary ingestion takes over, if it completes)."""
 
 
-class GrowingFile(io.RawIOBase):
+class GrowingFile(PositionedReader):
     """The committed bytes of an upload's file, blocking for more until the upload is complete."""
 
     def __init__(self, path: Path, upload_id: int, size_bytes: int) -> None:
@@ -43,15 +43,6 @@ class GrowingFile(io.RawIOBase):
         self._hashed_to = 0
 
     # ── io.RawIOBase ────────────────────────────────────────────────────────────────────────────────────────
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
         if whence != io.SEEK_SET or offset < 0:
             raise io.UnsupportedOperation("a growing file is only re-read from a known position")

@@ -179,26 +179,15 @@ _TYPE_OF_RANGE = {
     (-(2**15), 2**15 - 1): "Int16",
     (-(2**63), 2**63 - 1): "Int64",
 }
-_PHOUT_INTEGERS = (
-    "interval_real",
-    "connect_time",
-    "send_time",
-    "latency",
-    "receive_time",
-    "interval_event",
-    "size_out",
-    "size_in",
-    "net_code",
-    "proto_code",
-)
 
 
 def baseline_types(shape: str) -> dict[str, str]:
-    if shape == "int64":
-        return {name: "Int32" if name.endswith("_code") else "Int64" for name in _PHOUT_INTEGERS}
-    from analytics.phout import VALUE_RANGES
+    """The integer columns of phout (after send_ts and tag) with their types in the baseline table of `shape`."""
+    from analytics.phout import INT_COLUMNS, VALUE_RANGES
 
-    return {name: _TYPE_OF_RANGE[VALUE_RANGES[name]] for name in _PHOUT_INTEGERS}
+    if shape == "int64":
+        return {name: "Int32" if name.endswith("_code") else "Int64" for name in INT_COLUMNS}
+    return {name: _TYPE_OF_RANGE[VALUE_RANGES[name]] for name in INT_COLUMNS}
 
 
 BASELINE_SHAPES = ("samples-typed", "int64")
