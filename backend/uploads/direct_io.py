@@ -16,6 +16,7 @@ before it reads that range directly.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import io
@@ -43,6 +44,14 @@ def _open(path: Path, flags: int, *, direct: bool) -> tuple[int, bool]:
             if exc.errno != errno.EINVAL:
                 raise
     return os.open(path, flags, 0o644), False
+
+
+def _unmap(buffer: mmap.mmap | None) -> None:
+    """Unmap an aligned buffer now, unless something still views it (the traceback of a failed write may, and
+    BufferError would then hide that failure): the garbage collector unmaps it later."""
+    if buffer is not None:
+        with contextlib.suppress(BufferError):
+            buffer.close()
 
 
 def _without_direct(fd: int) -> None:
@@ -94,8 +103,7 @@ class DirectWriter:
                     self._filled = 0
         finally:
             os.close(self._fd)
-            if self._buffer is not None:
-                self._buffer.close()
+            _unmap(self._buffer)
 
     def _flush_aligned(self) -> None:
         assert self._buffer is not None
@@ -177,7 +185,7 @@ class DirectReader(PositionedReader):
                 raise
             aligned.release()  # (an mmap with views of it cannot be closed)
             _without_direct(self._fd)
-            self._buffer.close()
+            _unmap(self._buffer)
             self._buffer = None
             return self.readinto(view)
         n = max(0, min(got - skip, len(view)))
@@ -188,8 +196,7 @@ class DirectReader(PositionedReader):
     def close(self) -> None:
         if not self.closed:
             os.close(self._fd)
-            if self._buffer is not None:
-                self._buffer.close()
+            _unmap(self._buffer)
         super().close()
 
 

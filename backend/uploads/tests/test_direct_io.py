@@ -215,3 +215,16 @@ def test_read_ahead_over_a_direct_reader(tmp_path: Path) -> None:
         assert f.read(2) == data[:2]
         f.seek(0)  # as storage.open_decoded does after sniffing gzip's magic
         assert f.read() == data
+
+
+def test_a_failed_write_is_what_the_caller_sees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that fails while closing (a full disk, say) surfaces as itself, not as the buffer's clean-up."""
+    writer = DirectWriter(tmp_path / "full.bin", 0)
+    writer.write(b"x" * (ALIGN_BYTES + 10))  # a whole block and a tail, both written by close()
+
+    def disk_full(*_args: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "pwrite", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        writer.close()
