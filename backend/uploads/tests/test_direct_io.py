@@ -13,7 +13,14 @@ from typing import Any
 import pytest
 
 from backend.uploads import direct_io
-from backend.uploads.direct_io import ALIGN_BYTES, BUFFER_BYTES, DirectReader, DirectWriter, ReadAhead
+from backend.uploads.direct_io import (
+    ALIGN_BYTES,
+    BUFFER_BYTES,
+    DirectReader,
+    DirectWriter,
+    PositionedReader,
+    ReadAhead,
+)
 
 SHM = Path("/dev/shm")
 
@@ -137,37 +144,28 @@ def test_direct_io_is_used_where_the_file_system_has_it(tmp_path: Path) -> None:
         reader.close()
 
 
-class _Source(io.RawIOBase):
+class _Source(PositionedReader):
     """Bytes handed out in uneven pieces, failing at `fail_at` when asked for bytes past it."""
 
     def __init__(self, data: bytes, fail_at: int | None = None) -> None:
         super().__init__()
-        self.data, self.pos, self.fail_at = data, 0, fail_at
+        self.data, self._pos, self.fail_at = data, 0, fail_at
         self.threads: set[int] = set()
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self.pos
-
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        self.pos = offset
+        self._pos = offset
         return offset
 
     def readinto(self, buffer: Any) -> int:
         self.threads.add(threading.get_ident())
-        if self.fail_at is not None and self.pos >= self.fail_at:
-            raise RuntimeError(f"broken at {self.pos}")
-        end = min(len(self.data), self.pos + min(len(buffer), 10_007))
+        if self.fail_at is not None and self._pos >= self.fail_at:
+            raise RuntimeError(f"broken at {self._pos}")
+        end = min(len(self.data), self._pos + min(len(buffer), 10_007))
         if self.fail_at is not None:
             end = min(end, self.fail_at)
-        n = end - self.pos
-        buffer[:n] = self.data[self.pos : end]
-        self.pos = end
+        n = end - self._pos
+        buffer[:n] = self.data[self._pos : end]
+        self._pos = end
         return n
 
 
