@@ -107,19 +107,27 @@ class PeakRss:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def watch(self, name: str, pid: int) -> None:
-        self._cpu_start[name] = cpu_s(pid)
+        # What the whole tree has used so far, children included: gunicorn's worker (a child of the pid watched)
+        # spent ~1 CPU-s starting (Django, pandas) before the watch, which was counted as the upload's until
+        # session 4 (and, with it, the work it does at shutdown, after the watch ends, was not).
+        tree = [pid, *children(pid)]
+        self._cpu_start[name] = sum(cpu_s(p) for p in tree)
         self._cpu_seen[name] = {}
         self._thread_seen[name] = {}
-        self._thread_start[name] = {tid: used for tid, (_, used) in thread_cpu(pid).items()} if self.threads else {}
+        self._thread_start[name] = (
+            {tid: used for p in tree for tid, (_, used) in thread_cpu(p).items()} if self.threads else {}
+        )
         self.roots[name] = pid
 
     def start(self) -> None:
         self._thread.start()
 
     def stop(self) -> dict[str, int]:
-        self._stop.set()
-        self._thread.join()
-        self._sample()
+        """End the watch with a last sample; later calls change nothing and return the same peaks."""
+        if not self._stop.is_set():
+            self._stop.set()
+            self._thread.join()
+            self._sample()
         return self.peaks
 
     def _sample(self) -> None:
@@ -353,6 +361,7 @@ def run_tankodrom(path: Path, monitor: PeakRss, var_dir: Path) -> tuple[float, s
         monitor.watch("tankodrom CLI", cli.pid)
         out, err = cli.communicate()
         elapsed = time.perf_counter() - started
+        monitor.stop()  # upload-to-ready's CPU, not the servers' shutdown below
         if cli.returncode != 0:
             raise SystemExit(f"tankodrom upload failed: {err}")
         return elapsed, err.strip().splitlines()[-1] + " → " + out.strip()
