@@ -32,6 +32,13 @@ def _test_or_404(test_id: int) -> Test:
     return test
 
 
+def _upload_or_404(test: Test, upload_id: int) -> Upload:
+    upload = Upload.objects.filter(pk=upload_id, test=test).first()
+    if upload is None:
+        raise NotFound(f"upload {upload_id} of test {test.pk} not found")
+    return upload
+
+
 class PhoutUploadView(APIView):
     parser_classes: list[type[BaseParser]] = []  # the body is streamed to disk by hand, never parsed
 
@@ -146,12 +153,8 @@ class UploadDetailView(APIView):
         test = _test_or_404(test_id)
         if not can_read(request.user, test):
             raise PermissionDenied(f"you may not read test {test_id}")
-        upload = Upload.objects.filter(pk=upload_id, test=test).first()
-        if upload is None:
-            raise NotFound(f"upload {upload_id} of test {test_id} not found")
+        upload = _upload_or_404(test, upload_id)
         if wait_s and _wait_until_final(int(upload.pk), str(upload.status), wait_s):
             test = _test_or_404(test_id)  # its active upload may have changed with it
-            upload = Upload.objects.filter(pk=upload_id, test=test).first()
-            if upload is None:
-                raise NotFound(f"upload {upload_id} of test {test_id} not found")
+            upload = _upload_or_404(test, upload_id)
         return Response(upload_summary(upload, test.active_upload_id))
