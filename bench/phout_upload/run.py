@@ -181,21 +181,21 @@ def ch(query: str) -> str:
 # order: "samples-typed" has the column types `samples` stores (analytics.phout.VALUE_RANGES: 4-byte times and
 # sizes, 2-byte codes; a line that does not fit is refused by both), the table equivalent to ours and the ratio's
 # reference; "int64" is the wider table earlier runs used (every integer 8 bytes, codes 4), kept for comparison.
-_TYPE_OF_RANGE = {
-    (0, 2**32 - 1): "UInt32",
-    (-(2**31), 2**31 - 1): "Int32",
-    (-(2**15), 2**15 - 1): "Int16",
-    (-(2**63), 2**63 - 1): "Int64",
-}
 
 
 def baseline_types(shape: str) -> dict[str, str]:
     """The integer columns of phout (after send_ts and tag) with their types in the baseline table of `shape`."""
-    from analytics.phout import INT_COLUMNS, VALUE_RANGES
+    from analytics import phout
 
     if shape == "int64":
-        return {name: "Int32" if name.endswith("_code") else "Int64" for name in INT_COLUMNS}
-    return {name: _TYPE_OF_RANGE[VALUE_RANGES[name]] for name in INT_COLUMNS}
+        return {name: "Int32" if name.endswith("_code") else "Int64" for name in phout.INT_COLUMNS}
+    type_of_range = {
+        phout.UINT32_RANGE: "UInt32",
+        phout.INT32_RANGE: "Int32",
+        phout.INT16_RANGE: "Int16",
+        phout.INT64_RANGE: "Int64",
+    }
+    return {name: type_of_range[phout.VALUE_RANGES[name]] for name in phout.INT_COLUMNS}
 
 
 BASELINE_SHAPES = ("samples-typed", "int64")
