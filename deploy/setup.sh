@@ -5,13 +5,16 @@
 source "$(dirname "$0")/lib.sh"
 
 ensure_python() {
-  local stamp_src; stamp_src=$(sha256sum "$ROOT/pyproject.toml" | cut -c1-16)
+  # The C extension (analytics/_phout_fast.c) is built by the same install: its source is part of the stamp.
+  local stamp_src; stamp_src=$(cat "$ROOT/pyproject.toml" "$ROOT"/analytics/*.c | sha256sum | cut -c1-16)
   if [[ ! -x "$PY" ]]; then
     say "creating .venv"
     python3 -m venv "$ROOT/.venv" || { apt_install python3-venv; python3 -m venv "$ROOT/.venv"; }
   fi
   if [[ ! -f "$ROOT/.venv/.installed-$stamp_src" ]]; then
-    say "installing Python dependencies (pinned in pyproject.toml)"
+    command -v gcc >/dev/null || apt_install gcc
+    [[ -f "$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]] || apt_install python3-dev
+    say "installing Python dependencies (pinned in pyproject.toml) and building the C parser"
     "$PY" -m pip install -q --upgrade pip setuptools wheel >"$LOG/pip.log" 2>&1 || die "pip upgrade failed (see $LOG/pip.log)"
     "$PY" -m pip install -q -e "$ROOT[dev]" >>"$LOG/pip.log" 2>&1 || die "pip install failed (see $LOG/pip.log)"
     rm -f "$ROOT"/.venv/.installed-*

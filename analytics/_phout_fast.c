@@ -1,0 +1,337 @@
+/* The fast path of analytics.phout: a block of complete, well-formed phout lines parsed in one pass.
+ *
+ * pyarrow's CSV reader is general (type inference, whitespace trimming, chunked builders, a dictionary of raw tags
+ * that grows with every `tag#<request number>`), and with the numpy conversions around it was ~60% of the
+ * ingesting process's CPU for a 10M-line file (bench/phout_upload/README.md). A phout line has one shape, so one
+ * pass over the bytes fills the batch's columns directly, with the GIL released.
+ *
+ * The accepted grammar is deliberately a strict subset of what the other paths accept, and every value it
+ * produces is the one they produce for the same line:
+ *   line     = send_ts TAB tag TAB int (TAB int){9} [CR] LF
+ *   send_ts  = digits ["." digits]   at most 19 digits, value below 2^53 before the point is placed
+ *   int      = ["-"] digits          at most 19 digits, within the column's range (VALUE_RANGES)
+ *   tag      = any bytes but TAB and LF
+ * send_ts becomes a double with one IEEE division of an exact integer by an exact power of ten (Clinger's fast
+ * path: the correctly rounded value, as Python's float() and pyarrow give), and the derived columns use numpy's
+ * arithmetic in the same order (see _receive_sec in phout.py), compiled without contraction into FMAs.
+ * Anything else in a block (a blank line, a space, an exponent, a value out of range, an implausible time) makes
+ * `parse_block` return None and the block goes the general way: pyarrow, then the line-by-line path that names
+ * the bad lines. So this file only has to be fast and exact on good input; it never decides what is bad.
+ *
+ * Tags are not kept per row: a row gets the index of its case key, the tag cut just after its last '#'
+ * ("a#b#17" -> "a#b#", "#3" -> "#", "tag" -> "tag", "" -> ""), which analytics.phout.case_of_tag maps to the same
+ * case as the whole tag. Keys are few (one per case), whereas raw tags are often unique per request.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INT_FIELDS 10
+#define MAX_DIGITS 19
+#define OUTPUTS (3 + INT_FIELDS) /* send_ts_us, receive_sec, case key index, then the integer columns */
+#define TWO_POW_53 9007199254740992ULL
+
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Open-addressing table of case keys (byte ranges of the block) -> index in order of first appearance. */
+typedef struct {
+    const char *start;
+    Py_ssize_t len;
+    uint64_t hash;
+    int32_t index;
+} KeySlot;
+
+typedef struct {
+    KeySlot *slots;
+    size_t mask; /* capacity - 1, capacity a power of two */
+    int32_t count;
+    const char **key_start; /* by index, for the result list */
+    Py_ssize_t *key_len;
+    size_t key_capacity;
+} KeyTable;
+
+static int keys_init(KeyTable *t) {
+    t->mask = 63;
+    t->count = 0;
+    t->slots = calloc(t->mask + 1, sizeof(KeySlot));
+    t->key_capacity = 16;
+    t->key_start = malloc(t->key_capacity * sizeof(char *));
+    t->key_len = malloc(t->key_capacity * sizeof(Py_ssize_t));
+    return t->slots && t->key_start && t->key_len ? 0 : -1;
+}
+
+static void keys_free(KeyTable *t) {
+    free(t->slots);
+    free(t->key_start);
+    free(t->key_len);
+}
+
+static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a: keys are short and few */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static int keys_grow(KeyTable *t) {
+    size_t capacity = (t->mask + 1) * 2;
+    KeySlot *slots = calloc(capacity, sizeof(KeySlot));
+    if (!slots) return -1;
+    for (size_t i = 0; i <= t->mask; i++) {
+        KeySlot *s = &t->slots[i];
+        if (!s->start) continue;
+        size_t j = s->hash & (capacity - 1);
+        while (slots[j].start) j = (j + 1) & (capacity - 1);
+        slots[j] = *s;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->mask = capacity - 1;
+    return 0;
+}
+
+/* The index of a key, added if new; -1 when out of memory. `start` is never NULL (NULL marks a free slot). */
+static int32_t keys_index(KeyTable *t, const char *start, Py_ssize_t len) {
+    uint64_t h = hash_bytes(start, len);
+    size_t i = h & t->mask;
+    for (;;) {
+        KeySlot *s = &t->slots[i];
+        if (!s->start) break;
+        if (s->hash == h && s->len == len && memcmp(s->start, start, (size_t)len) == 0) return s->index;
+        i = (i + 1) & t->mask;
+    }
+    if ((size_t)t->count == t->key_capacity) {
+        size_t capacity = t->key_capacity * 2;
+        const char **starts = realloc(t->key_start, capacity * sizeof(char *));
+        if (!starts) return -1;
+        t->key_start = starts;
+        Py_ssize_t *lens = realloc(t->key_len, capacity * sizeof(Py_ssize_t));
+        if (!lens) return -1;
+        t->key_len = lens;
+        t->key_capacity = capacity;
+    }
+    int32_t index = t->count++;
+    t->key_start[index] = start;
+    t->key_len[index] = len;
+    t->slots[i] = (KeySlot){start, len, h, index};
+    if ((size_t)t->count * 2 > t->mask + 1 && keys_grow(t) < 0) return -1;
+    return index;
+}
+
+typedef struct {
+    int64_t *send_ts_us, *receive_sec;
+    int32_t *key_index;
+    int64_t *ints[INT_FIELDS - 2];
+    int32_t *codes[2]; /* net_code, proto_code: the last two integer fields */
+    int64_t low[INT_FIELDS], high[INT_FIELDS];
+    int64_t max_receive_sec;
+} Outputs;
+
+/* Parse an integer ending at `end_char`; advances *pp past it. 0 on success. */
+static inline int parse_int(const char **pp, const char *end, char end_char, int64_t *out) {
+    const char *p = *pp;
+    int negative = 0;
+    if (p < end && *p == '-') {
+        negative = 1;
+        p++;
+    }
+    const char *digits = p;
+    uint64_t v = 0;
+    while (p < end && (unsigned)(*p - '0') < 10) {
+        v = v * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
+    Py_ssize_t n = p - digits;
+    if (n == 0 || n > MAX_DIGITS) return -1;
+    /* 19 digits fit in uint64; int64's limits are checked here. */
+    if (negative ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX) return -1;
+    if (end_char == '\n' && p < end && *p == '\r') p++;
+    if (p >= end || *p != end_char) return -1;
+    *out = negative ? (int64_t)(0 - v) : (int64_t)v;
+    *pp = p + 1;
+    return 0;
+}
+
+/* Parse the whole block: the number of rows, -1 when a line is outside the grammar, -2 when out of memory. */
+static Py_ssize_t parse_lines(const char *p, const char *end, Py_ssize_t capacity, Outputs *o, KeyTable *keys) {
+    Py_ssize_t row = 0;
+    while (p < end) {
+        if (row == capacity) return -1;
+        /* send_ts */
+        const char *digits = p;
+        uint64_t mantissa = 0;
+        int fraction_digits = 0;
+        while (p < end && (unsigned)(*p - '0') < 10) mantissa = mantissa * 10 + (uint64_t)(*p++ - '0');
+        Py_ssize_t whole_digits = p - digits;
+        if (whole_digits == 0) return -1;
+        if (p < end && *p == '.') {
+            p++;
+            const char *fraction = p;
+            while (p < end && (unsigned)(*p - '0') < 10) mantissa = mantissa * 10 + (uint64_t)(*p++ - '0');
+            fraction_digits = (int)(p - fraction);
+        }
+        if (whole_digits + fraction_digits > MAX_DIGITS || mantissa > TWO_POW_53 || p >= end || *p != '\t') return -1;
+        double send_ts = (double)mantissa / POW10[fraction_digits];
+        p++;
+        /* tag, up to the next TAB; its case key ends just after its last '#' */
+        const char *tag = p;
+        const char *tab = memchr(p, '\t', (size_t)(end - p));
+        if (!tab) return -1;
+        if (memchr(tag, '\n', (size_t)(tab - tag))) return -1;
+        const char *key_end = tab;
+        while (key_end > tag && key_end[-1] != '#') key_end--; /* just after the last '#', or the tag's start */
+        if (key_end == tag) key_end = tab;                       /* no '#': the whole tag */
+        int32_t key = keys_index(keys, tag, key_end - tag);
+        if (key < 0) return -2;
+        p = tab + 1;
+        /* the ten integers */
+        int64_t v[INT_FIELDS];
+        for (int i = 0; i < INT_FIELDS; i++) {
+            if (parse_int(&p, end, i == INT_FIELDS - 1 ? '\n' : '\t', &v[i]) < 0) return -1;
+            if (v[i] < o->low[i] || v[i] > o->high[i]) return -1;
+        }
+        /* receive second, as _receive_sec: float seconds plus float(µs) / 1e6, truncated */
+        double receive = send_ts + (double)v[0] / 1e6;
+        if (!(send_ts > 0) || !isfinite(receive) || receive < 0 || receive >= 4611686018427387904.0) return -1;
+        int64_t receive_sec = (int64_t)receive;
+        if (receive_sec > o->max_receive_sec) return -1;
+        o->send_ts_us[row] = (int64_t)nearbyint(send_ts * 1e6);
+        o->receive_sec[row] = receive_sec;
+        o->key_index[row] = key;
+        for (int i = 0; i < INT_FIELDS - 2; i++) o->ints[i][row] = v[i];
+        o->codes[0][row] = (int32_t)v[INT_FIELDS - 2];
+        o->codes[1][row] = (int32_t)v[INT_FIELDS - 1];
+        row++;
+    }
+    return row;
+}
+
+typedef struct {
+    Py_buffer views[OUTPUTS];
+    int taken;
+} OutputViews;
+
+static void release_views(OutputViews *ov) {
+    for (int i = 0; i < ov->taken; i++) PyBuffer_Release(&ov->views[i]);
+    ov->taken = 0;
+}
+
+/* Item sizes of the outputs, in order: send_ts_us, receive_sec, key index, 8 int64 columns, 2 int32 codes. */
+static const Py_ssize_t OUTPUT_ITEMSIZE[OUTPUTS] = {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4};
+
+PyDoc_STRVAR(parse_block_doc,
+             "parse_block(block, outputs, ranges, max_receive_sec) -> (rows, keys) | None\n\n"
+             "Parse a block of complete phout lines into `outputs`, 13 writable C-contiguous buffers with room for\n"
+             "every line: send_ts_us, receive_sec (int64), case key index (int32), interval_real .. size_in (int64),\n"
+             "net_code, proto_code (int32). `ranges` holds (low, high) of the 10 integer fields. Returns the rows\n"
+             "written and the case keys (bytes, by index), or None when any line is outside the fast grammar.");
+
+static PyObject *parse_block(PyObject *self, PyObject *args) {
+    Py_buffer block;
+    PyObject *outputs, *ranges;
+    long long max_receive_sec;
+    if (!PyArg_ParseTuple(args, "y*OOL", &block, &outputs, &ranges, &max_receive_sec)) return NULL;
+    PyObject *result = NULL;
+    OutputViews ov = {.taken = 0};
+    KeyTable keys = {0};
+    Outputs o;
+    Py_ssize_t capacity = PY_SSIZE_T_MAX;
+    if (!PyTuple_Check(outputs) || PyTuple_GET_SIZE(outputs) != OUTPUTS) {
+        PyErr_Format(PyExc_ValueError, "outputs must be a tuple of %d buffers", OUTPUTS);
+        goto done;
+    }
+    if (!PyTuple_Check(ranges) || PyTuple_GET_SIZE(ranges) != INT_FIELDS) {
+        PyErr_Format(PyExc_ValueError, "ranges must be a tuple of %d (low, high) pairs", INT_FIELDS);
+        goto done;
+    }
+    for (int i = 0; i < INT_FIELDS; i++) {
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(ranges, i), "LL", &o.low[i], &o.high[i])) goto done;
+    }
+    for (int i = 0; i < OUTPUTS; i++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(outputs, i), &ov.views[i], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+        ov.taken++;
+        if (ov.views[i].itemsize != OUTPUT_ITEMSIZE[i]) {
+            PyErr_Format(PyExc_ValueError, "output %d must have items of %zd bytes", i, OUTPUT_ITEMSIZE[i]);
+            goto done;
+        }
+        Py_ssize_t items = ov.views[i].len / OUTPUT_ITEMSIZE[i];
+        if (items < capacity) capacity = items;
+    }
+    o.send_ts_us = ov.views[0].buf;
+    o.receive_sec = ov.views[1].buf;
+    o.key_index = ov.views[2].buf;
+    for (int i = 0; i < INT_FIELDS - 2; i++) o.ints[i] = ov.views[3 + i].buf;
+    o.codes[0] = ov.views[OUTPUTS - 2].buf;
+    o.codes[1] = ov.views[OUTPUTS - 1].buf;
+    o.max_receive_sec = max_receive_sec;
+    if (keys_init(&keys) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t rows;
+    const char *start = block.buf;
+    Py_BEGIN_ALLOW_THREADS;
+    rows = parse_lines(start, start + block.len, capacity, &o, &keys);
+    Py_END_ALLOW_THREADS;
+    if (rows == -2) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (rows < 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    PyObject *key_list = PyList_New(keys.count);
+    if (!key_list) goto done;
+    for (int32_t i = 0; i < keys.count; i++) {
+        PyObject *key = PyBytes_FromStringAndSize(keys.key_start[i], keys.key_len[i]);
+        if (!key) {
+            Py_DECREF(key_list);
+            goto done;
+        }
+        PyList_SET_ITEM(key_list, i, key);
+    }
+    result = Py_BuildValue("(nN)", rows, key_list);
+done:
+    keys_free(&keys);
+    release_views(&ov);
+    PyBuffer_Release(&block);
+    return result;
+}
+
+PyDoc_STRVAR(count_lines_doc, "count_lines(block) -> int\n\nThe number of LF bytes in the block.");
+
+static PyObject *count_lines(PyObject *self, PyObject *args) {
+    Py_buffer block;
+    if (!PyArg_ParseTuple(args, "y*", &block)) return NULL;
+    Py_ssize_t count = 0;
+    const char *p = block.buf, *end = p + block.len;
+    Py_BEGIN_ALLOW_THREADS;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
+        count++;
+        p++;
+    }
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&block);
+    return PyLong_FromSsize_t(count);
+}
+
+static PyMethodDef methods[] = {
+    {"parse_block", parse_block, METH_VARARGS, parse_block_doc},
+    {"count_lines", count_lines, METH_VARARGS, count_lines_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "analytics._phout_fast", "The fast path of analytics.phout (see the C source).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__phout_fast(void) { return PyModule_Create(&module); }

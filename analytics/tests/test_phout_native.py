@@ -1,0 +1,136 @@
+"""The C fast path of the phout parser (analytics/_phout_fast.c) against the other two paths.
+
+Differential: any input parsed with the C path must give exactly what the parser gives without it (pyarrow, then
+line by line), row for row and case for case, whether the C path accepts a block or refuses it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytics import _phout_fast, phout
+from analytics.phout import INT_COLUMNS, VALUE_RANGES, PhoutBatch, PhoutParser, parse_stream
+
+
+def parse(data: bytes, *, native: bool, block_bytes: int = 4096) -> tuple[PhoutParser, PhoutBatch | None]:
+    parser = PhoutParser(block_bytes=block_bytes)
+    if not native:
+        parser._parse_native = lambda block: None  # type: ignore[method-assign]
+    batches = list(parse_stream([data], parser))
+    return parser, PhoutBatch.concat(batches) if batches else None
+
+
+def assert_same(data: bytes, block_bytes: int = 4096) -> PhoutParser:
+    fast, fast_batch = parse(data, native=True, block_bytes=block_bytes)
+    slow, slow_batch = parse(data, native=False, block_bytes=block_bytes)
+    assert fast.stats == slow.stats
+    assert (fast_batch is None) == (slow_batch is None)
+    if fast_batch is not None and slow_batch is not None:
+        # Case codes are numbered in order of first appearance on both paths: same codes, same names.
+        assert [fast.cases[c] for c in fast_batch.case_codes] == [slow.cases[c] for c in slow_batch.case_codes]
+        for f in dataclasses.fields(PhoutBatch):
+            if f.name != "case_codes":
+                ours, theirs = getattr(fast_batch, f.name), getattr(slow_batch, f.name)
+                assert ours.dtype == theirs.dtype, f.name
+                np.testing.assert_array_equal(ours, theirs, err_msg=f.name)
+    return fast
+
+
+def integer(name: str) -> st.SearchStrategy[int]:
+    low, high = VALUE_RANGES[name]
+    edges = st.sampled_from([low, high, 0, -1 if low < 0 else 1, 9223372036854775 if high > 2**40 else high])
+    return st.one_of(edges, st.integers(max(low, -(10**7)), min(high, 10**7)), st.integers(low, high))
+
+
+send_times = st.one_of(
+    st.integers(1_000_000_000, 2_000_000_000).map(str),
+    st.tuples(st.integers(1_000_000_000, 2_000_000_000), st.integers(0, 999_999), st.integers(1, 9)).map(
+        lambda t: f"{t[0]}.{str(t[1]).zfill(6)[: t[2]]}"
+    ),
+    st.floats(1e9, 2e9, allow_nan=False).map(repr),
+    st.sampled_from(["1700000000.", "0001700000000.5", "4294967295.999", "1700000000.123456789012"]),
+)
+tags = st.one_of(
+    st.sampled_from(["", "#", "#3", "case", "case#1", "a#b#17", "a##", "case#", "ünï#2", "sp ace"]),
+    st.text(st.characters(blacklist_characters="\t\n\r", blacklist_categories=["Cs"]), max_size=12),
+)
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> str:
+    values = [str(draw(integer(name))) for name in INT_COLUMNS]
+    if draw(st.booleans()) and draw(st.booleans()):
+        values[draw(st.integers(0, len(values) - 1))] = draw(st.sampled_from(["007", "-0", "+5", " 5", "", "1e3"]))
+    ending = draw(st.sampled_from(["\n", "\n", "\n", "\r\n"]))
+    return "\t".join([draw(send_times), draw(tags), *values]) + ending
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(lines(), min_size=1, max_size=40), st.sampled_from([64, 300, 4096]))
+def test_the_c_path_gives_what_the_other_paths_give(body: list[str], block_bytes: int) -> None:
+    assert_same("".join(body).encode(), block_bytes)
+
+
+def test_a_clean_block_takes_the_c_path() -> None:
+    block = b"1700000000.101\tcase#7\t2227\t31\t9\t2151\t36\t2198\t193\t2365\t0\t200\n" * 3
+    lines = _phout_fast.count_lines(block)
+    outputs = phout.NativeColumns.empty(lines).outputs()
+    parsed = _phout_fast.parse_block(block, outputs, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC)
+    assert parsed == (3, [b"case#"])
+    assert outputs[0].tolist() == [1700000000101000] * 3
+    assert outputs[1].tolist() == [1700000000] * 3  # 0.101 s + 2.227 ms is still the same second
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"1700000000.1\tt\t1\t2\t3\t4\t5\t6\t7\t8\t9\n",  # a field missing
+        b"1700000000.1\tt\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\n",  # one too many
+        b"1700000000.1\tt\t1\t2\t3\t4\t5\t6\t7\t8\t9\t 200\n",  # a space (pyarrow's to judge)
+        b"1.7e9\tt\t1\t2\t3\t4\t5\t6\t7\t8\t9\t200\n",  # an exponent (pyarrow's)
+        b"1700000000.1\tt\t4294967296\t2\t3\t4\t5\t6\t7\t8\t9\t200\n",  # interval_real over UInt32
+        b"1700000000.1\tt\t1\t2\t3\t4\t5\t6\t7\t8\t9\t40000\n",  # a code over Int16
+        b"0\tt\t1\t2\t3\t4\t5\t6\t7\t8\t9\t200\n",  # not a plausible time
+        b"12345678901234567890\tt\t1\t2\t3\t4\t5\t6\t7\t8\t9\t200\n",  # more digits than it converts exactly
+        b"\n",  # a blank line
+    ],
+)
+def test_the_c_path_refuses_rather_than_judges(line: bytes) -> None:
+    good = b"1700000000.101\tcase\t2227\t31\t9\t2151\t36\t2198\t193\t2365\t0\t200\n"
+    block = good + line + good
+    lines = _phout_fast.count_lines(block)
+    outputs = phout.NativeColumns.empty(lines).outputs()
+    assert _phout_fast.parse_block(block, outputs, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC) is None
+    assert_same(block)  # and the parser still gets it right the other ways
+
+
+def test_case_keys_stay_few_when_every_raw_tag_is_unique() -> None:
+    body = "".join(f"1700000000.{i % 1000:03d}\tcase#{i}\t1000\t0\t0\t0\t0\t0\t10\t10\t0\t200\n" for i in range(5000))
+    parser = assert_same(body.encode(), block_bytes=1 << 20)
+    assert parser.cases == ["case"]
+    assert len(parser._raw_tag_codes) == 1  # one key, "case#", however many raw tags
+
+
+def test_outputs_are_checked() -> None:
+    block = b"1700000000.1\tt\t1\t2\t3\t4\t5\t6\t7\t8\t9\t200\n"
+    wrong = tuple(np.empty(1, dtype=np.int64) for _ in phout.NativeColumns.empty(1).outputs())  # some are int32
+    with pytest.raises(ValueError, match="items of 4 bytes"):
+        _phout_fast.parse_block(block, wrong, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC)
+    too_small = phout.NativeColumns.empty(0).outputs()
+    assert _phout_fast.parse_block(block, too_small, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC) is None
+
+
+def test_microsecond_send_times_round_as_numpy_does() -> None:
+    # send_ts * 1e6 is rarely a whole number in binary: the C path must round it (np.rint), not truncate.
+    rng = np.random.default_rng(7)
+    whole = rng.integers(1_000_000_000, 2_000_000_000, 20_000)
+    micros = rng.integers(0, 1_000_000, 20_000)
+    body = "".join(f"{w}.{m:06d}\tc\t{m}\t0\t0\t0\t0\t0\t1\t1\t0\t200\n" for w, m in zip(whole, micros, strict=True))
+    _, batch = parse(body.encode(), native=True, block_bytes=1 << 22)
+    assert batch is not None and batch.rows == 20_000
+    assert_same(body.encode(), block_bytes=1 << 22)
