@@ -5,8 +5,8 @@ through `GrowingFile`: only bytes the receiver has committed (flushed to the fil
 `progress_bytes`) are read, and those never change again, because every later piece must start where they end.
 While it has caught up with the transfer the reader waits; the upload failing or vanishing, or the transfer
 being too slow to be worth following (waits adding up to `MAX_WAIT_S`), ends the follow with `Abandoned`, and
-the ordinary ingestion runs once the file is complete. The reader hashes what it reads, so the file's SHA-256
-(for the same-file check) costs no second pass.
+the ordinary ingestion runs once the file is complete. Unless the receiver hashes the body (a whole one), the
+reader hashes what it reads, so the file's SHA-256 (for the same-file check) costs no second pass.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class Abandoned(Exception):
 class GrowingFile(PositionedReader):
     """The committed bytes of an upload's file, blocking for more until the upload is complete."""
 
-    def __init__(self, path: Path, upload_id: int, size_bytes: int) -> None:
+    def __init__(self, path: Path, upload_id: int, size_bytes: int, *, hashing: bool = True) -> None:
         super().__init__()
         self._file = DirectReader(path)  # committed bytes were written with direct I/O: read them the same way
         self._upload_id = upload_id
@@ -39,7 +39,7 @@ class GrowingFile(PositionedReader):
         self._committed = 0
         self._complete = False
         self._waited_s = 0.0
-        self._hasher = hashlib.sha256()
+        self._hasher = hashlib.sha256() if hashing else None
         self._hashed_to = 0
 
     # ── io.RawIOBase ────────────────────────────────────────────────────────────────────────────────────────
@@ -60,7 +60,7 @@ class GrowingFile(PositionedReader):
         if not n:
             raise Abandoned(f"the file ends at byte {self._pos}, before its committed {self._committed} bytes")
         end = self._pos + n
-        if end > self._hashed_to:  # bytes read again after a seek back are hashed once
+        if self._hasher is not None and end > self._hashed_to:  # bytes read again after a seek back: hashed once
             self._hasher.update(view[self._hashed_to - self._pos : n])
             self._hashed_to = end
         self._pos = end
@@ -72,9 +72,9 @@ class GrowingFile(PositionedReader):
 
     # ── following ───────────────────────────────────────────────────────────────────────────────────────────
     @property
-    def sha256(self) -> str:
-        """SHA-256 of the whole file; only meaningful once everything was read."""
-        return self._hasher.hexdigest()
+    def sha256(self) -> str | None:
+        """SHA-256 of the whole file (None when not hashing); only meaningful once everything was read."""
+        return None if self._hasher is None else self._hasher.hexdigest()
 
     def _wait_for_more(self) -> None:
         state = Upload.objects.filter(pk=self._upload_id).values_list("status", "progress_bytes").first()

@@ -73,7 +73,7 @@ def receive(test: Test, stream: Readable, length: int, content_range: str | None
         if error:
             raise BodyRefused(error)
 
-    follow = _Follow(upload.pk, total) if start == 0 else None
+    follow = _Follow(upload.pk, total, hashed_here=hasher is not None) if start == 0 else None
 
     def committed(end_offset: int) -> None:
         # Bytes before end_offset are in the file for good: a broken piece resumes after them, a follow reads them.
@@ -166,8 +166,9 @@ FOLLOW_MIN_BYTES_PER_S = 32 * 1024 * 1024
 class _Follow:
     """Decides, as the first piece of an upload arrives, whether to start its ingestion right away."""
 
-    def __init__(self, upload_id: int, total_bytes: int) -> None:
+    def __init__(self, upload_id: int, total_bytes: int, *, hashed_here: bool) -> None:
         self._upload_id = upload_id
+        self._hashed_here = hashed_here  # then the follow need not hash what it reads (0.4 CPU-s per 700 MB)
         self._wanted = total_bytes >= FOLLOW_MIN_TOTAL_BYTES
         self._started_at = time.monotonic()
 
@@ -179,4 +180,4 @@ class _Follow:
         if received_bytes / elapsed_s >= FOLLOW_MIN_BYTES_PER_S:
             from backend.uploads.tasks import follow_upload
 
-            follow_upload.delay(self._upload_id)
+            follow_upload.delay(self._upload_id, hashed_by_receiver=self._hashed_here)

@@ -46,14 +46,17 @@ def ingest_upload(self: Any, upload_id: int) -> str:
 
 
 @shared_task(name="backend.uploads.tasks.follow_upload", ignore_result=True)
-def follow_upload(upload_id: int) -> str:
+def follow_upload(upload_id: int, hashed_by_receiver: bool = False) -> str:
     """Ingest an upload while its body still arrives (receive.py queues it for big, fast transfers).
+
+    `hashed_by_receiver`: the body comes in one piece, whose receiver records its SHA-256, so the follow does not
+    hash it again.
 
     Not retried: if it cannot finish (ClickHouse down, transfer stalled), the ordinary `ingest_upload` queued at
     completion does the work from the file on disk.
     """
     try:
-        return ingest.ingest_upload(upload_id, follow=True)
+        return ingest.ingest_upload(upload_id, follow=True, hashed_by_receiver=hashed_by_receiver)
     except ClickHouseUnavailable as exc:
         log.warning("upload %s: not followed, ClickHouse unavailable: %s", upload_id, exc)
         return "abandoned"

@@ -70,12 +70,12 @@ def follow_env(
     threads = Follows()
     outcomes: dict[int, str] = {}
 
-    def start_follow(upload_id: int) -> None:
+    def start_follow(upload_id: int, **kwargs: Any) -> None:
         def run() -> None:
             from django.db import connection
 
             try:
-                outcomes[upload_id] = tasks.follow_upload(upload_id)
+                outcomes[upload_id] = tasks.follow_upload(upload_id, **kwargs)
             finally:
                 connection.close()
 
@@ -117,6 +117,36 @@ def test_a_fast_big_body_is_ingested_while_it_arrives(follow_env: Follows) -> No
     assert sample_count(test.pk, upload_id) == LINES
     assert sum(resps for resps, _, _ in overall_rows(test.pk, upload_id).values()) == LINES
     assert not Path(upload.file_path).exists()
+
+
+def test_only_one_side_hashes_a_followed_body(follow_env: Follows, monkeypatch: Any) -> None:
+    """A whole body is hashed by its receiver, one sent in pieces by the follow; the recorded hash is right."""
+    hashing: list[bool] = []
+    real_init = follow.GrowingFile.__init__
+
+    def spy(self: follow.GrowingFile, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        hashing.append(self.sha256 is not None)
+
+    monkeypatch.setattr(follow.GrowingFile, "__init__", spy)
+    test = make_test()
+    data = body_of(LINES)
+    total = len(data)
+    whole = receive.receive(test, Trickle(data), total, None, None)
+    join_all(follow_env)
+    half = total // 2
+    first = receive.receive(test, Trickle(data[:half]), half, f"bytes 0-{half - 1}/{total}", None)
+    ranged = receive.receive(
+        test, Trickle(data[half:]), total - half, f"bytes {half}-{total - 1}/{total}", str(first.upload.pk)
+    )
+    outcomes = join_all(follow_env)
+    assert hashing == [False, True]
+    for received in (whole, ranged):
+        upload = Upload.objects.get(pk=received.upload.pk)
+        assert upload.sha256 == hashlib.sha256(data).hexdigest()
+    # The second is the same file into the same test: recognised by the hash, not ingested twice.
+    assert sorted(outcomes.values()) == [UploadStatus.READY, UploadStatus.READY]
+    assert sample_count(test.pk, int(whole.upload.pk)) + sample_count(test.pk, int(ranged.upload.pk)) == LINES
 
 
 def test_a_stalled_transfer_is_left_to_the_ordinary_ingestion(
