@@ -1,4 +1,6 @@
-/* The fast path of analytics.phout: a block of complete, well-formed phout lines parsed in one pass.
+/* Fast paths of phout ingestion: the parser's (analytics.phout), then the aggregation's kernels (below).
+ *
+ * The parser's: a block of complete, well-formed phout lines parsed in one pass.
  *
  * pyarrow's CSV reader is general (type inference, whitespace trimming, chunked builders, a dictionary of raw tags
  * that grows with every `tag#<request number>`), and with the numpy conversions around it was ~60% of the
@@ -323,14 +325,172 @@ static PyObject *count_lines(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(count);
 }
 
+/* ── aggregation kernels (analytics.aggregate) ──────────────────────────────────────────────────────────────
+ * Per-group sums and counts of one piece of samples, in one pass instead of a dozen numpy passes (bincount per
+ * figure, np.where per mask): ~45% of the aggregating thread's CPU before. Sums of times are accumulated in double
+ * in row order, which is exactly what bincount with weights does, so results are bit for bit the same. */
+
+typedef struct {
+    Py_buffer view;
+    int taken;
+} View;
+
+static int take_view(PyObject *obj, View *v, Py_ssize_t itemsize, Py_ssize_t items, int writable, const char *what) {
+    if (PyObject_GetBuffer(obj, &v->view, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
+    v->taken = 1;
+    if (v->view.itemsize != itemsize || v->view.len != itemsize * items) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd items of %zd bytes", what, items, itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+static void drop_views(View *views, int n) {
+    for (int i = 0; i < n; i++)
+        if (views[i].taken) PyBuffer_Release(&views[i].view);
+}
+
+enum { T_GROUP, T_TIMED, T_REAL, T_CONNECT, T_SEND, T_LATENCY, T_RECEIVE, T_SIZE_IN, T_SIZE_OUT, T_INPUTS };
+enum {
+    O_COUNTS,
+    O_TIMED_COUNTS,
+    O_REAL_SUM,
+    O_PHASE_SUM0,
+    O_PHASE_COUNT0 = O_PHASE_SUM0 + 4,
+    O_SIZE_IN = O_PHASE_COUNT0 + 4,
+    O_SIZE_OUT,
+    O_OUTPUTS
+};
+
+PyDoc_STRVAR(group_totals_doc,
+             "group_totals(inputs, outputs, sentinel_abs)\n\n"
+             "inputs: group (int64, each in 0..groups-1), timed (bool), interval_real, connect, send, latency,\n"
+             "receive, size_in, size_out (int64), all of one length. outputs, zeroed, of length groups: counts,\n"
+             "timed counts (int64), interval_real sums (float64), 4 phase sums (float64), 4 phase counts (int64),\n"
+             "size_in and size_out sums (int64). A phase counts where the row is timed and |value| < sentinel_abs.");
+
+static PyObject *group_totals(PyObject *self, PyObject *args) {
+    PyObject *inputs, *outputs;
+    long long sentinel_abs;
+    if (!PyArg_ParseTuple(args, "O!O!L", &PyTuple_Type, &inputs, &PyTuple_Type, &outputs, &sentinel_abs)) return NULL;
+    if (PyTuple_GET_SIZE(inputs) != T_INPUTS || PyTuple_GET_SIZE(outputs) != O_OUTPUTS) {
+        PyErr_Format(PyExc_ValueError, "expected %d inputs and %d outputs", T_INPUTS, O_OUTPUTS);
+        return NULL;
+    }
+    View in[T_INPUTS] = {{{0}}}, out[O_OUTPUTS] = {{{0}}};
+    PyObject *result = NULL;
+    Py_ssize_t rows = PyObject_Length(PyTuple_GET_ITEM(inputs, T_GROUP));
+    Py_ssize_t groups = PyObject_Length(PyTuple_GET_ITEM(outputs, O_COUNTS));
+    if (rows < 0 || groups < 0) goto done;
+    for (int i = 0; i < T_INPUTS; i++)
+        if (take_view(PyTuple_GET_ITEM(inputs, i), &in[i], i == T_TIMED ? 1 : 8, rows, 0, "every input") < 0) goto done;
+    for (int i = 0; i < O_OUTPUTS; i++)
+        if (take_view(PyTuple_GET_ITEM(outputs, i), &out[i], 8, groups, 1, "every output") < 0) goto done;
+    const int64_t *group = in[T_GROUP].view.buf;
+    const char *timed = in[T_TIMED].view.buf;
+    const int64_t *real = in[T_REAL].view.buf, *size_in = in[T_SIZE_IN].view.buf, *size_out = in[T_SIZE_OUT].view.buf;
+    const int64_t *phase[4];
+    double *phase_sum[4];
+    int64_t *phase_count[4];
+    for (int k = 0; k < 4; k++) {
+        phase[k] = in[T_CONNECT + k].view.buf;
+        phase_sum[k] = out[O_PHASE_SUM0 + k].view.buf;
+        phase_count[k] = out[O_PHASE_COUNT0 + k].view.buf;
+    }
+    int64_t *counts = out[O_COUNTS].view.buf, *timed_counts = out[O_TIMED_COUNTS].view.buf;
+    int64_t *size_in_sum = out[O_SIZE_IN].view.buf, *size_out_sum = out[O_SIZE_OUT].view.buf;
+    double *real_sum = out[O_REAL_SUM].view.buf;
+    int bad_group = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        int64_t g = group[i];
+        if (g < 0 || g >= groups) {
+            bad_group = 1;
+            break;
+        }
+        counts[g]++;
+        size_in_sum[g] += size_in[i];
+        size_out_sum[g] += size_out[i];
+        if (!timed[i]) continue;
+        timed_counts[g]++;
+        real_sum[g] += (double)real[i];
+        for (int k = 0; k < 4; k++) {
+            int64_t v = phase[k][i];
+            if (v > -sentinel_abs && v < sentinel_abs) {
+                phase_sum[k][g] += (double)v;
+                phase_count[k][g]++;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    if (bad_group) {
+        PyErr_SetString(PyExc_ValueError, "a group number is outside 0..groups-1");
+        goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    drop_views(in, T_INPUTS);
+    drop_views(out, O_OUTPUTS);
+    return result;
+}
+
+PyDoc_STRVAR(count_pairs_doc,
+             "count_pairs(group, code, mask, code_min, table)\n\n"
+             "table (int64, zeroed, groups x span flattened) gets +1 at group * span + (code - code_min) for every\n"
+             "row where mask (bool, or None for every row) is set. group, code: int64; codes within the span.");
+
+static PyObject *count_pairs(PyObject *self, PyObject *args) {
+    PyObject *group_obj, *code_obj, *mask_obj, *table_obj;
+    long long code_min, span;
+    if (!PyArg_ParseTuple(args, "OOOLLO", &group_obj, &code_obj, &mask_obj, &code_min, &span, &table_obj)) return NULL;
+    View v[4] = {{{0}}};
+    PyObject *result = NULL;
+    Py_ssize_t rows = PyObject_Length(group_obj), cells = PyObject_Length(table_obj);
+    if (rows < 0 || cells < 0) goto done;
+    if (span <= 0 || cells % span) {
+        PyErr_SetString(PyExc_ValueError, "the table must hold whole rows of `span` cells");
+        goto done;
+    }
+    if (take_view(group_obj, &v[0], 8, rows, 0, "group") < 0 || take_view(code_obj, &v[1], 8, rows, 0, "code") < 0 ||
+        (mask_obj != Py_None && take_view(mask_obj, &v[2], 1, rows, 0, "mask") < 0) ||
+        take_view(table_obj, &v[3], 8, cells, 1, "table") < 0)
+        goto done;
+    const int64_t *group = v[0].view.buf, *code = v[1].view.buf;
+    const char *mask = mask_obj == Py_None ? NULL : v[2].view.buf;
+    int64_t *table = v[3].view.buf;
+    int64_t groups = cells / span;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        if (mask && !mask[i]) continue;
+        int64_t g = group[i], c = code[i] - code_min;
+        if (g < 0 || g >= groups || c < 0 || c >= span) {
+            bad = 1;
+            break;
+        }
+        table[g * span + c]++;
+    }
+    Py_END_ALLOW_THREADS;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "a group or code is outside the table");
+        goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    drop_views(v, 4);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse_block", parse_block, METH_VARARGS, parse_block_doc},
     {"count_lines", count_lines, METH_VARARGS, count_lines_doc},
+    {"group_totals", group_totals, METH_VARARGS, group_totals_doc},
+    {"count_pairs", count_pairs, METH_VARARGS, count_pairs_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "analytics._phout_fast", "The fast path of analytics.phout (see the C source).", -1,
+    PyModuleDef_HEAD_INIT, "analytics._phout_fast", "The fast paths of analytics.phout and analytics.aggregate (see the C source).", -1,
     methods,
 };
 

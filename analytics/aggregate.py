@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from analytics import kernels
 from analytics.histogram import bin_indexes_for_values_us
 from analytics.phout import NO_CASE
 
@@ -257,7 +258,9 @@ def _mean_ms(total_us: npt.NDArray[np.float64], count: I64) -> npt.NDArray[np.fl
 
 def _group_stats(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArray[np.bool_], bins: I64) -> _Groups:
     """Sums and counts of the rows of each group (`group` numbers each row's, in 0 .. groups - 1), in row order."""
-
+    in_hist = timed & (bins >= 0)
+    if kernels.fast is not None:
+        return _group_stats_native(cols, group, groups, timed, bins, in_hist)
     counts = np.bincount(group, minlength=groups)
 
     def total(values: I64, mask: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.float64], I64]:
@@ -274,7 +277,6 @@ def _group_stats(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArra
         s, n = total(phase, timed & (np.abs(phase) < SENTINEL_ABS_US))
         phase_sums.append(s)
         phase_counts.append(n)
-    in_hist = timed & (bins >= 0)
     return _Groups(
         counts=counts,
         timed_counts=timed_counts,
@@ -286,6 +288,46 @@ def _group_stats(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArra
         hist=_Sparse.counted(group[in_hist], bins[in_hist], groups),
         nets=_Sparse.counted(group, cols.net_code.astype(np.int64), groups),
         https=_Sparse.counted(group, cols.proto_code.astype(np.int64), groups),
+    )
+
+
+def _group_stats_native(
+    cols: SampleColumns,
+    group: I64,
+    groups: int,
+    timed: npt.NDArray[np.bool_],
+    bins: I64,
+    in_hist: npt.NDArray[np.bool_],
+) -> _Groups:
+    """What `_group_stats` computes, in one C pass (analytics/_phout_fast.c): the same figures, bit for bit."""
+    fast = kernels.fast
+    assert fast is not None
+
+    def i64(values: npt.NDArray[Any]) -> I64:
+        return np.ascontiguousarray(values, dtype=np.int64)
+
+    counts, timed_counts, size_in, size_out = (np.zeros(groups, dtype=np.int64) for _ in range(4))
+    interval_sum = np.zeros(groups, dtype=np.float64)
+    phase_sums = [np.zeros(groups, dtype=np.float64) for _ in range(4)]
+    phase_counts = [np.zeros(groups, dtype=np.int64) for _ in range(4)]
+    phases = (cols.connect_time_us, cols.send_time_us, cols.latency_us, cols.receive_time_us)
+    fast.group_totals(
+        (i64(group), np.ascontiguousarray(timed), i64(cols.interval_real_us), *map(i64, phases),
+         i64(cols.size_in_bytes), i64(cols.size_out_bytes)),
+        (counts, timed_counts, interval_sum, *phase_sums, *phase_counts, size_in, size_out),
+        SENTINEL_ABS_US,
+    )  # fmt: skip
+    return _Groups(
+        counts=counts,
+        timed_counts=timed_counts,
+        interval_sum=interval_sum,
+        phase_sums=phase_sums,
+        phase_counts=phase_counts,
+        size_in=size_in,
+        size_out=size_out,
+        hist=_Sparse.counted(i64(group), i64(bins), groups, mask=np.ascontiguousarray(in_hist)),
+        nets=_Sparse.counted(i64(group), i64(cols.net_code), groups),
+        https=_Sparse.counted(i64(group), i64(cols.proto_code), groups),
     )
 
 
@@ -354,19 +396,33 @@ class _Sparse:
     count: I64
 
     @staticmethod
-    def counted(group: I64, code: I64, groups: int) -> _Sparse:
-        """How often each code occurs in each group (`group` in any order)."""
+    def counted(group: I64, code: I64, groups: int, mask: npt.NDArray[np.bool_] | None = None) -> _Sparse:
+        """How often each code occurs in each group (`group` in any order), over the rows of `mask` if given."""
+        fast = kernels.fast
+        if mask is not None and (fast is None or not mask.any()):
+            group, code, mask = group[mask], code[mask], None
         if group.size == 0:
             empty = np.zeros(0, dtype=np.int64)
             return _Sparse(empty, empty, empty)
-        code_min = int(code.min())
-        span = int(code.max()) - code_min + 1
-        rel = code - code_min
+        if mask is None:
+            code_min, code_max = int(code.min()), int(code.max())
+        else:
+            code_min = int(np.min(code, where=mask, initial=np.iinfo(np.int64).max))
+            code_max = int(np.max(code, where=mask, initial=np.iinfo(np.int64).min))
+        span = code_max - code_min + 1
         if groups * span <= _BINCOUNT_LIMIT:
             # Codes within a narrow range (HTTP, net, histogram bins): count into a (group, code) table, no sort.
-            table = np.bincount(group * span + rel, minlength=groups * span).reshape(groups, span)
+            if fast is not None:  # the C kernel: one pass, the mask applied there rather than by a copy
+                flat = np.zeros(groups * span, dtype=np.int64)
+                fast.count_pairs(group, code, mask, code_min, span, flat)
+            else:
+                flat = np.bincount(group * span + (code - code_min), minlength=groups * span)
+            table = flat.reshape(groups, span)
             g_of, c_of = np.nonzero(table)
             return _Sparse(g_of.astype(np.int64), c_of.astype(np.int64) + code_min, table[g_of, c_of])
+        if mask is not None:
+            group, code = group[mask], code[mask]
+        rel = code - code_min
         distinct = np.flatnonzero(np.bincount(rel)) if span <= _BINCOUNT_LIMIT else None
         if distinct is not None and groups * distinct.size <= _BINCOUNT_LIMIT:
             # Few distinct codes over a wide range: number them densely first.

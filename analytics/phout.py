@@ -39,7 +39,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from analytics import _phout_fast
+from analytics import kernels
 
 # yandex-tank's `phout_columns`, in its order.
 PHOUT_COLUMNS = (
@@ -403,9 +403,12 @@ class PhoutParser:
 
     def _parse_native(self, block: memoryview) -> PhoutBatch | None:
         """Path 1 (the C parser); None when it refuses the block. Every line is a row: blank ones are refused."""
-        lines = _phout_fast.count_lines(block)
+        fast = kernels.fast
+        if fast is None:  # built without a compiler: path 2 gives the same results
+            return None
+        lines = fast.count_lines(block)
         columns = NativeColumns.empty(lines)
-        parsed = _phout_fast.parse_block(block, columns.outputs(), _NATIVE_RANGES, MAX_RECEIVE_SEC)
+        parsed = fast.parse_block(block, columns.outputs(), _NATIVE_RANGES, MAX_RECEIVE_SEC)
         if parsed is None:
             return None
         rows, case_keys = parsed

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics import _phout_fast, phout
+from analytics import _phout_fast, kernels, phout
 from analytics.phout import INT_COLUMNS, VALUE_RANGES, PhoutBatch, PhoutParser, parse_stream
 
 
@@ -74,6 +74,12 @@ def lines(draw: st.DrawFn) -> str:
 @given(st.lists(lines(), min_size=1, max_size=40), st.sampled_from([64, 300, 4096]))
 def test_the_c_path_gives_what_the_other_paths_give(body: list[str], block_bytes: int) -> None:
     assert_same("".join(body).encode(), block_bytes)
+
+
+def test_the_c_parser_is_built() -> None:
+    # It is optional for `pip install` (a tank host may have no compiler), never for the server: `make setup` builds
+    # it, and without it every upload would silently parse at a third of the speed.
+    assert kernels.fast is not None
 
 
 def test_a_clean_block_takes_the_c_path() -> None:

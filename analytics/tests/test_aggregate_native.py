@@ -1,0 +1,63 @@
+"""The aggregation's C kernels (analytics/_phout_fast.c) against its numpy path: the same rows, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytics import _phout_fast, aggregate, kernels
+from analytics.aggregate import DISCARDED_NET_CODE, SENTINEL_ABS_US, SampleColumns
+from analytics.histogram import MAX_HIST_US
+
+
+def columns(seed: int, rows: int, cases: int) -> SampleColumns:
+    rng = np.random.default_rng(seed)
+    real = rng.choice([rng.integers(0, 2_000_000, rows), rng.integers(0, MAX_HIST_US * 2, rows)], axis=0)
+    discarded = rng.random(rows) < 0.05
+    phases = [rng.integers(-5, 500_000, rows) for _ in range(4)]
+    for phase in phases[:1] + phases[2:]:  # connect, latency, receive carry pandora's sentinels on timeouts
+        phase[rng.random(rows) < 0.05] = rng.choice([SENTINEL_ABS_US, -SENTINEL_ABS_US])
+    net = rng.choice([0, 110, 104, DISCARDED_NET_CODE, 32767], rows).astype(np.int32)
+    for values in (real, *phases):
+        values[discarded] = 0
+    net[discarded] = DISCARDED_NET_CODE
+    return SampleColumns(
+        receive_sec=np.sort(rng.integers(1_700_000_000, 1_700_000_030, rows)),
+        case_codes=rng.integers(0, cases, rows).astype(np.int32),
+        interval_real_us=real,
+        connect_time_us=phases[0],
+        send_time_us=phases[1],
+        latency_us=phases[2],
+        receive_time_us=phases[3],
+        size_out_bytes=rng.integers(0, 2**32, rows),
+        size_in_bytes=rng.integers(0, 2**32, rows),
+        net_code=net,
+        proto_code=rng.choice([200, 200, 200, 404, 500, 0, -1, 30000], rows).astype(np.int32),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3000), st.integers(1, 6))
+def test_the_kernels_give_what_numpy_gives(seed: int, rows: int, cases: int) -> None:
+    cols = columns(seed, rows, cases)
+    names = ["", *(f"case{i}" for i in range(1, cases))]  # code 0: requests with no case
+    native = aggregate.aggregate(cols, names)
+    assert kernels.fast is not None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernels, "fast", None)
+        plain = aggregate.aggregate(cols, names)
+    assert native == plain  # dataclass equality: every float bit for bit, every tuple of codes and counts
+
+
+def test_the_kernels_refuse_what_does_not_fit() -> None:
+    table = np.zeros(4, dtype=np.int64)
+    with pytest.raises(ValueError, match="outside the table"):
+        _phout_fast.count_pairs(np.array([2]), np.array([0]), None, 0, 2, table)  # group 2 of 2
+    with pytest.raises(ValueError, match="items of 8 bytes"):
+        _phout_fast.count_pairs(np.array([0], dtype=np.int32), np.array([0]), None, 0, 2, table)
+    outputs = tuple(np.zeros(1, dtype=np.float64 if i in (2, 3, 4, 5, 6) else np.int64) for i in range(13))
+    inputs = (np.array([1]), np.array([True]), *(np.array([1]) for _ in range(7)))
+    with pytest.raises(ValueError, match=r"outside 0\.\.groups-1"):
+        _phout_fast.group_totals(inputs, outputs, SENTINEL_ABS_US)
