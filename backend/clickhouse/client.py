@@ -178,14 +178,16 @@ def insert_columns(table: str, columns: Mapping[str, Sequence[Any]], *, tag: str
 class NativeInsert:
     """One `INSERT … VALUES` kept open on this thread's connection, fed block by block (see `native_insert`)."""
 
-    def __init__(self, conn: Client, table: str, column_names: Sequence[str], tag: str) -> None:
+    def __init__(
+        self, conn: Client, table: str, column_names: Sequence[str], tag: str, settings_: Mapping[str, Any] | None
+    ) -> None:
         self._conn = conn
         self._tag = tag
         self._names = list(column_names)
         self.rows = 0
         with _translated_errors(tag):
             # What Client.execute does first: connect if needed, this query's settings, fresh progress tracking.
-            conn.establish_connection(dict(_QUERY_SETTINGS))
+            conn.establish_connection({**_QUERY_SETTINGS, **(settings_ or {})})
             connection = conn.connection
             connection.send_query(f"INSERT INTO {table} ({', '.join(self._names)}) VALUES")
             connection.send_external_tables(None)
@@ -234,7 +236,9 @@ class NativeInsert:
 
 
 @contextmanager
-def native_insert(table: str, column_names: Sequence[str], *, tag: str) -> Iterator[NativeInsert]:
+def native_insert(
+    table: str, column_names: Sequence[str], *, tag: str, settings_: Mapping[str, Any] | None = None
+) -> Iterator[NativeInsert]:
     """Stream many blocks into one INSERT; `table` and `column_names` must come from a table module's constants.
 
     One INSERT instead of one per batch: the server squashes consecutive blocks into parts of about a million
@@ -243,7 +247,7 @@ def native_insert(table: str, column_names: Sequence[str], *, tag: str) -> Itera
     (18.16 writes what it has squashed so far): callers must keep such rows invisible until they are complete
     (uploads: rows of an upload that is not active are never read, and a failed upload's rows are deleted).
     """
-    insert = NativeInsert(_client(), table, column_names, tag)
+    insert = NativeInsert(_client(), table, column_names, tag, settings_)
     try:
         yield insert
         insert.finish()

@@ -74,3 +74,19 @@ def test_string_encodings_agree() -> None:
             expected = b"".join(varint(len(values[c])) + values[c] for c in codes)
             assert bytes(encode_column("String", CodedStrings(codes, values))) == expected
     assert varint(0) == b"\x00" and varint(127) == b"\x7f" and varint(128) == b"\x80\x01" and varint(300) == b"\xac\x02"
+
+
+@pytest.mark.parametrize(("settings", "parts"), [(None, 1), ({"min_insert_block_size_rows": 5}, 2)])
+def test_an_insert_takes_its_own_settings(table: str, settings: dict[str, int] | None, parts: int) -> None:
+    # Three blocks of 4 rows: squashed into one part by default; with parts of at least 5 rows, into 8 + 4.
+    with client.native_insert(table, ["k", "i", "u", "f", "s"], tag="tests.native", settings_=settings) as insert:
+        for block in range(3):
+            zeros = np.zeros(4)
+            s = CodedStrings(np.zeros(4, int), [b"a"])
+            insert.send({"k": np.arange(4) + 4 * block, "i": zeros, "u": zeros, "f": zeros, "s": s})
+    counted = client.execute(
+        "SELECT count() FROM system.parts WHERE active AND database = currentDatabase() AND table = %(table)s",
+        {"table": table},
+        tag="tests.native",
+    )
+    assert counted == [(parts,)]
