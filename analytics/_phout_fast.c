@@ -308,23 +308,6 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(count_lines_doc, "count_lines(block) -> int\n\nThe number of LF bytes in the block.");
-
-static PyObject *count_lines(PyObject *self, PyObject *args) {
-    Py_buffer block;
-    if (!PyArg_ParseTuple(args, "y*", &block)) return NULL;
-    Py_ssize_t count = 0;
-    const char *p = block.buf, *end = p + block.len;
-    Py_BEGIN_ALLOW_THREADS;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
-        count++;
-        p++;
-    }
-    Py_END_ALLOW_THREADS;
-    PyBuffer_Release(&block);
-    return PyLong_FromSsize_t(count);
-}
-
 /* ── aggregation kernels (analytics.aggregate) ──────────────────────────────────────────────────────────────
  * Per-group sums and counts of one piece of samples, in one pass instead of a dozen numpy passes (bincount per
  * figure, np.where per mask): ~45% of the aggregating thread's CPU before. Sums of times are accumulated in double
@@ -483,7 +466,6 @@ done:
 
 static PyMethodDef methods[] = {
     {"parse_block", parse_block, METH_VARARGS, parse_block_doc},
-    {"count_lines", count_lines, METH_VARARGS, count_lines_doc},
     {"group_totals", group_totals, METH_VARARGS, group_totals_doc},
     {"count_pairs", count_pairs, METH_VARARGS, count_pairs_doc},
     {NULL, NULL, 0, NULL},

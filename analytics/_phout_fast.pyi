@@ -5,7 +5,6 @@ from typing import Any
 import numpy.typing as npt
 from typing_extensions import Buffer
 
-def count_lines(block: Buffer, /) -> int: ...
 def parse_block(
     block: Buffer,
     outputs: tuple[npt.NDArray[Any], ...],
