@@ -139,20 +139,20 @@ class PhoutBatch:
         return int(self.send_ts_us.size)
 
     def take(self, index: npt.NDArray[np.intp] | npt.NDArray[np.bool_]) -> PhoutBatch:
-        return PhoutBatch(**{name: getattr(self, name)[index] for name in _BATCH_FIELDS})
+        return PhoutBatch(**{name: getattr(self, name)[index] for name in BATCH_FIELDS})
 
     def slice(self, start: int, stop: int) -> PhoutBatch:
         """Rows start..stop-1, as views of this batch's columns (no copy)."""
-        return PhoutBatch(**{name: getattr(self, name)[start:stop] for name in _BATCH_FIELDS})
+        return PhoutBatch(**{name: getattr(self, name)[start:stop] for name in BATCH_FIELDS})
 
     @staticmethod
     def concat(parts: Sequence[PhoutBatch]) -> PhoutBatch:
         if len(parts) == 1:
             return parts[0]
-        return PhoutBatch(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in _BATCH_FIELDS})
+        return PhoutBatch(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in BATCH_FIELDS})
 
 
-_BATCH_FIELDS = tuple(PhoutBatch.__dataclass_fields__)
+BATCH_FIELDS = tuple(PhoutBatch.__dataclass_fields__)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ spread over a stretch of the file. Both consumers of an upload want whole second
 Rows come out sorted by (response second, case code): within a second the rows of one case are adjacent, so
 the tag column of a released piece is a few runs of equal values (cheap to encode for ClickHouse, see
 backend/clickhouse/native.py). Each batch is sorted once as it arrives; a release takes the sorted prefixes of
-the pending batches (views, no copy) and merges them.
+the pending batches (views, no copy) and merges them: one copy to put them side by side, then only the stretch
+where they overlap (usually the second at a batch boundary) is sorted in place, instead of a second gather of
+every row (~0.3 CPU-s per 10M lines).
 
 A second is released once the stream has reached `lag_s` seconds past it. Rows that arrive later than that for a
 second already released ("late") are handed back separately and their seconds listed in `late_seconds`: they are
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from analytics.phout import PhoutBatch
+from analytics.phout import BATCH_FIELDS, PhoutBatch
 
 DEFAULT_LAG_S = 20
 
@@ -78,8 +80,39 @@ class SecondWindow:
         self._pending = rest
         if len(ready) <= 1:
             return ready[0] if ready else None
-        merged = PhoutBatch.concat(ready)
+        return _merged_in_order(PhoutBatch.concat(ready))
+
+
+def _merged_in_order(merged: PhoutBatch) -> PhoutBatch:
+    """`merged` (fresh columns: pieces that are each in order, side by side), stably sorted in place.
+
+    Rows before `lo` are no greater than any row after them, rows from `hi` on no smaller than any before them, so
+    only rows lo..hi-1 move; that equals a stable sort of the whole, because equal keys keep their order.
+    """
+    key = _key(merged)
+    if key is None:
         return merged.take(_order(merged))
+    descents = np.flatnonzero(key[1:] < key[:-1])
+    if descents.size == 0:
+        return merged
+    first, last = int(descents[0]) + 1, int(descents[-1]) + 1  # key[:first] and key[last:] are in order
+    lo = int(np.searchsorted(key[:first], key[first:].min(), side="right"))
+    hi = last + int(np.searchsorted(key[last:], key[:last].max(), side="left"))
+    local = np.argsort(key[lo:hi], kind="stable")
+    for name in BATCH_FIELDS:
+        column = getattr(merged, name)
+        column[lo:hi] = column[lo:hi][local]
+    return merged
+
+
+def _key(batch: PhoutBatch) -> npt.NDArray[np.int64] | None:
+    """(response second, case code) packed into one int64 per row, or None when the span is too wide for it."""
+    sec, codes = batch.receive_sec, batch.case_codes
+    low = int(sec.min())
+    width = int(codes.max()) + 1
+    if (int(sec.max()) - low + 1) * width >= 1 << 62:
+        return None
+    return np.asarray((sec - low) * width + codes, dtype=np.int64)
 
 
 def _order(batch: PhoutBatch) -> npt.NDArray[np.intp]:
