@@ -53,9 +53,9 @@ class TestAdmin(TestAdminBase):
 class UploadAdmin(UploadAdminBase):
     list_display = ["id", "test", "status", "size_bytes", "lines_total", "lines_bad", "created_at"]
     list_filter = ["status"]
-    search_fields = ["=id", "=test__id", "sha256"]
+    search_fields = ["=id", "=test__id", "content_digest"]
     raw_id_fields = ["test"]
-    readonly_fields = ["sha256", "file_path", "size_bytes", "progress_bytes", "created_at", "finished_at"]
+    readonly_fields = ["content_digest", "file_path", "size_bytes", "progress_bytes", "created_at", "finished_at"]
 
 
 @admin.action(description="Revoke the selected tokens")

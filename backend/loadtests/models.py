@@ -86,7 +86,9 @@ class Upload(models.Model):
     """One raw phout file sent for a test; its rows in ClickHouse carry `upload_id`."""
 
     test = models.ForeignKey(Test, on_delete=models.CASCADE, related_name="uploads")
-    sha256 = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    content_digest = models.CharField(
+        max_length=80, blank=True, default="", db_index=True, help_text='"xxh3-128:<hex>" (backend/uploads/digest.py)'
+    )
     file_path = models.CharField(max_length=1024, blank=True, default="")
     size_bytes = models.BigIntegerField(default=0)
     status = models.CharField(max_length=16, choices=UploadStatus.choices, default=UploadStatus.RECEIVING)

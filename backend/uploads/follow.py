@@ -6,17 +6,17 @@ through `GrowingFile`: only bytes the receiver has committed (flushed to the fil
 While it has caught up with the transfer the reader waits; the upload failing or vanishing, or the transfer
 being too slow to be worth following (waits adding up to `MAX_WAIT_S`), ends the follow with `Abandoned`, and
 the ordinary ingestion runs once the file is complete. Unless the receiver hashes the body (a whole one), the
-reader hashes what it reads, so the file's SHA-256 (for the same-file check) costs no second pass.
+reader hashes what it reads, so the file's content digest (for the same-file check) costs no second pass.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import time
 from pathlib import Path
 
 from backend.loadtests.models import Upload, UploadStatus
+from backend.uploads import digest
 from backend.uploads.direct_io import DirectReader, PositionedReader
 
 POLL_S = 0.05
@@ -39,7 +39,7 @@ class GrowingFile(PositionedReader):
         self._committed = 0
         self._complete = False
         self._waited_s = 0.0
-        self._hasher = hashlib.sha256() if hashing else None
+        self._hasher = digest.new_hasher() if hashing else None
         self._hashed_to = 0
 
     # ── io.RawIOBase ────────────────────────────────────────────────────────────────────────────────────────
@@ -72,9 +72,9 @@ class GrowingFile(PositionedReader):
 
     # ── following ───────────────────────────────────────────────────────────────────────────────────────────
     @property
-    def sha256(self) -> str | None:
-        """SHA-256 of the whole file (None when not hashing); only meaningful once everything was read."""
-        return None if self._hasher is None else self._hasher.hexdigest()
+    def digest(self) -> str | None:
+        """The whole file's content digest (None when not hashing); only meaningful once everything was read."""
+        return None if self._hasher is None else digest.digest_of(self._hasher)
 
     def _wait_for_more(self) -> None:
         state = Upload.objects.filter(pk=self._upload_id).values_list("status", "progress_bytes").first()

@@ -8,8 +8,8 @@ slows the reader down instead of piling batches up in memory.
 All-or-nothing from the reader's side: every row carries the upload id, and readers see only `Test.active_upload`,
 which is switched in one PostgreSQL transaction after the last row is written. A failed or superseded upload has
 its rows deleted. Re-running an upload (a retried task) first deletes what an earlier attempt left behind, so the
-task is idempotent. The same file (same SHA-256) uploaded again into the same test is recognised and not ingested
-twice.
+task is idempotent. The same file (same content digest, backend/uploads/digest.py) uploaded again into the same
+test is recognised and not ingested twice.
 """
 
 from __future__ import annotations
@@ -40,9 +40,10 @@ from backend.celery_app import app as celery_app
 from backend.clickhouse import client, native
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.uploads.digest import digest_of_file
 from backend.uploads.direct_io import ReadAhead
 from backend.uploads.follow import Abandoned, GrowingFile
-from backend.uploads.storage import open_decoded, open_stored, sha256_of, upload_path
+from backend.uploads.storage import open_decoded, open_stored, upload_path
 
 log = logging.getLogger(__name__)
 
@@ -116,9 +117,9 @@ def _ingest_locked(upload_id: int) -> str:
     try:
         if not path.is_file():
             raise IngestError("the uploaded file is no longer on the server; upload it again")
-        if not upload.sha256:
-            upload.sha256 = sha256_of(path)
-            upload.save(update_fields=["sha256"])
+        if not upload.content_digest:
+            upload.content_digest = digest_of_file(path)
+            upload.save(update_fields=["content_digest"])
         original = _same_file_already_active(upload)
         if original is not None:
             return _finish_as_duplicate(upload, original, path)
@@ -152,13 +153,14 @@ def _ingest_following(upload_id: int, hashed_by_receiver: bool) -> str:
         ahead = ReadAhead(growing, thread_exit=lambda: connection.close())  # looked up on the reading thread
         with io.BufferedReader(ahead, READ_BUFFER_BYTES) as raw:
             result = _load(upload, raw)
-        sha256 = growing.sha256
+        read_digest = growing.digest
         upload.refresh_from_db()
-        if upload.status != UploadStatus.PARSING or (sha256 and upload.sha256 and upload.sha256 != sha256):
+        changed = read_digest and upload.content_digest and upload.content_digest != read_digest
+        if upload.status != UploadStatus.PARSING or changed:
             raise Abandoned(f"the upload changed while it was read ({upload.status})")
-        if not upload.sha256:
-            upload.sha256 = sha256 or sha256_of(path)
-            upload.save(update_fields=["sha256"])
+        if not upload.content_digest:
+            upload.content_digest = read_digest or digest_of_file(path)
+            upload.save(update_fields=["content_digest"])
         original = _same_file_already_active(upload)
         if original is not None:
             delete_upload_rows(int(upload.test_id), int(upload.pk))
@@ -528,7 +530,9 @@ def _same_file_already_active(upload: Upload) -> Upload | None:
     active_id = Test.objects.filter(pk=upload.test_id).values_list("active_upload_id", flat=True).first()
     if active_id is None:
         return None
-    active = Upload.objects.filter(pk=active_id, status=UploadStatus.READY, sha256=upload.sha256).first()
+    active = Upload.objects.filter(
+        pk=active_id, status=UploadStatus.READY, content_digest=upload.content_digest
+    ).first()
     return active
 
 
@@ -647,7 +651,7 @@ def upload_summary(upload: Upload, active_upload_id: int | None) -> Mapping[str,
         "active": upload.pk == active_upload_id,
         "size_bytes": upload.size_bytes,
         "progress_bytes": upload.progress_bytes,
-        "sha256": upload.sha256,
+        "content_digest": upload.content_digest,
         "lines_total": upload.lines_total,
         "lines_bad": upload.lines_bad,
         "bad_examples": upload.bad_examples,

@@ -9,7 +9,6 @@ When the last byte is in, the upload is queued for ingestion (`ingest` queue).
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.uploads import digest
 from backend.uploads.storage import BodyIncomplete, BodyRefused, Readable, head_error, upload_path, write_body
 
 CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+)$")
@@ -66,7 +66,7 @@ def receive(test: Test, stream: Readable, length: int, content_range: str | None
     upload = _upload_for(test, start, total, upload_id)
     path = upload_path(upload.pk)
     whole = start == 0 and end + 1 == total
-    hasher = hashlib.sha256() if whole else None
+    hasher = digest.new_hasher() if whole else None
 
     def check_head(head: bytes, is_whole: bool) -> None:
         error = head_error(head, is_whole and whole)
@@ -112,10 +112,13 @@ def receive(test: Test, stream: Readable, length: int, content_range: str | None
         return Received(upload, complete=False)
     with path.open("r+b") as f:
         f.truncate(total)  # an earlier broken attempt may have written past the end
-    upload.sha256 = hasher.hexdigest() if hasher is not None else ""
+    upload.content_digest = digest.digest_of(hasher) if hasher is not None else ""
     upload.status = UploadStatus.PARSING
     completed = Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(
-        progress_bytes=upload.progress_bytes, file_path=upload.file_path, sha256=upload.sha256, status=upload.status
+        progress_bytes=upload.progress_bytes,
+        file_path=upload.file_path,
+        content_digest=upload.content_digest,
+        status=upload.status,
     )
     if not completed:
         # A follow judged the file while it arrived (e.g. not phout) and failed the upload: say so.
@@ -168,7 +171,7 @@ class _Follow:
 
     def __init__(self, upload_id: int, total_bytes: int, *, hashed_here: bool) -> None:
         self._upload_id = upload_id
-        self._hashed_here = hashed_here  # then the follow need not hash what it reads (0.4 CPU-s per 700 MB)
+        self._hashed_here = hashed_here  # then the follow need not hash what it reads
         self._wanted = total_bytes >= FOLLOW_MIN_TOTAL_BYTES
         self._started_at = time.monotonic()
 

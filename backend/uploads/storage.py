@@ -8,7 +8,6 @@ file name: curl and the CLI may or may not say what they send).
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import zlib
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from typing import Protocol
 from django.conf import settings
 
 from analytics.phout import PhoutParser, SupportsReadinto, not_phout_error
+from backend.uploads.digest import Hasher
 from backend.uploads.direct_io import DirectReader, DirectWriter, ReadAhead
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -57,7 +57,7 @@ def write_body(
     *,
     offset: int,
     length: int,
-    hasher: hashlib._Hash | None = None,
+    hasher: Hasher | None = None,
     check_head: Callable[[bytes, bool], None] | None = None,
     on_commit: Callable[[int], None] | None = None,
 ) -> None:
@@ -128,13 +128,3 @@ def open_decoded(raw: io.BufferedIOBase) -> SupportsReadinto:
 def open_stored(path: Path) -> io.BufferedReader:
     """A stored body for reading: direct I/O where possible, read ahead in a thread (see direct_io.py)."""
     return io.BufferedReader(ReadAhead(DirectReader(path)), COPY_BYTES)
-
-
-def sha256_of(path: Path) -> str:
-    hasher = hashlib.sha256()
-    with DirectReader(path) as f:
-        buffer = bytearray(COPY_BYTES * 4)
-        view = memoryview(buffer)
-        while n := f.readinto(view):
-            hasher.update(view[:n])
-    return hasher.hexdigest()

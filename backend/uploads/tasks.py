@@ -49,7 +49,7 @@ def ingest_upload(self: Any, upload_id: int) -> str:
 def follow_upload(upload_id: int, hashed_by_receiver: bool = False) -> str:
     """Ingest an upload while its body still arrives (receive.py queues it for big, fast transfers).
 
-    `hashed_by_receiver`: the body comes in one piece, whose receiver records its SHA-256, so the follow does not
+    `hashed_by_receiver`: the body comes in one piece, whose receiver records its content digest, so the follow does not
     hash it again.
 
     Not retried: if it cannot finish (ClickHouse down, transfer stalled), the ordinary `ingest_upload` queued at

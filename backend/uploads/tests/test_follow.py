@@ -6,7 +6,6 @@ through a slow stream, so the follow catches up with the transfer and has to wai
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +17,7 @@ from django.contrib.auth.models import User
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.uploads import follow, ingest, receive, storage, tasks
+from backend.uploads.digest import digest_of_bytes
 from backend.uploads.tests.test_upload_api import overall_rows, sample_count
 
 LINES = 20_000
@@ -111,7 +111,7 @@ def test_a_fast_big_body_is_ingested_while_it_arrives(follow_env: Follows) -> No
     assert join_all(follow_env) == {upload_id: UploadStatus.READY}
     upload = Upload.objects.get(pk=upload_id)
     assert upload.status == UploadStatus.READY and upload.lines_total == LINES and upload.lines_bad == 0
-    assert upload.sha256 == hashlib.sha256(data).hexdigest()
+    assert upload.content_digest == digest_of_bytes(data)
     test.refresh_from_db()
     assert test.status == TestStatus.READY and test.active_upload_id == upload_id
     assert sample_count(test.pk, upload_id) == LINES
@@ -126,7 +126,7 @@ def test_only_one_side_hashes_a_followed_body(follow_env: Follows, monkeypatch: 
 
     def spy(self: follow.GrowingFile, *args: Any, **kwargs: Any) -> None:
         real_init(self, *args, **kwargs)
-        hashing.append(self.sha256 is not None)
+        hashing.append(self.digest is not None)
 
     monkeypatch.setattr(follow.GrowingFile, "__init__", spy)
     test = make_test()
@@ -143,7 +143,7 @@ def test_only_one_side_hashes_a_followed_body(follow_env: Follows, monkeypatch: 
     assert hashing == [False, True]
     for received in (whole, ranged):
         upload = Upload.objects.get(pk=received.upload.pk)
-        assert upload.sha256 == hashlib.sha256(data).hexdigest()
+        assert upload.content_digest == digest_of_bytes(data)
     # The second is the same file into the same test: recognised by the hash, not ingested twice.
     assert sorted(outcomes.values()) == [UploadStatus.READY, UploadStatus.READY]
     assert sample_count(test.pk, int(whole.upload.pk)) + sample_count(test.pk, int(ranged.upload.pk)) == LINES
@@ -177,4 +177,4 @@ def test_a_stalled_transfer_is_left_to_the_ordinary_ingestion(
     assert ingest.ingest_upload(upload_id) == UploadStatus.READY
     upload = Upload.objects.get(pk=upload_id)
     assert upload.lines_total == LINES and sample_count(test.pk, upload_id) == LINES
-    assert upload.sha256 == hashlib.sha256(data).hexdigest()
+    assert upload.content_digest == digest_of_bytes(data)

@@ -13,6 +13,7 @@ from backend.clickhouse import client
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.uploads import receive
+from backend.uploads.digest import digest_of_bytes
 from backend.uploads.ingest import wait_for_mutations
 from backend.uploads.tests.conftest import GOLDEN, Owner, make_owner
 
@@ -53,7 +54,7 @@ def test_a_plain_upload_becomes_the_tests_exact_data(
     upload = Upload.objects.get(pk=response.json()["upload_id"])
     assert upload.status == UploadStatus.READY, upload.error
     assert (upload.lines_total, upload.lines_bad, upload.size_bytes) == (203, 0, len(body))
-    assert len(upload.sha256) == 64
+    assert upload.content_digest == digest_of_bytes(body) and upload.content_digest.startswith("xxh3-128:")
     test_row.refresh_from_db()
     assert test_row.active_upload_id == upload.pk
     assert test_row.status == TestStatus.READY  # its data is complete; the post-processing only warms caches
