@@ -258,9 +258,28 @@ def _mean_ms(total_us: npt.NDArray[np.float64], count: I64) -> npt.NDArray[np.fl
 
 def _group_stats(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArray[np.bool_], bins: I64) -> _Groups:
     """Sums and counts of the rows of each group (`group` numbers each row's, in 0 .. groups - 1), in row order."""
-    in_hist = timed & (bins >= 0)
-    if kernels.fast is not None:
-        return _group_stats_native(cols, group, groups, timed, bins, in_hist)
+    group = np.ascontiguousarray(group, dtype=np.int64)
+    totals = _totals_native if kernels.fast is not None else _totals
+    counts, timed_counts, interval_sum, phase_sums, phase_counts, size_in, size_out = totals(cols, group, groups, timed)
+    return _Groups(
+        counts=counts,
+        timed_counts=timed_counts,
+        interval_sum=interval_sum,
+        phase_sums=phase_sums,
+        phase_counts=phase_counts,
+        size_in=size_in,
+        size_out=size_out,
+        hist=_Sparse.counted(group, np.ascontiguousarray(bins, dtype=np.int64), groups, mask=timed & (bins >= 0)),
+        nets=_Sparse.counted(group, cols.net_code.astype(np.int64), groups),
+        https=_Sparse.counted(group, cols.proto_code.astype(np.int64), groups),
+    )
+
+
+# Per group: counts, timed counts, response time sums, the 4 phases' sums and counts, size_in and size_out sums.
+_Totals = tuple[I64, I64, npt.NDArray[np.float64], list[npt.NDArray[np.float64]], list[I64], I64, I64]
+
+
+def _totals(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArray[np.bool_]) -> _Totals:
     counts = np.bincount(group, minlength=groups)
 
     def total(values: I64, mask: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.float64], I64]:
@@ -277,29 +296,13 @@ def _group_stats(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArra
         s, n = total(phase, timed & (np.abs(phase) < SENTINEL_ABS_US))
         phase_sums.append(s)
         phase_counts.append(n)
-    return _Groups(
-        counts=counts,
-        timed_counts=timed_counts,
-        interval_sum=interval_sum,
-        phase_sums=phase_sums,
-        phase_counts=phase_counts,
-        size_in=_integer_sums(group, cols.size_in_bytes, groups),
-        size_out=_integer_sums(group, cols.size_out_bytes, groups),
-        hist=_Sparse.counted(group[in_hist], bins[in_hist], groups),
-        nets=_Sparse.counted(group, cols.net_code.astype(np.int64), groups),
-        https=_Sparse.counted(group, cols.proto_code.astype(np.int64), groups),
-    )
+    size_in = _integer_sums(group, cols.size_in_bytes, groups)
+    size_out = _integer_sums(group, cols.size_out_bytes, groups)
+    return counts, timed_counts, interval_sum, phase_sums, phase_counts, size_in, size_out
 
 
-def _group_stats_native(
-    cols: SampleColumns,
-    group: I64,
-    groups: int,
-    timed: npt.NDArray[np.bool_],
-    bins: I64,
-    in_hist: npt.NDArray[np.bool_],
-) -> _Groups:
-    """What `_group_stats` computes, in one C pass (analytics/_phout_fast.c): the same figures, bit for bit."""
+def _totals_native(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArray[np.bool_]) -> _Totals:
+    """What `_totals` computes, in one C pass (analytics/_phout_fast.c): the same figures, bit for bit."""
     fast = kernels.fast
     assert fast is not None
 
@@ -312,23 +315,12 @@ def _group_stats_native(
     phase_counts = [np.zeros(groups, dtype=np.int64) for _ in range(4)]
     phases = (cols.connect_time_us, cols.send_time_us, cols.latency_us, cols.receive_time_us)
     fast.group_totals(
-        (i64(group), np.ascontiguousarray(timed), i64(cols.interval_real_us), *map(i64, phases),
+        (group, np.ascontiguousarray(timed), i64(cols.interval_real_us), *map(i64, phases),
          i64(cols.size_in_bytes), i64(cols.size_out_bytes)),
         (counts, timed_counts, interval_sum, *phase_sums, *phase_counts, size_in, size_out),
         SENTINEL_ABS_US,
     )  # fmt: skip
-    return _Groups(
-        counts=counts,
-        timed_counts=timed_counts,
-        interval_sum=interval_sum,
-        phase_sums=phase_sums,
-        phase_counts=phase_counts,
-        size_in=size_in,
-        size_out=size_out,
-        hist=_Sparse.counted(i64(group), i64(bins), groups, mask=np.ascontiguousarray(in_hist)),
-        nets=_Sparse.counted(i64(group), i64(cols.net_code), groups),
-        https=_Sparse.counted(i64(group), i64(cols.proto_code), groups),
-    )
+    return counts, timed_counts, interval_sum, phase_sums, phase_counts, size_in, size_out
 
 
 def _integer_sums(group: I64, values: I64, groups: int) -> I64:
