@@ -30,6 +30,7 @@ from a2wsgi.wsgi import build_environ
 from backend.tankapi import buffer, push
 from backend.tankapi.buffer_async import AsyncAppender
 from backend.tankapi.fastpath import Routed, TankPushApp, WsgiApp, log_if_refused, server_error
+from backend.tankapi.wsgi_body import with_piece_body
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -69,7 +70,8 @@ def gathering(receive: Receive, at_least: int = GATHER_BYTES) -> Receive:
 
     a2wsgi hands each message over to the thread reading the body (a loop call and a wake-up of the thread); a
     multi-GB phout upload made ~16 of them per MB, which cost more CPU than writing the bytes to disk. The reader
-    asks for a MB at a time anyway (uploads.storage.COPY_BYTES), so gathering first makes it wait no longer."""
+    asks for more than that at a time (uploads.storage.BODY_READ_BYTES), so gathering first makes it wait no
+    longer, and it gets each gathered message as it is (wsgi_body.PieceBody)."""
 
     async def gathered() -> Message:
         message = await receive()
@@ -175,7 +177,7 @@ class TankPushASGI:
 
     def __init__(self, django_app: WsgiApp, *, threads: int) -> None:
         self.pushes = TankPushApp(django_app)
-        self.django = WSGIMiddleware(cast(Any, django_app), workers=threads)
+        self.django = WSGIMiddleware(cast(Any, with_piece_body(django_app)), workers=threads)
         self.threads = ThreadPoolExecutor(PUSH_THREADS, thread_name_prefix="push")
         self.appender = AsyncAppender()
         self.tests = TestLoader(self.threads)

@@ -22,6 +22,9 @@ from backend.uploads.direct_io import DirectReader, DirectWriter, ReadAhead
 
 GZIP_MAGIC = b"\x1f\x8b"
 COPY_BYTES = 1024 * 1024
+# A request body is read in pieces of up to this much: more than the ~1 MB the event loop hands over at a time, so
+# each hand-off is taken as it is (backend/tankapi/wsgi_body.py).
+BODY_READ_BYTES = 4 * 1024 * 1024
 COMMIT_BYTES = 16 * 1024 * 1024
 # The head of a body that is checked before the rest is accepted: enough for a few hundred phout lines.
 HEAD_BYTES = 64 * 1024
@@ -73,7 +76,7 @@ def write_body(
     out = DirectWriter(path, offset)
     try:
         while remaining > 0:
-            piece = stream.read(min(COPY_BYTES, remaining))
+            piece = stream.read(min(BODY_READ_BYTES, remaining))
             if not piece:
                 raise BodyIncomplete(f"the body ended after {length - remaining} of {length} bytes")
             remaining -= len(piece)
