@@ -126,18 +126,23 @@ def is_discarded(cols: SampleColumns) -> npt.NDArray[np.bool_]:
 
 
 def aggregate(cols: SampleColumns, cases: Sequence[str]) -> list[SecondCase]:
-    """Every (second, case) row and every overall row for these samples, sorted by second, overall last.
+    """Every (second, case) row and every overall row for these samples, sorted by second, overall last."""
+    return aggregate_table(cols, cases).rows()
+
+
+def aggregate_table(cols: SampleColumns, cases: Sequence[str]) -> SecondTable:
+    """`aggregate()`'s rows as columns, in the same order: what a columnar INSERT sends without a Python row each.
 
     The samples are grouped once, by (second, case) with the no-case requests as a group of their own; the
     overall row of a second is then summed from its groups (sums of integers, so exactly what summing the
     samples gives), except its quantiles, which need the second's samples in order.
 
-    Sums and counts are taken in the rows' own order (a group number per row, then one `bincount` per figure):
+    Sums and counts are taken in the rows' own order (a group number per row, then one pass per figure):
     no column is gathered into group order. Only the response times are sorted, as packed (group, time) keys,
     once per group and once per second, for the quantiles.
     """
     if cols.rows == 0:
-        return []
+        return SecondTable.empty()
     discarded = is_discarded(cols)
     timed = ~discarded
     bins = bin_indexes_for_values_us(cols.interval_real_us)
@@ -162,17 +167,120 @@ def aggregate(cols: SampleColumns, cases: Sequence[str]) -> list[SecondCase]:
         _sorted_within(second_of_group[group[timed]], timed_values), overall.timed_counts
     )
 
-    rows: list[SecondCase] = []
-    case_rows = groups.rows(group_seconds.tolist(), [cases[c] for c in group_cases.tolist()], case_quantiles)
-    overall_rows = overall.rows(group_seconds[second_starts].tolist(), [""] * second_starts.size, overall_quantiles)
-    by_second: dict[int, list[SecondCase]] = {}
-    for row in case_rows:
-        if row.case != NO_CASE:  # requests without a case count in the overall row only
-            by_second.setdefault(row.ts, []).append(row)
-    for row in overall_rows:
-        rows += by_second.get(row.ts, [])
-        rows.append(row)
-    return rows
+    # Rows: per second its case groups (requests without a case count in the overall row only), then the overall
+    # row. The case groups come in (second, case) order, so a stable sort on (second, overall last) interleaves.
+    no_case = np.array([c == NO_CASE for c in cases], dtype=np.bool_)
+    kept = np.flatnonzero(~no_case[group_cases])
+    seconds = second_starts.size
+    order = np.argsort(np.r_[second_of_group[kept] * 2, np.arange(seconds) * 2 + 1], kind="stable")
+    row_of = np.empty(order.size, dtype=np.int64)
+    row_of[order] = np.arange(order.size)
+    case_row_of_group = np.full(group_keys.size, -1, dtype=np.int64)
+    case_row_of_group[kept] = row_of[: kept.size]
+    overall_row = row_of[kept.size :]
+
+    def rows_of(per_group: npt.NDArray[Any], per_second: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        return np.concatenate([per_group[kept], per_second])[order]
+
+    def sparse(per_group: _Sparse, per_second: _Sparse) -> _Sparse:
+        return _Sparse.placed([(per_group, case_row_of_group), (per_second, overall_row)])
+
+    names = [cases[c] for c in group_cases[kept].tolist()] + [NO_CASE] * seconds
+    return SecondTable(
+        ts=rows_of(group_seconds, group_seconds[second_starts]),
+        case=[names[i] for i in order.tolist()],
+        resps=rows_of(groups.counts, overall.counts),
+        expect_ms=rows_of(groups.expect_ms(), overall.expect_ms()),
+        phases_ms=[rows_of(g, o) for g, o in zip(groups.phases_ms(), overall.phases_ms(), strict=True)],
+        input_bytes=rows_of(groups.size_in, overall.size_in),
+        output_bytes=rows_of(groups.size_out, overall.size_out),
+        quantiles_ms=rows_of(case_quantiles, overall_quantiles),
+        nets=sparse(groups.nets, overall.nets),
+        https=sparse(groups.https, overall.https),
+        hist=sparse(groups.hist, overall.hist),
+    )
+
+
+@dataclass(frozen=True)
+class SecondTable:
+    """Rows of `second_aggregates` as columns, one entry per row; code counts as sparse (row, code, n)."""
+
+    ts: I64
+    case: list[str]  # '' = overall
+    resps: I64
+    expect_ms: npt.NDArray[np.float64]
+    phases_ms: list[npt.NDArray[np.float64]]  # connect, send, latency, receive
+    input_bytes: I64
+    output_bytes: I64
+    quantiles_ms: npt.NDArray[np.float64]  # (rows, len(QUANTILE_LEVELS))
+    nets: _Sparse
+    https: _Sparse
+    hist: _Sparse
+
+    @property
+    def size(self) -> int:
+        return int(self.ts.size)
+
+    @staticmethod
+    def empty() -> SecondTable:
+        return SecondTable.concat([])
+
+    @staticmethod
+    def concat(tables: Sequence[SecondTable]) -> SecondTable:
+        offsets = np.cumsum([0, *(t.size for t in tables)])[:-1].astype(np.int64)
+
+        def cat(name: str, empty: npt.NDArray[Any]) -> npt.NDArray[Any]:
+            return np.concatenate([empty, *(getattr(t, name) for t in tables)])
+
+        def sparse(name: str) -> _Sparse:
+            parts = [
+                (getattr(t, name), np.arange(t.size, dtype=np.int64) + o) for t, o in zip(tables, offsets, strict=True)
+            ]
+            return _Sparse.placed(parts)
+
+        i64, f64 = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        return SecondTable(
+            ts=cat("ts", i64),
+            case=[c for t in tables for c in t.case],
+            resps=cat("resps", i64),
+            expect_ms=cat("expect_ms", f64),
+            phases_ms=[np.concatenate([f64, *(t.phases_ms[k] for t in tables)]) for k in range(4)],
+            input_bytes=cat("input_bytes", i64),
+            output_bytes=cat("output_bytes", i64),
+            quantiles_ms=np.concatenate([np.zeros((0, len(QUANTILE_LEVELS))), *(t.quantiles_ms for t in tables)]),
+            nets=sparse("nets"),
+            https=sparse("https"),
+            hist=sparse("hist"),
+        )
+
+    def rows(self) -> list[SecondCase]:
+        n = self.size
+        hist, nets, https = self.hist.tuples(n), self.nets.tuples(n), self.https.tuples(n)
+        ts, counts, size_in, size_out = (a.tolist() for a in (self.ts, self.resps, self.input_bytes, self.output_bytes))
+        expect, q_list = self.expect_ms.tolist(), self.quantiles_ms.tolist()
+        phases = [p.tolist() for p in self.phases_ms]
+        return [
+            SecondCase(
+                ts=ts[r],
+                case=self.case[r],
+                resps=counts[r],
+                expect_ms=expect[r],
+                connect_time_ms=phases[0][r],
+                send_time_ms=phases[1][r],
+                latency_ms=phases[2][r],
+                receive_time_ms=phases[3][r],
+                input_bytes=size_in[r],
+                output_bytes=size_out[r],
+                quantiles_ms=tuple(q_list[r]),
+                net_codes=nets[r][0],
+                net_counts=nets[r][1],
+                http_codes=https[r][0],
+                http_counts=https[r][1],
+                hist_bins=hist[r][0],
+                hist_counts=hist[r][1],
+            )
+            for r in range(n)
+        ]
 
 
 def _dense(key: I64) -> tuple[I64, I64]:
@@ -220,35 +328,11 @@ class _Groups:
             https=self.https.regrouped(group_of),
         )
 
-    def rows(self, seconds: list[int], names: list[str], quantiles_ms: npt.NDArray[np.float64]) -> list[SecondCase]:
-        n = self.counts.size
-        expect = _mean_ms(self.interval_sum, self.timed_counts)
-        phases = [_mean_ms(s, c).tolist() for s, c in zip(self.phase_sums, self.phase_counts, strict=True)]
-        hist, nets, https = self.hist.tuples(n), self.nets.tuples(n), self.https.tuples(n)
-        counts, size_in, size_out = self.counts.tolist(), self.size_in.tolist(), self.size_out.tolist()
-        expect_list, q_list = expect.tolist(), quantiles_ms.tolist()
-        return [
-            SecondCase(
-                ts=seconds[g],
-                case=names[g],
-                resps=counts[g],
-                expect_ms=expect_list[g],
-                connect_time_ms=phases[0][g],
-                send_time_ms=phases[1][g],
-                latency_ms=phases[2][g],
-                receive_time_ms=phases[3][g],
-                input_bytes=size_in[g],
-                output_bytes=size_out[g],
-                quantiles_ms=tuple(q_list[g]),
-                net_codes=nets[g][0],
-                net_counts=nets[g][1],
-                http_codes=https[g][0],
-                http_counts=https[g][1],
-                hist_bins=hist[g][0],
-                hist_counts=hist[g][1],
-            )
-            for g in range(n)
-        ]
+    def expect_ms(self) -> npt.NDArray[np.float64]:
+        return _mean_ms(self.interval_sum, self.timed_counts)
+
+    def phases_ms(self) -> list[npt.NDArray[np.float64]]:
+        return [_mean_ms(s, c) for s, c in zip(self.phase_sums, self.phase_counts, strict=True)]
 
 
 def _mean_ms(total_us: npt.NDArray[np.float64], count: I64) -> npt.NDArray[np.float64]:
@@ -445,6 +529,26 @@ class _Sparse:
         run_starts = np.flatnonzero(np.r_[True, combined[1:] != combined[:-1]])
         uniq = combined[run_starts]
         return _Sparse(uniq // span, uniq % span + code_min, np.add.reduceat(self.count[order], run_starts))
+
+    @staticmethod
+    def placed(parts: Sequence[tuple[_Sparse, I64]]) -> _Sparse:
+        """The counts of several sparse sets on rows of one table: group g of a part goes to row `row_of[g]` (or
+        nowhere where it is -1). Each row takes one part's group, whose codes stay in order."""
+        groups, codes, counts = [], [], []
+        for sparse, row_of in parts:
+            rows = row_of[sparse.group] if sparse.group.size else sparse.group
+            keep = rows >= 0
+            groups.append(rows[keep])
+            codes.append(sparse.code[keep])
+            counts.append(sparse.count[keep])
+        empty = np.zeros(0, dtype=np.int64)
+        group, code, count = (np.concatenate([empty, *p]).astype(np.int64) for p in (groups, codes, counts))
+        order = np.argsort(group, kind="stable")
+        return _Sparse(group[order], code[order], count[order])
+
+    def ends(self, rows: int) -> npt.NDArray[np.uint64]:
+        """Where each row's entries end (cumulative), as a ClickHouse Array column's offsets."""
+        return np.cumsum(np.bincount(self.group, minlength=rows)).astype(np.uint64)
 
     def tuples(self, groups: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
         """Per group: (its codes, their counts), as SecondCase holds them."""

@@ -61,3 +61,13 @@ def test_the_kernels_refuse_what_does_not_fit() -> None:
     inputs = (np.array([1]), np.array([True]), *(np.array([1]) for _ in range(7)))
     with pytest.raises(ValueError, match=r"outside 0\.\.groups-1"):
         _phout_fast.group_totals(inputs, outputs, SENTINEL_ABS_US)
+
+
+def test_rows_come_by_second_cases_by_name_overall_last() -> None:
+    cols = columns(3, 5000, 5)
+    names = ["", "zeta", "alpha", "mid", "beta"]  # code 0: requests with no case, in the overall rows only
+    rows = aggregate.aggregate(cols, names)
+    keys = [(r.ts, r.case == "", r.case) for r in rows]
+    assert keys == sorted(keys)
+    assert sum(r.resps for r in rows if r.case == "") == 5000
+    assert {r.case for r in rows} == {"", "zeta", "alpha", "mid", "beta"}

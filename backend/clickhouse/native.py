@@ -42,7 +42,18 @@ class CodedStrings:
         return int(self.codes.size)
 
 
-ColumnData = npt.NDArray[Any] | CodedStrings
+@dataclass(frozen=True)
+class ArrayColumn:
+    """An Array(T) column: row i holds values[ends[i - 1]:ends[i]] (ends cumulative, as Native sends them)."""
+
+    ends: npt.NDArray[np.uint64]
+    values: npt.NDArray[Any]
+
+    def __len__(self) -> int:
+        return int(self.ends.size)
+
+
+ColumnData = npt.NDArray[Any] | CodedStrings | ArrayColumn
 
 
 def varint(value: int) -> bytes:
@@ -60,6 +71,14 @@ def varint(value: int) -> bytes:
 
 def encode_column(ch_type: str, data: ColumnData) -> memoryview | bytes:
     """The Native encoding of one column's values (without name and type)."""
+    if ch_type.startswith("Array(") and ch_type.endswith(")"):
+        if not isinstance(data, ArrayColumn):
+            raise TypeError(f"an Array column needs ArrayColumn data, not {type(data).__name__}")
+        # Native: every row's end offset (UInt64), then the values of all rows as one column of the inner type.
+        ends = np.ascontiguousarray(data.ends, dtype="<u8").data.cast("B")
+        return b"".join((ends, encode_column(ch_type[len("Array(") : -1], data.values)))
+    if isinstance(data, ArrayColumn):
+        raise TypeError(f"an Array given for a {ch_type} column")
     dtype = NUMERIC_DTYPES.get(ch_type)
     if dtype is not None:
         if isinstance(data, CodedStrings):

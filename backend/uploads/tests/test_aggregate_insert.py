@@ -1,0 +1,52 @@
+"""The per-second rows an upload derives, inserted as columns (second_aggregates.columns_of through native.py),
+against the same rows inserted one by one through the driver (rows_of): ClickHouse must hold the same values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analytics.aggregate import SecondTable, aggregate_table
+from analytics.phout import PhoutParser, parse_stream
+from analytics.tests.phout_support import columns_of as sample_columns_of
+from analytics.tests.phout_support import read_golden
+from backend.clickhouse import client
+from backend.clickhouse.tables import second_aggregates
+from backend.uploads.ingest import _insert_aggregates
+
+FILES = ("bfg_capture.phout", "discarded.phout", "empty_tag.phout", "out_of_order.phout")
+
+
+def table_of(name: str) -> SecondTable:
+    parser = PhoutParser()
+    batches = list(parse_stream([read_golden(name)], parser))
+    return aggregate_table(sample_columns_of(batches), parser.cases)
+
+
+def stored(source_id: int) -> list[tuple[object, ...]]:
+    others = [c for c in second_aggregates.COLUMNS if c not in ("source_id", "received_at_us")]
+    return client.execute(
+        f"SELECT {', '.join(others)} FROM {second_aggregates.NAME} WHERE test_id = 7 AND source_id = %(source)s "
+        "ORDER BY ts, case",
+        {"source": source_id},
+        tag="tests.aggregate_insert",
+    )
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_columns_store_what_rows_store(clickhouse: None, name: str) -> None:
+    table = table_of(name)
+    assert table.size > 0 and table.hist.count.sum() > 0
+    _insert_aggregates(7, 1, table, received_at_us=5)
+    rows = second_aggregates.rows_of(7, 2, table.rows(), 5)
+    client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="tests.aggregate_insert")
+    assert stored(1) == stored(2)
+    assert len(stored(1)) == table.size
+
+
+def test_tables_concatenate_as_their_rows_do() -> None:
+    tables = [table_of(name) for name in FILES]
+    joined = SecondTable.concat(tables)
+    assert joined.rows() == [row for t in tables for row in t.rows()]
+    assert SecondTable.concat([]).size == 0 and SecondTable.empty().rows() == []
+    assert np.array_equal(joined.hist.ends(joined.size)[-1:], [joined.hist.count.size])
