@@ -14,7 +14,7 @@ from analytics.tests.phout_support import read_golden
 from backend.clickhouse import client
 from backend.clickhouse.migrations import m0002_narrow_samples as m0002
 from backend.clickhouse.tables import samples
-from backend.uploads.ingest import _sample_columns
+from backend.uploads.ingest import _IdColumns, _sample_columns
 
 TABLE = "scratch_samples_m0002"  # scratch_*: not replayed on current ClickHouse (see conftest)
 
@@ -50,7 +50,7 @@ def test_values_at_the_limits_are_stored_as_parsed(clickhouse: None) -> None:
     assert parser.stats.lines_bad == 8
     with client.native_insert(samples.NAME, samples.COLUMNS, tag="tests.narrow") as insert:
         for batch in batches:
-            insert.send(_sample_columns(7, 8, batch, tuple(parser.cases)))
+            insert.send(_sample_columns(_IdColumns(7, 8), batch, tuple(parser.cases)))
     fields = ("send_ts_us", "receive_sec", *PHOUT_INT_COLUMNS.values())
     parsed = sorted(
         tuple(int(getattr(b, name)[i]) for name in fields) for b in batches for i in range(b.rows)
