@@ -212,7 +212,7 @@ class ReadAhead(PositionedReader):
 
     def __init__(
         self,
-        inner: io.RawIOBase,
+        inner: io.RawIOBase | io.BufferedIOBase,
         *,
         chunk_bytes: int = BUFFER_BYTES,
         depth: int = 4,

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from django.conf import settings
 
-from analytics.phout import PhoutParser, SupportsReadinto, not_phout_error
+from analytics.phout import PhoutParser, not_phout_error
 from backend.uploads.digest import Hasher
 from backend.uploads.direct_io import DirectReader, DirectWriter, ReadAhead
 
@@ -119,7 +119,7 @@ def head_error(head: bytes, is_whole: bool) -> str | None:
     return not_phout_error(parser.stats)
 
 
-def open_decoded(raw: io.BufferedIOBase) -> SupportsReadinto:
+def open_decoded(raw: io.BufferedIOBase) -> io.BufferedIOBase:
     """The decompressed view of a stored body: gzip when it starts with gzip's magic bytes, else the file itself."""
     magic = raw.read(2)
     raw.seek(0)
