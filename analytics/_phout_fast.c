@@ -160,11 +160,12 @@ static inline int parse_int(const char **pp, const char *end, char end_char, int
     return 0;
 }
 
-/* Parse the whole block: the number of rows, -1 when a line is outside the grammar, -2 when out of memory. */
+/* Parse the whole block: the number of rows, -1 when a line is outside the grammar, -2 when out of memory, -3 when
+ * the outputs have no room for more rows. */
 static Py_ssize_t parse_lines(const char *p, const char *end, Py_ssize_t capacity, Outputs *o, KeyTable *keys) {
     Py_ssize_t row = 0;
     while (p < end) {
-        if (row == capacity) return -1;
+        if (row == capacity) return -3;
         /* send_ts */
         const char *digits = p;
         uint64_t mantissa = 0;
@@ -232,7 +233,8 @@ PyDoc_STRVAR(parse_block_doc,
              "Parse a block of complete phout lines into `outputs`, 13 writable C-contiguous buffers with room for\n"
              "every line: send_ts_us, receive_sec (int64), case key index (int32), interval_real .. size_in (int64),\n"
              "net_code, proto_code (int32). `ranges` holds (low, high) of the 10 integer fields. Returns the rows\n"
-             "written and the case keys (bytes, by index), or None when any line is outside the fast grammar.");
+             "written and the case keys (bytes, by index); rows -1 when the outputs are too short for the block's\n"
+             "lines; None when any line is outside the fast grammar.");
 
 static PyObject *parse_block(PyObject *self, PyObject *args) {
     Py_buffer block;
@@ -284,6 +286,10 @@ static PyObject *parse_block(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS;
     if (rows == -2) {
         PyErr_NoMemory();
+        goto done;
+    }
+    if (rows == -3) {
+        result = Py_BuildValue("(nN)", (Py_ssize_t)-1, PyList_New(0));
         goto done;
     }
     if (rows < 0) {

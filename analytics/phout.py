@@ -169,8 +169,8 @@ class NativeColumns:
 
     @staticmethod
     def for_block(block_bytes: int) -> NativeColumns:
-        """Room for every line a block of this size can hold. Not counted first: that pass cost more (~0.25 s per
-        10M lines) than untouched room, which never becomes resident."""
+        """Room for every line a block of this size can hold (lines are not counted first: that pass cost ~0.25 s
+        per 10M lines)."""
         return NativeColumns.empty(block_bytes // MIN_NATIVE_LINE_BYTES + 1)
 
     @staticmethod
@@ -263,6 +263,7 @@ class PhoutParser:
         self._buf = bytearray(block_bytes)
         self._filled = 0
         self._next_line = 1  # number of the first line in the buffer
+        self._bytes_per_line = float(MIN_NATIVE_LINE_BYTES)  # of the last block the C parser took
 
     # ── public ──────────────────────────────────────────────────────────────────────────────────────────────
     def feed(self, data: bytes) -> list[PhoutBatch]:
@@ -417,11 +418,19 @@ class PhoutParser:
         fast = kernels.fast
         if fast is None:  # built without a compiler: path 2 gives the same results
             return None
-        columns = NativeColumns.for_block(len(block))
-        parsed = fast.parse_block(block, columns.outputs(), _NATIVE_RANGES, MAX_RECEIVE_SEC)
-        if parsed is None:
-            return None
-        rows, case_keys = parsed
+        # Room for the lines the block likely holds (as long on average as the last block's, with a margin), not
+        # for the shortest possible lines: that was 3x the memory, ~100 MB more of the worker's peak. A block
+        # of shorter lines is parsed again with room for any.
+        columns = NativeColumns.empty(int(len(block) / self._bytes_per_line * 1.1) + 1024)
+        while True:
+            parsed = fast.parse_block(block, columns.outputs(), _NATIVE_RANGES, MAX_RECEIVE_SEC)
+            if parsed is None:
+                return None
+            rows, case_keys = parsed
+            if rows >= 0:
+                break
+            columns = NativeColumns.for_block(len(block))
+        self._bytes_per_line = max(len(block) / max(rows, 1), float(MIN_NATIVE_LINE_BYTES))
         # A case key is a tag cut just after its last '#', which case_of_tag maps like the whole tag.
         mapping = np.array([self._code_of_raw_tag(key) for key in case_keys], dtype=np.int32)
         self.stats.lines_total += rows

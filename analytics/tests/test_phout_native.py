@@ -17,17 +17,20 @@ from analytics import _phout_fast, kernels, phout
 from analytics.phout import INT_COLUMNS, VALUE_RANGES, PhoutBatch, PhoutParser, parse_stream
 
 
-def parse(data: bytes, *, native: bool, block_bytes: int = 4096) -> tuple[PhoutParser, PhoutBatch | None]:
+def parse(
+    data: bytes, *, native: bool, block_bytes: int = 4096, piece: int = 0
+) -> tuple[PhoutParser, PhoutBatch | None]:
     parser = PhoutParser(block_bytes=block_bytes)
     if not native:
         parser._parse_native = lambda block: None  # type: ignore[method-assign]
-    batches = list(parse_stream([data], parser))
+    pieces = [data[i : i + piece] for i in range(0, len(data), piece)] if piece else [data]
+    batches = list(parse_stream(pieces, parser))
     return parser, PhoutBatch.concat(batches) if batches else None
 
 
-def assert_same(data: bytes, block_bytes: int = 4096) -> PhoutParser:
-    fast, fast_batch = parse(data, native=True, block_bytes=block_bytes)
-    slow, slow_batch = parse(data, native=False, block_bytes=block_bytes)
+def assert_same(data: bytes, block_bytes: int = 4096, piece: int = 0) -> PhoutParser:
+    fast, fast_batch = parse(data, native=True, block_bytes=block_bytes, piece=piece)
+    slow, slow_batch = parse(data, native=False, block_bytes=block_bytes, piece=piece)
     assert fast.stats == slow.stats
     assert (fast_batch is None) == (slow_batch is None)
     if fast_batch is not None and slow_batch is not None:
@@ -127,7 +130,7 @@ def test_outputs_are_checked() -> None:
     with pytest.raises(ValueError, match="items of 4 bytes"):
         _phout_fast.parse_block(block, wrong, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC)
     too_small = phout.NativeColumns.empty(0).outputs()
-    assert _phout_fast.parse_block(block, too_small, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC) is None
+    assert _phout_fast.parse_block(block, too_small, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC) == (-1, [])
 
 
 def test_microsecond_send_times_round_as_numpy_does() -> None:
@@ -139,3 +142,16 @@ def test_microsecond_send_times_round_as_numpy_does() -> None:
     _, batch = parse(body.encode(), native=True, block_bytes=1 << 22)
     assert batch is not None and batch.rows == 20_000
     assert_same(body.encode(), block_bytes=1 << 22)
+
+
+def test_a_block_of_shorter_lines_than_the_last_is_parsed_again_with_room() -> None:
+    long_tag = "case/" + "x" * 300
+    long_lines = "".join(
+        f"1700000000.{i:03d}\t{long_tag}#{i}\t1000\t0\t0\t0\t0\t0\t10\t10\t0\t200\n" for i in range(400)
+    )
+    short_lines = "".join(f"1700000001.{i:03d}\tc\t9\t0\t0\t0\t0\t0\t1\t1\t0\t200\n" for i in range(5000))
+    # Fed a block at a time, so that blocks of short lines follow a block of long ones.
+    parser = assert_same((long_lines + short_lines).encode(), block_bytes=len(long_lines), piece=len(long_lines))
+    assert parser.stats.lines_total == 5400 and parser.cases == [long_tag, "c"]
+    # Long lines are ~330 bytes: the short lines' blocks were the C path's, after a second try with room.
+    assert parser._bytes_per_line < 100
