@@ -1,9 +1,9 @@
 """Ingestion of one stored phout upload into ClickHouse: raw samples, then the per-second aggregates derived from them.
 
-The file is read in pieces (gunzipped on the fly), parsed by analytics.phout into numpy batches and aggregated by
-analytics.aggregate, so memory stays bounded whatever the file size. Inserts run in a second thread behind a queue
-of two batches: parsing (pyarrow, numpy) and sending (the driver, the socket) overlap, and a slow ClickHouse
-slows the reader down instead of piling batches up in memory.
+The file is read ahead in pieces (and inflated on a thread of its own when gzipped), parsed by analytics.phout into
+numpy batches and aggregated by analytics.aggregate, so memory stays bounded whatever the file size. Inserts run
+in threads of their own behind queues of two pieces: parsing and sending overlap, and a slow ClickHouse slows the
+reader down instead of piling batches up in memory.
 
 All-or-nothing from the reader's side: every row carries the upload id, and readers see only `Test.active_upload`,
 which is switched in one PostgreSQL transaction after the last row is written. A failed or superseded upload has
@@ -59,7 +59,7 @@ LATE_SECONDS_PER_QUERY = 200
 # Samples go to ClickHouse in this many INSERTs at once, each fed by a thread of its own with every other piece.
 # The server squashes and writes an INSERT's blocks on one thread: with one INSERT that thread was the last stage
 # still busy when parsing ended (~1.5 s of a 10M-line upload with the worker idle). Two keep both cores on it; each
-# INSERT's blocks stay in sort-key order, and costs the server a squash buffer (~1M rows) of its own.
+# INSERT's blocks stay in sort-key order, and costs the server a squash buffer of its own (SAMPLE_PART_SETTINGS).
 SAMPLE_STREAMS = 2
 # The server squashes each sample INSERT's blocks into parts of this many rows (its default: 1,048,576). 10M rows
 # made ten parts, which it merged during the upload itself (~1.3 CPU-s, a quarter of its work); parts of 2.1M (~190
@@ -150,8 +150,8 @@ def _ingest_following(upload_id: int, hashed_by_receiver: bool) -> str:
     try:
         delete_upload_rows(upload.test_id, upload.pk)
         growing = GrowingFile(path, upload.pk, upload.size_bytes, hashing=not hashed_by_receiver)
-        # Read ahead in a thread (which also hashes): it waits for the transfer while this one parses. Its waits
-        # query PostgreSQL, on a connection of its own, closed as it ends.
+        # Read ahead in a thread (which also hashes, unless the receiver does): it waits for the transfer while this
+        # one parses. Its waits query PostgreSQL, on a connection of its own, closed as it ends.
         ahead = ReadAhead(growing, thread_exit=lambda: connection.close())  # looked up on the reading thread
         with io.BufferedReader(ahead, READ_BUFFER_BYTES) as raw:
             result = _load(upload, raw)
@@ -197,9 +197,10 @@ def fail_upload(upload_id: int, error: str) -> None:
 def _load(upload: Upload, raw: io.BufferedIOBase) -> IngestResult:
     """Parse the file, release its samples second by second in order, store them and their per-second rows.
 
-    Three threads: this one reads, parses (pyarrow, on both cores) and orders the samples; one streams them into
-    a single INSERT; one aggregates whole seconds. numpy, pyarrow and the socket release the GIL in their heavy
-    loops, so the stages overlap, and at most two items wait per stage, so memory stays bounded.
+    This thread parses (the C path of analytics.phout, mostly) and orders the samples; two threads stream them
+    into two INSERTs (SAMPLE_STREAMS); one aggregates whole seconds. The C kernels, numpy and the socket release
+    the GIL in their heavy loops, so the stages overlap, and at most two items wait per stage, so memory stays
+    bounded.
     """
     with _freed_memory_reused(), _no_cycle_collection():
         return _load_reusing_memory(upload, raw)
