@@ -89,9 +89,10 @@ def _merged_in_order(merged: PhoutBatch) -> PhoutBatch:
     Rows before `lo` are no greater than any row after them, rows from `hi` on no smaller than any before them, so
     only rows lo..hi-1 move; that equals a stable sort of the whole, because equal keys keep their order.
     """
-    key = _key(merged)
-    if key is None:
+    packed = _key(merged)
+    if packed is None:
         return merged.take(_order(merged))
+    key, _ = packed
     descents = np.flatnonzero(key[1:] < key[:-1])
     if descents.size == 0:
         return merged
@@ -105,26 +106,25 @@ def _merged_in_order(merged: PhoutBatch) -> PhoutBatch:
     return merged
 
 
-def _key(batch: PhoutBatch) -> npt.NDArray[np.int64] | None:
-    """(response second, case code) packed into one int64 per row, or None when the span is too wide for it."""
-    sec, codes = batch.receive_sec, batch.case_codes
-    low = int(sec.min())
-    width = int(codes.max()) + 1
-    if (int(sec.max()) - low + 1) * width >= 1 << 62:
-        return None
-    return np.asarray((sec - low) * width + codes, dtype=np.int64)
-
-
-def _order(batch: PhoutBatch) -> npt.NDArray[np.intp]:
-    """Row order by (response second, case code), stable."""
+def _key(batch: PhoutBatch) -> tuple[npt.NDArray[np.int64], int] | None:
+    """(response second, case code) packed into one int64 per row, and the span of the packed values; None when
+    that span is too wide for an int64."""
     sec, codes = batch.receive_sec, batch.case_codes
     low = int(sec.min())
     width = int(codes.max()) + 1
     span = (int(sec.max()) - low + 1) * width
+    if span >= 1 << 62:
+        return None
+    return np.asarray((sec - low) * width + codes, dtype=np.int64), span
+
+
+def _order(batch: PhoutBatch) -> npt.NDArray[np.intp]:
+    """Row order by (response second, case code), stable."""
+    packed = _key(batch)
+    if packed is None:
+        return np.lexsort((batch.case_codes, batch.receive_sec))
+    key, span = packed
     if span <= 1 << 16:
         # A stable sort of a 16-bit key is a radix sort in numpy: linear, several times cheaper than comparing.
-        key = ((sec - low) * width + codes).astype(np.uint16)
-        return np.argsort(key, kind="stable")
-    if span < 1 << 62:
-        return np.argsort((sec - low) * width + codes, kind="stable")
-    return np.lexsort((codes, sec))
+        return np.argsort(key.astype(np.uint16), kind="stable")
+    return np.argsort(key, kind="stable")
