@@ -215,14 +215,29 @@ static Py_ssize_t parse_lines(const char *p, const char *end, Py_ssize_t capacit
     return row;
 }
 
+/* Buffers taken from Python objects, released together on every way out. */
 typedef struct {
-    Py_buffer views[OUTPUTS];
+    Py_buffer view;
     int taken;
-} OutputViews;
+} View;
 
-static void release_views(OutputViews *ov) {
-    for (int i = 0; i < ov->taken; i++) PyBuffer_Release(&ov->views[i]);
-    ov->taken = 0;
+/* A C-contiguous buffer of `itemsize`-byte items: exactly `items` of them, or any number when `items` < 0. */
+static int take_view(PyObject *obj, View *v, Py_ssize_t itemsize, Py_ssize_t items, int writable, const char *what) {
+    if (PyObject_GetBuffer(obj, &v->view, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
+    v->taken = 1;
+    if (items < 0 ? v->view.itemsize != itemsize : v->view.itemsize != itemsize || v->view.len != itemsize * items) {
+        if (items < 0)
+            PyErr_Format(PyExc_ValueError, "%s must have items of %zd bytes", what, itemsize);
+        else
+            PyErr_Format(PyExc_ValueError, "%s must hold %zd items of %zd bytes", what, items, itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+static void drop_views(View *views, int n) {
+    for (int i = 0; i < n; i++)
+        if (views[i].taken) PyBuffer_Release(&views[i].view);
 }
 
 /* Item sizes of the outputs, in order: send_ts_us, receive_sec, key index, 8 int64 columns, 2 int32 codes. */
@@ -242,7 +257,7 @@ static PyObject *parse_block(PyObject *self, PyObject *args) {
     long long max_receive_sec;
     if (!PyArg_ParseTuple(args, "y*OOL", &block, &outputs, &ranges, &max_receive_sec)) return NULL;
     PyObject *result = NULL;
-    OutputViews ov = {.taken = 0};
+    View ov[OUTPUTS] = {{{0}}};
     KeyTable keys = {0};
     Outputs o;
     Py_ssize_t capacity = PY_SSIZE_T_MAX;
@@ -258,22 +273,18 @@ static PyObject *parse_block(PyObject *self, PyObject *args) {
         if (!PyArg_ParseTuple(PyTuple_GET_ITEM(ranges, i), "LL", &o.low[i], &o.high[i])) goto done;
     }
     for (int i = 0; i < OUTPUTS; i++) {
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(outputs, i), &ov.views[i], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
-            goto done;
-        ov.taken++;
-        if (ov.views[i].itemsize != OUTPUT_ITEMSIZE[i]) {
-            PyErr_Format(PyExc_ValueError, "output %d must have items of %zd bytes", i, OUTPUT_ITEMSIZE[i]);
-            goto done;
-        }
-        Py_ssize_t items = ov.views[i].len / OUTPUT_ITEMSIZE[i];
+        char what[16];
+        snprintf(what, sizeof what, "output %d", i);
+        if (take_view(PyTuple_GET_ITEM(outputs, i), &ov[i], OUTPUT_ITEMSIZE[i], -1, 1, what) < 0) goto done;
+        Py_ssize_t items = ov[i].view.len / OUTPUT_ITEMSIZE[i];
         if (items < capacity) capacity = items;
     }
-    o.send_ts_us = ov.views[0].buf;
-    o.receive_sec = ov.views[1].buf;
-    o.key_index = ov.views[2].buf;
-    for (int i = 0; i < INT_FIELDS - 2; i++) o.ints[i] = ov.views[3 + i].buf;
-    o.codes[0] = ov.views[OUTPUTS - 2].buf;
-    o.codes[1] = ov.views[OUTPUTS - 1].buf;
+    o.send_ts_us = ov[0].view.buf;
+    o.receive_sec = ov[1].view.buf;
+    o.key_index = ov[2].view.buf;
+    for (int i = 0; i < INT_FIELDS - 2; i++) o.ints[i] = ov[3 + i].view.buf;
+    o.codes[0] = ov[OUTPUTS - 2].view.buf;
+    o.codes[1] = ov[OUTPUTS - 1].view.buf;
     o.max_receive_sec = max_receive_sec;
     if (keys_init(&keys) < 0) {
         PyErr_NoMemory();
@@ -309,7 +320,7 @@ static PyObject *parse_block(PyObject *self, PyObject *args) {
     result = Py_BuildValue("(nN)", rows, key_list);
 done:
     keys_free(&keys);
-    release_views(&ov);
+    drop_views(ov, OUTPUTS);
     PyBuffer_Release(&block);
     return result;
 }
@@ -318,26 +329,6 @@ done:
  * Per-group sums and counts of one piece of samples, in one pass instead of a dozen numpy passes (bincount per
  * figure, np.where per mask): ~45% of the aggregating thread's CPU before. Sums of times are accumulated in double
  * in row order, which is exactly what bincount with weights does, so results are bit for bit the same. */
-
-typedef struct {
-    Py_buffer view;
-    int taken;
-} View;
-
-static int take_view(PyObject *obj, View *v, Py_ssize_t itemsize, Py_ssize_t items, int writable, const char *what) {
-    if (PyObject_GetBuffer(obj, &v->view, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
-    v->taken = 1;
-    if (v->view.itemsize != itemsize || v->view.len != itemsize * items) {
-        PyErr_Format(PyExc_ValueError, "%s must hold %zd items of %zd bytes", what, items, itemsize);
-        return -1;
-    }
-    return 0;
-}
-
-static void drop_views(View *views, int n) {
-    for (int i = 0; i < n; i++)
-        if (views[i].taken) PyBuffer_Release(&views[i].view);
-}
 
 enum { T_GROUP, T_TIMED, T_REAL, T_CONNECT, T_SEND, T_LATENCY, T_RECEIVE, T_SIZE_IN, T_SIZE_OUT, T_INPUTS };
 enum {
