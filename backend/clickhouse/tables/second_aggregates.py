@@ -138,6 +138,7 @@ def columns_of(test_id: int, source_id: int, table: SecondTable, received_at_us:
     code_of = {name: i for i, name in enumerate(names)}
     quantiles = {f"q{level}_ms": table.quantiles_ms[:, i] for i, level in enumerate(QUANTILE_LEVELS)}
     connect, send, latency, receive = table.phases_ms
+    net_ends, http_ends, hist_ends = (sparse.ends(n) for sparse in (table.nets, table.https, table.hist))
     return {
         "test_id": np.full(n, test_id, dtype=np.uint64),
         "source_id": np.full(n, source_id, dtype=np.uint64),
@@ -154,11 +155,11 @@ def columns_of(test_id: int, source_id: int, table: SecondTable, received_at_us:
         "input_bytes": table.input_bytes,
         "output_bytes": table.output_bytes,
         **quantiles,
-        "net_codes": ArrayColumn(table.nets.ends(n), table.nets.code),
-        "net_counts": ArrayColumn(table.nets.ends(n), table.nets.count),
-        "http_codes": ArrayColumn(table.https.ends(n), table.https.code),
-        "http_counts": ArrayColumn(table.https.ends(n), table.https.count),
-        "hist_bins": ArrayColumn(table.hist.ends(n), table.hist.code),
-        "hist_counts": ArrayColumn(table.hist.ends(n), table.hist.count),
+        "net_codes": ArrayColumn(net_ends, table.nets.code),
+        "net_counts": ArrayColumn(net_ends, table.nets.count),
+        "http_codes": ArrayColumn(http_ends, table.https.code),
+        "http_counts": ArrayColumn(http_ends, table.https.count),
+        "hist_bins": ArrayColumn(hist_ends, table.hist.code),
+        "hist_counts": ArrayColumn(hist_ends, table.hist.count),
         "received_at_us": np.full(n, received_at_us, dtype=np.uint64),
     }
