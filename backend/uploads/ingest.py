@@ -342,8 +342,6 @@ class _SampleWriter:
     """The sample stage's work: every released piece goes into one INSERT, opened on the stage's own thread."""
 
     def __init__(self, test_id: int, upload_id: int) -> None:
-        self._test_id = test_id
-        self._upload_id = upload_id
         self._ids = _IdColumns(test_id, upload_id)
         self._insert: client.NativeInsert | None = None
         self._opened: contextlib.ExitStack | None = None
@@ -460,14 +458,13 @@ class _AggregateWriter:
 
     def _flush(self) -> None:
         tables, self._tables, self._rows = self._tables, [], 0
-        _insert_aggregates(self._test_id, self._upload_id, SecondTable.concat(tables), self._received_at_us)
+        table = SecondTable.concat(tables)
+        _insert_aggregates(self._test_id, self._upload_id, table, self._received_at_us, tag="uploads.insert_aggregates")
 
 
-def _insert_aggregates(test_id: int, upload_id: int, table: SecondTable, received_at_us: int) -> None:
+def _insert_aggregates(test_id: int, upload_id: int, table: SecondTable, received_at_us: int, *, tag: str) -> None:
     if table.size:
-        with client.native_insert(
-            second_aggregates.NAME, second_aggregates.COLUMNS, tag="uploads.insert_aggregates"
-        ) as insert:
+        with client.native_insert(second_aggregates.NAME, second_aggregates.COLUMNS, tag=tag) as insert:
             insert.send(second_aggregates.columns_of(test_id, upload_id, table, received_at_us))
 
 
@@ -579,7 +576,8 @@ def _recompute_seconds(test_id: int, upload_id: int, seconds: list[int]) -> None
             proto_code=np.asarray(cols[10], dtype=np.int32),
         )
         wait_for_mutations(second_aggregates.NAME)
-        _insert_aggregates(test_id, upload_id, aggregate_table(sample_cols, [str(c) for c in cases]), _now_us())
+        table = aggregate_table(sample_cols, [str(c) for c in cases])
+        _insert_aggregates(test_id, upload_id, table, _now_us(), tag="uploads.insert_late_seconds")
 
 
 # ── finishing ───────────────────────────────────────────────────────────────────────────────────────────────

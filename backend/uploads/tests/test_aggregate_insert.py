@@ -37,7 +37,7 @@ def stored(source_id: int) -> list[tuple[object, ...]]:
 def test_columns_store_what_rows_store(clickhouse: None, name: str) -> None:
     table = table_of(name)
     assert table.size > 0 and table.hist.count.sum() > 0
-    _insert_aggregates(7, 1, table, received_at_us=5)
+    _insert_aggregates(7, 1, table, received_at_us=5, tag="tests.aggregate_insert")
     rows = second_aggregates.rows_of(7, 2, table.rows(), 5)
     client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="tests.aggregate_insert")
     assert stored(1) == stored(2)
