@@ -11,12 +11,12 @@ through a2wsgi's buffer as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from a2wsgi.wsgi import Body
 
-WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+from backend.tankapi.fastpath import StartResponse, WsgiApp
 
 
 class PieceBody(Body):
@@ -33,7 +33,7 @@ class PieceBody(Body):
 def with_piece_body(app: WsgiApp) -> WsgiApp:
     """`app`, reading its request bodies through PieceBody (a2wsgi hands it its own Body first)."""
 
-    def wrapped(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    def wrapped(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         body = environ.get("wsgi.input")
         if type(body) is Body and body.has_more and not body.buffer:  # untouched: take over its loop and receive
             environ["wsgi.input"] = PieceBody(body.loop, body.receive)
