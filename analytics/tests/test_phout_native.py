@@ -118,6 +118,34 @@ def test_the_c_path_refuses_rather_than_judges(line: bytes) -> None:
     assert_same(block)  # and the parser still gets it right the other ways
 
 
+def test_a_block_that_does_not_end_with_a_line_end_is_refused() -> None:
+    # The C scans stop at the block's last LF instead of checking every byte against the block's end.
+    block = b"1700000000.101\tcase\t2227\t31\t9\t2151\t36\t2198\t193\t2365\t0\t200"
+    outputs = phout.NativeColumns.for_block(len(block) + 1).outputs()
+    assert _phout_fast.parse_block(block, outputs, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC) is None
+    assert _phout_fast.parse_block(block + b"\n", outputs, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC) == (
+        1,
+        [b"case"],
+    )
+
+
+@pytest.mark.parametrize("length", [0, 1, 7, 15, 16, 17, 31, 32, 33, 47, 70])
+def test_case_keys_of_tags_of_every_length(length: int) -> None:
+    # The tag is scanned sixteen bytes at a time: its end and its last '#' may fall anywhere in a chunk or after.
+    tags = [b"t" * length]
+    tags += [b"t" * at + b"#" + b"u" * (length - at - 1) for at in range(length)]  # one '#' at every place
+    tags += [b"#" * length, b"a#" * (length // 2)]
+    lines = b"".join(b"1700000000.101\t" + tag + b"\t2227\t31\t9\t2151\t36\t2198\t193\t2365\t0\t200\n" for tag in tags)
+    outputs = phout.NativeColumns.for_block(len(lines)).outputs()
+    parsed = _phout_fast.parse_block(lines, outputs, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC)
+    assert parsed is not None
+    rows, keys = parsed
+    assert rows == len(tags)
+    expected = [tag[: tag.rindex(b"#") + 1] if b"#" in tag else tag for tag in tags]
+    assert [keys[k] for k in outputs[2][:rows].tolist()] == expected
+    assert_same(lines)
+
+
 def test_case_keys_stay_few_when_every_raw_tag_is_unique() -> None:
     body = "".join(f"1700000000.{i % 1000:03d}\tcase#{i}\t1000\t0\t0\t0\t0\t0\t10\t10\t0\t200\n" for i in range(5000))
     parser = assert_same(body.encode(), block_bytes=1 << 20)
