@@ -6,6 +6,8 @@
 #   deploy/stack.sh stop-clickhouse | start-clickhouse   (for fault tests)
 source "$(dirname "$0")/lib.sh"
 
+CLICKHOUSE_JEMALLOC_CONF="percpu_arena:percpu,oversize_threshold:0,muzzy_decay_ms:5000,dirty_decay_ms:5000"
+
 ch_answers() { clickhouse-client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "SELECT 1"; }
 
 start_clickhouse() {
@@ -17,7 +19,12 @@ start_clickhouse() {
   cp "$ROOT/deploy/clickhouse/users.xml" "$dir/users.xml"
   say "starting ClickHouse on $CLICKHOUSE_HOST:$CLICKHOUSE_PORT (data in $dir)"
   # The Debian package's init script needs systemd; run the server directly, detached, with our config.
-  clickhouse-server --daemon --config-file="$dir/config.xml" --pid-file="$RUN/clickhouse.pid" \
+  # MALLOC_CONF: the jemalloc options ClickHouse's own builds (the official image) compile in
+  # (contrib/jemalloc-cmake). Debian's server links the system jemalloc with its defaults instead, whose arena for
+  # allocations over 8 MiB returns their pages to the kernel as soon as they are freed: every column of an INSERT's
+  # squashed blocks was then first-touched again, ~650k page faults and ~1 CPU-s of a 10M-row INSERT
+  # (bench/phout_upload/README.md, "Session 6").
+  MALLOC_CONF="$CLICKHOUSE_JEMALLOC_CONF" clickhouse-server --daemon --config-file="$dir/config.xml" --pid-file="$RUN/clickhouse.pid" \
     >>"$dir/log/stdout.log" 2>&1 </dev/null
   wait_for 60 "ClickHouse" ch_answers
   mark_started clickhouse

@@ -177,6 +177,15 @@ def ch(query: str) -> str:
     return sh(["clickhouse-client", "--query", query]).stdout
 
 
+def wait_merges_done(timeout_s: float = 300) -> None:
+    """Wait until the server merges nothing: a phase's merges left running would take CPU from the next phase."""
+    deadline = time.monotonic() + timeout_s
+    while int(ch("SELECT count() FROM system.merges").strip()):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"ClickHouse still merging after {timeout_s:.0f} s")
+        time.sleep(0.5)
+
+
 # The baseline loads the file twice, into two tables with the phout columns and `samples`' partitioning and sort
 # order: "samples-typed" has the column types `samples` stores (analytics.phout.VALUE_RANGES: 4-byte times and
 # sizes, 2-byte codes; a line that does not fit is refused by both), the table equivalent to ours and the ratio's
@@ -422,6 +431,7 @@ def main() -> None:
     base_cpu: dict[str, dict[str, float]] = {}
     base_peaks: dict[str, dict[str, int]] = {}
     for shape in BASELINE_SHAPES:
+        wait_merges_done()
         monitor = PeakRss()
         monitor.watch("clickhouse-server", server_pid)
         monitor.start()
@@ -432,6 +442,7 @@ def main() -> None:
         cpu[name] = cpu.pop(f"{name} final")
         base_cpu[shape] = cpu
 
+    wait_merges_done()
     monitor = PeakRss(threads=args.threads)
     monitor.watch("clickhouse-server", server_pid)
     monitor.start()
