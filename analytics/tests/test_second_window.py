@@ -1,6 +1,9 @@
-"""The window's merge of released pieces (analytics.second_window) against a full stable sort."""
+"""The window (analytics.second_window): its merge of released pieces against a full stable sort, and what it releases
+from a stream of batches."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import numpy.typing as npt
@@ -8,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytics.phout import BATCH_FIELDS, PhoutBatch
-from analytics.second_window import _merged_in_order, _order
+from analytics.second_window import SecondWindow, _merged_in_order, _order
 
 
 def batch(receive_sec: npt.NDArray[np.int64], case_codes: npt.NDArray[np.int64], first_id: int) -> PhoutBatch:
@@ -53,3 +56,49 @@ def test_merging_sorted_pieces_equals_a_full_stable_sort(pieces: list[tuple[int,
     got = _merged_in_order(PhoutBatch.concat(parts)) if merged.rows else merged
     for name in BATCH_FIELDS:
         np.testing.assert_array_equal(getattr(got, name), getattr(expected, name), err_msg=name)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 50), st.integers(0, 80), st.integers(1, 4), st.integers(0, 2**31)),
+        min_size=1,
+        max_size=8,
+    ),
+    st.integers(0, 6),
+)
+def test_every_row_comes_out_once_in_order_or_late(batches: list[tuple[int, int, int, int]], lag_s: int) -> None:
+    window = SecondWindow(lag_s=lag_s)
+    pieces: list[PhoutBatch] = []
+    late_ids: list[int] = []
+    seen_max = -1  # the highest second of the batches before
+    next_id = 0
+    for start, length, cases, seed in batches:
+        rng = np.random.default_rng(seed)
+        arriving = batch(rng.integers(start, start + 15, length), rng.integers(0, cases, length), next_id)
+        next_id += length
+        # Late: a second the window has moved `lag_s` past already, as the stream before this batch took it.
+        expected_late = arriving.send_ts_us[arriving.receive_sec <= seen_max - lag_s].tolist() if seen_max >= 0 else []
+        out = window.add(arriving)
+        got_late = [] if out.late is None else out.late.send_ts_us.tolist()
+        assert got_late == expected_late
+        late_ids += got_late
+        if out.in_order is not None:
+            pieces.append(out.in_order)
+        seen_max = max(seen_max, int(arriving.receive_sec.max())) if length else seen_max
+    last = window.finish().in_order
+    if last is not None:
+        pieces.append(last)
+    ids = [i for piece in pieces for i in piece.send_ts_us.tolist()] + late_ids
+    assert sorted(ids) == list(range(next_id))  # every row once
+    for before, after in itertools.pairwise(pieces):
+        assert before.receive_sec.max() < after.receive_sec.min()  # pieces follow each other by second
+    for piece in pieces:
+        key = piece.receive_sec * 8 + piece.case_codes
+        assert (np.diff(key) >= 0).all()  # in (second, case) order
+        same = np.diff(key) == 0
+        assert (np.diff(piece.send_ts_us)[same] > 0).all()  # equal keys in arrival order: a stable sort
+        for name in BATCH_FIELDS:  # each row whole: every column of the test rows is its id, or id % 1000
+            if name not in ("receive_sec", "case_codes", "net_code", "proto_code"):
+                np.testing.assert_array_equal(getattr(piece, name), piece.send_ts_us, err_msg=name)
+        np.testing.assert_array_equal(piece.net_code, piece.send_ts_us % 1000)
