@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/phout_upload/run.py --lines 1000000            # reduced scale (shared machine)
     .venv/bin/python bench/phout_upload/run.py --lines 10000000 --gzip    # the full run, on a quiet machine
+    .venv/bin/python bench/phout_upload/run.py --file F --rounds 5       # five side-by-side rounds, medians
 
 Steps, all against the local services (ClickHouse on 9000, PostgreSQL, Redis), in databases of its own
 (`tankodrom_bench`, dropped and re-created, so it never touches real data):
@@ -24,10 +25,13 @@ import json
 import os
 import shutil
 import signal
+import statistics
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
+from typing import cast
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = ROOT / ".venv" / "bin" / "python"
@@ -391,39 +395,12 @@ def count_rows() -> dict[str, int]:
     return rows
 
 
-def main() -> None:
-    global PORT, BENCH_DB, GUNICORN_CONF, GUNICORN_APP
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--lines", type=int, default=1_000_000)
-    p.add_argument("--gzip", action="store_true", help="generate and upload a gzipped file")
-    p.add_argument("--file", help="use this phout file instead of generating one")
-    p.add_argument("--workdir", default=str(ROOT / "var" / "bench" / "phout_upload"))
-    p.add_argument("--json", help="also write the results here")
-    p.add_argument("--port", type=int, default=PORT, help="port of the gunicorn started for the run")
-    p.add_argument("--db", default=BENCH_DB, help="PostgreSQL and ClickHouse database of the run (dropped first)")
-    p.add_argument("--threads", action="store_true", help="also report CPU seconds per thread of every process")
-    p.add_argument("--gunicorn-conf", default=GUNICORN_CONF, help="gunicorn config of the server (the stack's)")
-    p.add_argument("--app", default="", help="the app gunicorn serves, if not the config's (backend.wsgi:application)")
-    args = p.parse_args()
-    GUNICORN_CONF, GUNICORN_APP = args.gunicorn_conf, args.app
-    PORT = args.port
-    BENCH_DB = args.db
-    work = Path(args.workdir)
-    work.mkdir(parents=True, exist_ok=True)
-    if args.file:
-        path = Path(args.file)
-        lines = int(sh(["sh", "-c", f"{'zcat' if args.gzip else 'cat'} {path} | wc -l"]).stdout.strip())
-    else:
-        path = work / (f"{args.lines}.phout" + (".gz" if args.gzip else ""))
-        if not path.exists():
-            gen = [str(PY), str(ROOT / "bench/gen_phout.py"), "--lines", str(args.lines), "--output", str(path)]
-            subprocess.run(gen + (["--gzip"] if args.gzip else []), check=True)
-        lines = args.lines
-    var_dir = work / "var"
+def measure_round(path: Path, gz: bool, lines: int, var_dir: Path, threads: bool) -> dict[str, object]:
+    """One side-by-side round: both baselines, then Tankodrom, on a server that merges nothing at each start."""
     shutil.rmtree(var_dir, ignore_errors=True)
 
     server_pid = clickhouse_pid()
-    results: dict[str, object] = {"lines": lines, "file_bytes": path.stat().st_size, "gzip": args.gzip}
+    results: dict[str, object] = {}
 
     ch(f"DROP DATABASE IF EXISTS {BENCH_DB}_baseline")
     ch(f"CREATE DATABASE {BENCH_DB}_baseline")
@@ -435,7 +412,7 @@ def main() -> None:
         monitor = PeakRss()
         monitor.watch("clickhouse-server", server_pid)
         monitor.start()
-        base_s[shape] = run_baseline(path, args.gzip, monitor, shape)
+        base_s[shape] = run_baseline(path, gz, monitor, shape)
         base_peaks[shape] = dict(monitor.stop())
         cpu = dict(monitor.cpu)
         name = f"clickhouse-client (baseline, {shape})"
@@ -443,7 +420,7 @@ def main() -> None:
         base_cpu[shape] = cpu
 
     wait_merges_done()
-    monitor = PeakRss(threads=args.threads)
+    monitor = PeakRss(threads=threads)
     monitor.watch("clickhouse-server", server_pid)
     monitor.start()
     ours_s, cli_line = run_tankodrom(path, monitor, var_dir)
@@ -474,9 +451,69 @@ def main() -> None:
         },
         cli=cli_line,
     )
-    if args.threads:
+    if threads:
         results["thread_cpu_s"] = monitor.thread_cpu
         results["cpu_timeline"] = monitor.timeline
+    return results
+
+
+def main() -> None:
+    global PORT, BENCH_DB, GUNICORN_CONF, GUNICORN_APP
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lines", type=int, default=1_000_000)
+    p.add_argument("--gzip", action="store_true", help="generate and upload a gzipped file")
+    p.add_argument("--file", help="use this phout file instead of generating one")
+    p.add_argument("--workdir", default=str(ROOT / "var" / "bench" / "phout_upload"))
+    p.add_argument("--json", help="also write the results here")
+    p.add_argument("--port", type=int, default=PORT, help="port of the gunicorn started for the run")
+    p.add_argument("--db", default=BENCH_DB, help="PostgreSQL and ClickHouse database of the run (dropped first)")
+    p.add_argument("--threads", action="store_true", help="also report CPU seconds per thread of every process")
+    p.add_argument(
+        "--rounds", type=int, default=1, help="side-by-side rounds (baseline, then Tankodrom); medians reported"
+    )
+    p.add_argument("--gunicorn-conf", default=GUNICORN_CONF, help="gunicorn config of the server (the stack's)")
+    p.add_argument("--app", default="", help="the app gunicorn serves, if not the config's (backend.wsgi:application)")
+    args = p.parse_args()
+    GUNICORN_CONF, GUNICORN_APP = args.gunicorn_conf, args.app
+    PORT = args.port
+    BENCH_DB = args.db
+    work = Path(args.workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    if args.file:
+        path = Path(args.file)
+        lines = int(sh(["sh", "-c", f"{'zcat' if args.gzip else 'cat'} {path} | wc -l"]).stdout.strip())
+    else:
+        path = work / (f"{args.lines}.phout" + (".gz" if args.gzip else ""))
+        if not path.exists():
+            gen = [str(PY), str(ROOT / "bench/gen_phout.py"), "--lines", str(args.lines), "--output", str(path)]
+            subprocess.run(gen + (["--gzip"] if args.gzip else []), check=True)
+        lines = args.lines
+    var_dir = work / "var"
+    results: dict[str, object] = {"lines": lines, "file_bytes": path.stat().st_size, "gzip": args.gzip}
+    rounds = []
+    for number in range(1, args.rounds + 1):
+        measured = measure_round(path, args.gzip, lines, var_dir, args.threads)
+        rounds.append(measured)
+        print(
+            f"round {number}/{args.rounds}: baseline {measured['baseline_s']} s, tankodrom {measured['tankodrom_s']} s,"
+            f" ratio {measured['speedup']}",
+            file=sys.stderr,
+        )
+    if args.rounds == 1:
+        results.update(rounds[0])
+    else:
+
+        def figure(name: str) -> list[float]:
+            return [cast(float, r[name]) for r in rounds]
+
+        ratios = figure("speedup")
+        results.update(
+            baseline_s_median=statistics.median(figure("baseline_s")),
+            tankodrom_s_median=statistics.median(figure("tankodrom_s")),
+            speedups=ratios,
+            speedup_median=statistics.median(ratios),
+            rounds=rounds,
+        )
     print(json.dumps(results, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
