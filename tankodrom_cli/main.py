@@ -21,8 +21,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import requests
 from tqdm import tqdm
+
+from tankodrom_cli.transport import Api, FileRange, Response, TransportError
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 DEFAULT_CHUNK_MB = 256.0
@@ -34,51 +35,7 @@ class CliError(Exception):
     """A failure to report to the user in one line (exit status 1)."""
 
 
-SEND_BYTES = 1024 * 1024
-
-
-class _Body:
-    """A byte range of a file, counting progress; requests streams it with a Content-Length.
-
-    Iterated, not read: urllib3 reads a file-like body 16 KB at a time, while an iterable is sent piece by piece as
-    given, here 1 MB read into one reused buffer (each piece is sent before the next is read).
-    """
-
-    def __init__(self, f: io.BufferedReader, start: int, length: int, bar: tqdm) -> None:
-        self._f, self._start, self._length, self._bar = f, start, length, bar
-
-    def __len__(self) -> int:
-        return self._length
-
-    def __iter__(self) -> Iterator[memoryview]:
-        self._f.seek(self._start)
-        buffer = bytearray(min(SEND_BYTES, self._length))
-        remaining = self._length
-        with memoryview(buffer) as view:
-            while remaining > 0:
-                n = self._f.readinto(view[: min(len(view), remaining)])
-                if not n:
-                    return  # the file shrank: the server answers that the body is incomplete
-                remaining -= n
-                self._bar.update(n)
-                yield view[:n]
-
-
-class Api:
-    def __init__(self, server: str, token: str, timeout_s: float = 600.0) -> None:
-        self.server = server.rstrip("/")
-        self.session = requests.Session()
-        self.session.headers["Authorization"] = f"Token {token}"
-        self.timeout_s = timeout_s
-
-    def url(self, path: str) -> str:
-        return f"{self.server}{path}"
-
-    def call(self, method: str, path: str, **kwargs: Any) -> requests.Response:
-        return self.session.request(method, self.url(path), timeout=self.timeout_s, **kwargs)
-
-
-def _error_of(response: requests.Response) -> str:
+def _error_of(response: Response) -> str:
     try:
         body = response.json()
     except ValueError:
@@ -89,7 +46,7 @@ def _error_of(response: requests.Response) -> str:
 
 
 def create_test(api: Api, meta: dict[str, str]) -> int:
-    response = api.call("POST", "/api/v1/tests/", json=meta)
+    response = api.call("POST", "/api/v1/tests/", json_body=meta)
     if response.status_code != 201:
         raise CliError(f"could not create the test: {_error_of(response)}")
     return int(response.json()["id"])
@@ -105,7 +62,8 @@ def upload_file(api: Api, test_id: int, path: Path, chunk_bytes: int, quiet: boo
         tqdm(total=size, unit="B", unit_scale=True, unit_divisor=1024, disable=quiet, file=sys.stderr) as bar,
     ):
         if size <= chunk_bytes:
-            response = api.call("PUT", f"/api/v1/tests/{test_id}/phout", data=_Body(f, 0, size, bar), headers=_octets())
+            body = FileRange(f, 0, size, bar.update)
+            response = api.call("PUT", f"/api/v1/tests/{test_id}/phout", body=body, headers=_octets())
             if response.status_code != 202:
                 raise CliError(f"upload refused: {_error_of(response)}")
             return int(response.json()["upload_id"])
@@ -123,10 +81,9 @@ def _upload_in_pieces(api: Api, test_id: int, f: io.BufferedReader, size: int, c
         query = f"?upload={upload_id}" if upload_id else ""
         headers = {**_octets(), "Content-Range": f"bytes {start}-{end - 1}/{size}"}
         try:
-            response = api.call(
-                "PUT", f"/api/v1/tests/{test_id}/phout{query}", data=_Body(f, start, end - start, bar), headers=headers
-            )
-        except requests.RequestException as exc:
+            body = FileRange(f, start, end - start, bar.update)
+            response = api.call("PUT", f"/api/v1/tests/{test_id}/phout{query}", body=body, headers=headers)
+        except TransportError as exc:
             response = None
             reason = str(exc)
         if response is not None and response.status_code == 202:
@@ -153,7 +110,7 @@ def _upload_in_pieces(api: Api, test_id: int, f: io.BufferedReader, size: int, c
 def _received_bytes(api: Api, test_id: int, upload_id: int, fallback: int) -> int:
     try:
         response = api.call("GET", f"/api/v1/tests/{test_id}/uploads/{upload_id}/")
-    except requests.RequestException:
+    except TransportError:
         return fallback
     if response.status_code != 200:
         return fallback
@@ -258,7 +215,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"no such file: {path}")
-    api = Api(args.server, _token(args))
+    try:
+        api = Api(args.server, _token(args))
+    except ValueError as exc:
+        raise CliError(f"--server: {exc}") from exc
     test_id = args.test if args.test is not None else create_test(api, _meta(args))
     upload_id = upload_file(api, test_id, path, max(1, int(args.chunk_mb * 1024 * 1024)), args.quiet)
     print(f"test {test_id}: upload {upload_id} received", file=sys.stderr)
@@ -288,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"tankodrom: {exc}", file=sys.stderr)
         return 1
-    except requests.RequestException as exc:
+    except TransportError as exc:
         print(f"tankodrom: cannot reach the server: {exc}", file=sys.stderr)
         return 1
 

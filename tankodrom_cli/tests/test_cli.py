@@ -92,3 +92,30 @@ def test_upload_as_a_new_test(server: Any, account: tuple[User, str], capsys: py
     assert (test.name, test.component, test.version) == ("nightly", "search-api", "1.2.3")
     assert out.strip() == f"{server.url}/{test.pk}"
     assert Upload.objects.get(test=test).lines_total == 3
+
+
+def test_a_big_refused_file_gets_the_servers_answer_not_a_broken_pipe(
+    server: Any, account: tuple[User, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The server judges the head of the body and answers before the rest is sent: the CLI, still sending the file
+    # (sendfile), must report that answer.
+    user, token = account
+    test = Test.objects.create(owner=user)
+    garbage = tmp_path / "garbage.log"
+    garbage.write_bytes(b"this is a log of something else entirely\n" * 1_000_000)  # 41 MB
+    argv = ["upload", str(garbage), "--test", str(test.pk), "--server", server.url, "--token", token, "--quiet"]
+    assert main(argv) == 1
+    assert "upload refused: HTTP 400: this does not look like phout" in capsys.readouterr().err
+    assert not Upload.objects.filter(test=test, status=UploadStatus.READY).exists()
+
+
+@pytest.mark.parametrize(
+    ("server_url", "message"),
+    [
+        ("http://127.0.0.1:1", "cannot reach the server: POST http://127.0.0.1:1/api/v1/tests/"),
+        ("ftp://example.org", "--server: not an http(s) URL: 'ftp://example.org'"),
+    ],
+)
+def test_a_server_it_cannot_talk_to(server_url: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["upload", str(GOLDEN / "bfg.phout"), "--server", server_url, "--token", "t", "--quiet"]) == 1
+    assert message in capsys.readouterr().err
