@@ -35,20 +35,28 @@ def batch(receive_sec: npt.NDArray[np.int64], case_codes: npt.NDArray[np.int64],
     )
 
 
+Piece = tuple[int, int, int, int]  # first second, rows, cases, seed
+
+
+def pieces(max_start: int, max_rows: int, min_size: int, max_size: int) -> st.SearchStrategy[list[Piece]]:
+    piece = st.tuples(st.integers(0, max_start), st.integers(0, max_rows), st.integers(1, 4), st.integers(0, 2**31))
+    return st.lists(piece, min_size=min_size, max_size=max_size)
+
+
+def random_batch(piece: Piece, seconds: int, first_id: int) -> PhoutBatch:
+    """Rows over `seconds` seconds from the piece's first, with random cases; ids from `first_id` on."""
+    start, rows, cases, seed = piece
+    rng = np.random.default_rng(seed)
+    return batch(rng.integers(start, start + seconds, rows), rng.integers(0, cases, rows), first_id)
+
+
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 40), st.integers(0, 60), st.integers(1, 4), st.integers(0, 2**31)),
-        min_size=2,
-        max_size=5,
-    )
-)
-def test_merging_sorted_pieces_equals_a_full_stable_sort(pieces: list[tuple[int, int, int, int]]) -> None:
+@given(pieces(40, 60, min_size=2, max_size=5))
+def test_merging_sorted_pieces_equals_a_full_stable_sort(drawn: list[Piece]) -> None:
     parts, next_id = [], 0
-    for start, length, cases, seed in pieces:
-        rng = np.random.default_rng(seed)
-        sec = rng.integers(start, start + 12, length)
-        piece = batch(sec, rng.integers(0, cases, length), next_id)
+    for one in drawn:
+        piece = random_batch(one, 12, next_id)
+        length = piece.rows
         next_id += length
         parts.append(piece.take(_order(piece)) if length else piece)  # each piece in order, as pending batches are
     merged = PhoutBatch.concat(parts)
@@ -59,23 +67,16 @@ def test_merging_sorted_pieces_equals_a_full_stable_sort(pieces: list[tuple[int,
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 50), st.integers(0, 80), st.integers(1, 4), st.integers(0, 2**31)),
-        min_size=1,
-        max_size=8,
-    ),
-    st.integers(0, 6),
-)
-def test_every_row_comes_out_once_in_order_or_late(batches: list[tuple[int, int, int, int]], lag_s: int) -> None:
+@given(pieces(50, 80, min_size=1, max_size=8), st.integers(0, 6))
+def test_every_row_comes_out_once_in_order_or_late(batches: list[Piece], lag_s: int) -> None:
     window = SecondWindow(lag_s=lag_s)
-    pieces: list[PhoutBatch] = []
+    released: list[PhoutBatch] = []
     late_ids: list[int] = []
     seen_max = -1  # the highest second of the batches before
     next_id = 0
-    for start, length, cases, seed in batches:
-        rng = np.random.default_rng(seed)
-        arriving = batch(rng.integers(start, start + 15, length), rng.integers(0, cases, length), next_id)
+    for one in batches:
+        arriving = random_batch(one, 15, next_id)
+        length = arriving.rows
         next_id += length
         # Late: a second the window has moved `lag_s` past already, as the stream before this batch took it.
         expected_late = arriving.send_ts_us[arriving.receive_sec <= seen_max - lag_s].tolist() if seen_max >= 0 else []
@@ -84,16 +85,16 @@ def test_every_row_comes_out_once_in_order_or_late(batches: list[tuple[int, int,
         assert got_late == expected_late
         late_ids += got_late
         if out.in_order is not None:
-            pieces.append(out.in_order)
+            released.append(out.in_order)
         seen_max = max(seen_max, int(arriving.receive_sec.max())) if length else seen_max
     last = window.finish().in_order
     if last is not None:
-        pieces.append(last)
-    ids = [i for piece in pieces for i in piece.send_ts_us.tolist()] + late_ids
+        released.append(last)
+    ids = [i for piece in released for i in piece.send_ts_us.tolist()] + late_ids
     assert sorted(ids) == list(range(next_id))  # every row once
-    for before, after in itertools.pairwise(pieces):
+    for before, after in itertools.pairwise(released):
         assert before.receive_sec.max() < after.receive_sec.min()  # pieces follow each other by second
-    for piece in pieces:
+    for piece in released:
         key = piece.receive_sec * 8 + piece.case_codes
         assert (np.diff(key) >= 0).all()  # in (second, case) order
         same = np.diff(key) == 0
