@@ -7,6 +7,7 @@ line by line), row for row and case for case, whether the C path accepts a block
 from __future__ import annotations
 
 import dataclasses
+import io
 import random
 
 import numpy as np
@@ -205,3 +206,19 @@ def test_mutated_lines_give_the_same_rows_and_bad_lines_either_way() -> None:
                 else:
                     del line[pos : pos + rng.randint(1, 3)]
         assert_same(b"".join(lines), block_bytes=rng.choice([64, 512, 4096]))
+
+
+def test_batches_own_their_columns() -> None:
+    # The second window keeps batches as they come for a while (analytics/second_window.py): no later block may be
+    # parsed into the columns of one handed out before.
+    def line(i: int) -> str:
+        phases = f"{i % 7}\t3\t{900 + i}\t5\t{990 + i}"
+        return f"1700000{i // 100:03d}.{i % 1000:03d}\tc{i % 5}\t{1000 + i}\t{phases}\t10\t20\t0\t200\n"
+
+    body = "".join(line(i) for i in range(20_000)).encode()
+    kept = list(PhoutParser(block_bytes=16 * 1024).read_from(io.BytesIO(body)))
+    assert len(kept) > 20
+    whole = PhoutBatch.concat(list(PhoutParser(block_bytes=1 << 22).read_from(io.BytesIO(body))))
+    together = PhoutBatch.concat(kept)
+    for name in phout.BATCH_FIELDS:
+        np.testing.assert_array_equal(getattr(together, name), getattr(whole, name), err_msg=name)
