@@ -112,14 +112,15 @@ class Api:
         if body is not None:
             try:
                 _send_file_range(connection, body)
-            except OSError:
+            except OSError as exc:
                 # The server may answer before it has read the whole body (a refused file) and close: its answer
                 # is what the user must see, if it came.
                 try:
-                    return _response_of(connection.getresponse())
+                    answer = _response_of(connection.getresponse())
                 except (OSError, http.client.HTTPException):
-                    pass
-                raise
+                    raise exc from None
+                self.close()  # the server stopped reading: this connection is done
+                return answer
         return _response_of(connection.getresponse())
 
     def _connect(self) -> http.client.HTTPConnection:
