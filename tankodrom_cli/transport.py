@@ -81,20 +81,17 @@ class Api:
             payload = json.dumps(json_body).encode()
             all_headers["Content-Type"] = "application/json"
         all_headers["Content-Length"] = str(body.length if body is not None else len(payload))
-        reused = self._connection is not None
-        try:
-            return self._exchange(method, target, all_headers, payload, body)
-        except (OSError, http.client.HTTPException) as exc:
-            self.close()
-            # A kept-alive connection the server has closed meanwhile fails at once: a body-less request is sent
-            # again on a new one (a file body is not: the CLI's upload resumes where the server says it stopped).
-            if reused and body is None:
-                try:
-                    return self._exchange(method, target, all_headers, payload, None)
-                except (OSError, http.client.HTTPException) as again:
-                    self.close()
-                    raise TransportError(f"{method} {self.url(path)}: {again}") from again
-            raise TransportError(f"{method} {self.url(path)}: {exc}") from exc
+        # A kept-alive connection the server has closed meanwhile fails at once: a body-less request is sent again
+        # on a new one (a file body is not: the CLI's upload resumes where the server says it stopped).
+        attempts = 2 if self._connection is not None and body is None else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._exchange(method, target, all_headers, payload, body)
+            except (OSError, http.client.HTTPException) as exc:
+                self.close()
+                if attempt == attempts:
+                    raise TransportError(f"{method} {self.url(path)}: {exc}") from exc
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def close(self) -> None:
         if self._connection is not None:
