@@ -12,15 +12,14 @@ def parse_block(
     max_receive_sec: int,
     /,
 ) -> tuple[int, list[bytes]] | None: ...
-def group_totals(
-    inputs: tuple[npt.NDArray[Any], ...], outputs: tuple[npt.NDArray[Any], ...], sentinel_abs: int, /
-) -> None: ...
-def count_pairs(
-    group: npt.NDArray[Any],
-    code: npt.NDArray[Any],
-    mask: npt.NDArray[Any] | None,
-    code_min: int,
-    span: int,
-    table: npt.NDArray[Any],
+def group_aggregate(
+    inputs: tuple[npt.NDArray[Any], ...],
+    group_outputs: tuple[npt.NDArray[Any], ...],
+    seconds: tuple[npt.NDArray[Any], npt.NDArray[Any]],
+    sparse: tuple[npt.NDArray[Any], ...],
+    grid: tuple[Any, ...],
+    levels: npt.NDArray[Any],
+    sentinel_abs: int,
+    discarded_net: int,
     /,
-) -> None: ...
+) -> tuple[int, int, int]: ...

@@ -85,3 +85,14 @@ _TABLE_LIMIT_US = 500_000
 _TABLE_STEP_US = 10
 assert not (BIN_EDGES_US[BIN_EDGES_US < _TABLE_LIMIT_US] % _TABLE_STEP_US).any()  # one bin per 10 µs step
 _BELOW_LIMIT = _by_segments(np.arange(0, _TABLE_LIMIT_US, _TABLE_STEP_US, dtype=np.int64))
+
+
+_I64s = npt.NDArray[np.int64]
+NativeGrid = tuple[_I64s, _I64s, _I64s, _I64s, int, int, int]
+
+
+def native_grid() -> NativeGrid:
+    """The grid as the C aggregation kernel bins by it (analytics/_phout_fast.c, `bin_of`): the table of the bin of
+    each 10 µs step below 500 ms, the linear pieces' first edges, steps and first indexes, the table's step, the
+    grid's last edge and the number of bins."""
+    return _BELOW_LIMIT, _SEGMENT_EDGE_US, _SEGMENT_STEP_US, _SEGMENT_INDEX, _TABLE_STEP_US, MAX_HIST_US, BIN_COUNT

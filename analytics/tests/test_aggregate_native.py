@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from analytics import _phout_fast, aggregate, kernels
 from analytics.aggregate import DISCARDED_NET_CODE, SENTINEL_ABS_US, SampleColumns
-from analytics.histogram import MAX_HIST_US
+from analytics.histogram import MAX_HIST_US, native_grid
 
 
 def columns(seed: int, rows: int, cases: int) -> SampleColumns:
@@ -51,16 +51,40 @@ def test_the_kernels_give_what_numpy_gives(seed: int, rows: int, cases: int) -> 
     assert native == plain  # dataclass equality: every float bit for bit, every tuple of codes and counts
 
 
-def test_the_kernels_refuse_what_does_not_fit() -> None:
-    table = np.zeros(4, dtype=np.int64)
-    with pytest.raises(ValueError, match="outside the table"):
-        _phout_fast.count_pairs(np.array([2]), np.array([0]), None, 0, 2, table)  # group 2 of 2
-    with pytest.raises(ValueError, match="items of 8 bytes"):
-        _phout_fast.count_pairs(np.array([0], dtype=np.int32), np.array([0]), None, 0, 2, table)
-    outputs = tuple(np.zeros(1, dtype=np.float64 if i in (2, 3, 4, 5, 6) else np.int64) for i in range(13))
-    inputs = (np.array([1]), np.array([True]), *(np.array([1]) for _ in range(7)))
+def _kernel_call(
+    group: list[int], bounds: list[int], groups: int, capacity: int | None = None, group_dtype: type = np.int64
+) -> object:
+    rows = len(group)
+    one = np.zeros(rows, dtype=np.int64)
+    codes = np.full(rows, 200, dtype=np.int32)
+    levels = len(aggregate.QUANTILE_LEVELS)
+    group_outputs = tuple(np.zeros(groups * (levels if i == 13 else 1)) for i in range(14))
+    sparse = tuple(np.zeros(rows if capacity is None else capacity, dtype=np.int64) for _ in range(9))
+    seconds = (np.array(bounds, dtype=np.int64), np.zeros((len(bounds) - 1) * levels))
+    return _phout_fast.group_aggregate(
+        (np.array(group, dtype=group_dtype), one, one, one, one, one, one, one, codes, codes),
+        group_outputs,
+        seconds,
+        sparse,
+        native_grid(),
+        aggregate._LEVEL_FRACTIONS,
+        SENTINEL_ABS_US,
+        DISCARDED_NET_CODE,
+    )
+
+
+def test_the_kernel_refuses_what_does_not_fit() -> None:
+    assert _kernel_call([0, 1, 1], [0, 2], groups=2) == (2, 2, 2)  # one bin, one net and one HTTP code per group
     with pytest.raises(ValueError, match=r"outside 0\.\.groups-1"):
-        _phout_fast.group_totals(inputs, outputs, SENTINEL_ABS_US)
+        _kernel_call([0, 2], [0, 2], groups=2)
+    with pytest.raises(ValueError, match="from 0 to groups"):
+        _kernel_call([0, 1], [0, 1], groups=2)
+    with pytest.raises(ValueError, match="must not decrease"):
+        _kernel_call([0, 1], [0, 2, 1, 2], groups=2)
+    with pytest.raises(ValueError, match="too small"):
+        _kernel_call([0, 1], [0, 2], groups=2, capacity=1)
+    with pytest.raises(ValueError, match="items of 8 bytes"):
+        _kernel_call([0, 1], [0, 2], groups=2, group_dtype=np.int32)
 
 
 def test_rows_come_by_second_cases_by_name_overall_last() -> None:
