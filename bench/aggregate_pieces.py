@@ -75,7 +75,7 @@ def main() -> None:
     for _ in range(args.repeat):
         kernels.fast = fast
         spent_kernel, by_kernel = one_pass(pieces, cases)
-        kernels.fast = None  # type: ignore[assignment]  (what a build without the C kernels has)
+        kernels.fast = None  # type: ignore[assignment]  # what a build without the C kernels has
         spent_numpy, by_numpy = one_pass(pieces, cases)
         kernels.fast = fast
         if not all(same(a, b) for a, b in zip(by_kernel, by_numpy, strict=True)):
