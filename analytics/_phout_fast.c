@@ -372,8 +372,8 @@ done:
  * on the tank's grid, net and HTTP code counts, and the quantiles of each group and of each second. numpy took
  * ~40 passes over the piece for it (masks, bin lookups, bincounts, (group, code) tables read back with nonzero,
  * two sorts of packed keys): ~0.7 CPU-s per 10M lines on the aggregating thread. Here the rows are put in group
- * order once (a counting sort, stable) and each group is then done in one pass over its rows, its response times
- * sorted while they are in cache.
+ * order once (a counting sort, stable) and each group is then done in one pass over its rows; the quantiles of a
+ * group, then of a second, are selected from its response times without sorting them all (quantiles_ms).
  *
  * Bit for bit what the numpy path gives (analytics/tests/test_aggregate_native.py compares them): sums of times are
  * accumulated in double in row order within a group, as bincount with weights does; integer sums are exact; the
@@ -554,58 +554,116 @@ static int64_t *sort_values(int64_t *v, int64_t *tmp, Py_ssize_t n) {
     return src;
 }
 
-/* The sorted runs a[0..na) and b[0..nb) merged into out, without a branch per value. */
-static void merge_two(const int64_t *a, Py_ssize_t na, const int64_t *b, Py_ssize_t nb, int64_t *out) {
-    Py_ssize_t i = 0, j = 0, k = 0;
-    while (i < na && j < nb) {
-        int64_t x = a[i], y = b[j];
-        int take_b = y < x;
-        out[k++] = take_b ? y : x;
-        j += take_b;
-        i += !take_b;
-    }
-    memcpy(out + k, a + i, sizeof(int64_t) * (size_t)(na - i));
-    k += na - i;
-    memcpy(out + k, b + j, sizeof(int64_t) * (size_t)(nb - j));
+/* The ranks numpy's 'linear' percentile reads for a level (as analytics.aggregate._group_quantiles_ms computes
+ * them), and the value it makes of the values there, in ms. */
+typedef struct {
+    Py_ssize_t below, above;
+    double t;
+} Ranks;
+
+static inline Ranks ranks_of(Py_ssize_t n, double level) {
+    double virtual_index = ((double)n - 1) * level;
+    double below = floor(virtual_index);
+    Ranks r = {(Py_ssize_t)below, 0, virtual_index - below};
+    r.above = r.below + 1 < n ? r.below + 1 : n - 1;
+    return r;
 }
 
-/* The `runs` sorted runs side by side in v, run r from ends[r - 1] (0 for the first) to ends[r], merged pairwise
- * until one is left (`ends` is overwritten); `tmp` has room for all. Returns where the merged values are. */
-static int64_t *merge_runs(int64_t *v, int64_t *tmp, Py_ssize_t *ends, Py_ssize_t runs) {
-    int64_t *src = v, *dst = tmp;
-    while (runs > 1) {
-        Py_ssize_t merged = 0, from = 0;
-        for (Py_ssize_t r = 0; r < runs; r += 2) {
-            Py_ssize_t mid = ends[r], to = r + 1 < runs ? ends[r + 1] : mid;
-            merge_two(src + from, mid - from, src + mid, to - mid, dst + from);
-            ends[merged++] = to;
-            from = to;
+static inline double lerp_ms(int64_t below, int64_t above, double t) {
+    double a = (double)below, b = (double)above;
+    double diff = b - a;
+    double lerp = t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
+    return lerp / 1000.0;
+}
+
+#define SELECT_FROM 1024 /* fewer values are simply sorted */
+#define SELECT_BITS 12
+#define SELECT_BUCKETS (1 << SELECT_BITS)
+#define MAX_LEVELS 32
+
+/* What quantile selection reuses from one set of values to the next. */
+typedef struct {
+    Py_ssize_t first_rank[SELECT_BUCKETS + 1];
+    int16_t slot[SELECT_BUCKETS]; /* -1, or where a needed bucket's values are gathered */
+} Selector;
+
+/* np.percentile(values, levels * 100) / 1000 ('linear') of v[0..n) in any order, into out[0..levels_n); v is not
+ * changed. `tmp` and `tmp2` have room for n.
+ * Only the values at the ranks the levels read are needed, so instead of sorting all of them (a group's, then again
+ * a second's), the values are counted into 4096 buckets of equal width, and only the buckets holding those ranks
+ * (at most two per level) are gathered and sorted: two passes over the values, and sorts of a few buckets. */
+static void quantiles_ms(const int64_t *v, Py_ssize_t n, const double *levels, Py_ssize_t levels_n, double *out,
+                         int64_t *tmp, int64_t *tmp2, Selector *sel) {
+    if (n == 0) {
+        for (Py_ssize_t j = 0; j < levels_n; j++) out[j] = 0.0;
+        return;
+    }
+    if (n < SELECT_FROM || levels_n > MAX_LEVELS) {
+        memcpy(tmp, v, sizeof(int64_t) * (size_t)n);
+        const int64_t *sorted = sort_values(tmp, tmp2, n);
+        for (Py_ssize_t j = 0; j < levels_n; j++) {
+            Ranks r = ranks_of(n, levels[j]);
+            out[j] = lerp_ms(sorted[r.below], sorted[r.above], r.t);
         }
-        runs = merged;
-        int64_t *swap = src;
-        src = dst;
-        dst = swap;
+        return;
     }
-    return src;
-}
-
-/* np.percentile(sorted[0..n), levels * 100) / 1000 ('linear'), as analytics.aggregate._group_quantiles_ms. */
-static void quantiles_ms(const int64_t *sorted, Py_ssize_t n, const double *levels, Py_ssize_t levels_n, double *out) {
+    int64_t lo = v[0], hi = v[0];
+    for (Py_ssize_t i = 1; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    int shift = 0;
+    while ((span >> shift) >= SELECT_BUCKETS) shift++;
+    Py_ssize_t *first = sel->first_rank;
+    memset(first, 0, sizeof(Py_ssize_t) * (SELECT_BUCKETS + 1));
+    for (Py_ssize_t i = 0; i < n; i++) first[(((uint64_t)v[i] - (uint64_t)lo) >> shift) + 1]++;
+    for (Py_ssize_t b = 1; b <= SELECT_BUCKETS; b++) first[b] += first[b - 1];
+    /* The buckets holding the ranks read, each given a stretch of tmp as long as the bucket. */
+    Ranks ranks[MAX_LEVELS];
+    Py_ssize_t bucket_of[2 * MAX_LEVELS], needed[2 * MAX_LEVELS], offset[2 * MAX_LEVELS + 1], fill[2 * MAX_LEVELS];
+    Py_ssize_t needed_n = 0;
+    offset[0] = 0;
     for (Py_ssize_t j = 0; j < levels_n; j++) {
-        if (n == 0) {
-            out[j] = 0.0;
-            continue;
+        ranks[j] = ranks_of(n, levels[j]);
+        for (int side = 0; side < 2; side++) {
+            Py_ssize_t rank = side ? ranks[j].above : ranks[j].below, low = 0, high = SELECT_BUCKETS - 1;
+            while (low < high) { /* the last bucket whose first rank is <= rank */
+                Py_ssize_t mid = (low + high + 1) / 2;
+                if (first[mid] <= rank)
+                    low = mid;
+                else
+                    high = mid - 1;
+            }
+            if (sel->slot[low] < 0) {
+                sel->slot[low] = (int16_t)needed_n;
+                needed[needed_n] = low;
+                fill[needed_n] = 0;
+                offset[needed_n + 1] = offset[needed_n] + first[low + 1] - first[low];
+                needed_n++;
+            }
+            bucket_of[2 * j + side] = low;
         }
-        double virtual_index = ((double)n - 1) * levels[j];
-        double below = floor(virtual_index);
-        double t = virtual_index - below;
-        Py_ssize_t i_below = (Py_ssize_t)below;
-        Py_ssize_t i_above = i_below + 1 < n ? i_below + 1 : n - 1;
-        double a = (double)sorted[i_below], b = (double)sorted[i_above];
-        double diff = b - a;
-        double lerp = t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
-        out[j] = lerp / 1000.0;
     }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int16_t slot = sel->slot[((uint64_t)v[i] - (uint64_t)lo) >> shift];
+        if (slot >= 0) tmp[offset[slot] + fill[slot]++] = v[i];
+    }
+    for (Py_ssize_t k = 0; k < needed_n; k++) {
+        int64_t *bucket = tmp + offset[k];
+        Py_ssize_t size = offset[k + 1] - offset[k];
+        int64_t *sorted = shift ? sort_values(bucket, tmp2, size) : bucket; /* width 1: equal values */
+        if (sorted != bucket) memcpy(bucket, sorted, sizeof(int64_t) * (size_t)size);
+    }
+    for (Py_ssize_t j = 0; j < levels_n; j++) {
+        int64_t at[2];
+        for (int side = 0; side < 2; side++) {
+            Py_ssize_t b = bucket_of[2 * j + side], rank = side ? ranks[j].above : ranks[j].below;
+            at[side] = tmp[offset[sel->slot[b]] + rank - first[b]];
+        }
+        out[j] = lerp_ms(at[0], at[1], ranks[j].t);
+    }
+    for (Py_ssize_t k = 0; k < needed_n; k++) sel->slot[needed[k]] = -1;
 }
 
 PyDoc_STRVAR(group_aggregate_doc,
@@ -642,6 +700,7 @@ static PyObject *group_aggregate(PyObject *self, PyObject *args) {
     Py_ssize_t *order = NULL, *start = NULL, *timed_start = NULL;
     int64_t *scratch = NULL, *hist_count = NULL, *code_count = NULL;
     int32_t *touched = NULL;
+    Selector *selector = NULL;
     Py_ssize_t rows = PyObject_Length(PyTuple_GET_ITEM(inputs, A_GROUP));
     Py_ssize_t groups = PyObject_Length(PyTuple_GET_ITEM(outputs, G_COUNTS));
     Py_ssize_t levels_n = PyObject_Length(levels_obj);
@@ -687,14 +746,16 @@ static PyObject *group_aggregate(PyObject *self, PyObject *args) {
     order = PyMem_RawMalloc(sizeof(Py_ssize_t) * (size_t)(rows + 1));
     start = PyMem_RawCalloc((size_t)groups + 2, sizeof(Py_ssize_t));
     timed_start = PyMem_RawMalloc(sizeof(Py_ssize_t) * ((size_t)groups + 1));
-    scratch = PyMem_RawMalloc(sizeof(int64_t) * (4 * (size_t)rows + 1)); /* sorted times, 2 sort buffers, codes */
+    scratch = PyMem_RawMalloc(sizeof(int64_t) * (5 * (size_t)rows + 1)); /* times, 2 sort buffers, 2 for codes */
     hist_count = PyMem_RawCalloc((size_t)grid.bin_count, sizeof(int64_t));
     code_count = PyMem_RawCalloc(2 * CODE_TABLE, sizeof(int64_t));
     touched = PyMem_RawMalloc(sizeof(int32_t) * ((size_t)grid.bin_count + 2 * CODE_TABLE));
-    if (!order || !start || !timed_start || !scratch || !hist_count || !code_count || !touched) {
+    selector = PyMem_RawMalloc(sizeof(Selector));
+    if (!order || !start || !timed_start || !scratch || !hist_count || !code_count || !touched || !selector) {
         PyErr_NoMemory();
         goto done;
     }
+    memset(selector->slot, 0xff, sizeof(selector->slot)); /* every slot -1 */
     const int64_t *group = in[A_GROUP].view.buf, *real = in[A_REAL].view.buf;
     const int64_t *size_in = in[A_SIZE_IN].view.buf, *size_out = in[A_SIZE_OUT].view.buf;
     const int32_t *net = in[A_NET].view.buf, *proto = in[A_PROTO].view.buf;
@@ -715,10 +776,10 @@ static PyObject *group_aggregate(PyObject *self, PyObject *args) {
     Sparse sparse[SPARSE_SETS];
     for (int s = 0; s < SPARSE_SETS; s++)
         sparse[s] = (Sparse){sp[3 * s].view.buf, sp[3 * s + 1].view.buf, sp[3 * s + 2].view.buf, 0, capacity};
-    int64_t *sorted = scratch, *tmp_a = scratch + rows, *tmp_b = scratch + 2 * rows, *other = scratch + 3 * rows;
+    int64_t *times = scratch, *tmp_a = scratch + rows, *tmp_b = scratch + 2 * rows, *other = scratch + 3 * rows;
     Counter hist = {hist_count, touched, 0, (Py_ssize_t)grid.bin_count};
     CodeCounts nets = {{code_count, touched + grid.bin_count, 0, CODE_TABLE}, other, 0};
-    CodeCounts https = {{code_count + CODE_TABLE, touched + grid.bin_count + CODE_TABLE, 0, CODE_TABLE}, tmp_b, 0};
+    CodeCounts https = {{code_count + CODE_TABLE, touched + grid.bin_count + CODE_TABLE, 0, CODE_TABLE}, other + rows, 0};
     const char *error = NULL;
 
     Py_BEGIN_ALLOW_THREADS;
@@ -762,7 +823,7 @@ static PyObject *group_aggregate(PyObject *self, PyObject *args) {
                     p_count[p]++;
                 }
             }
-            sorted[timed_at++] = r;
+            times[timed_at++] = r;
             int64_t bin = bin_of(r, &grid);
             if (bin >= 0) counter_add(&hist, bin);
         }
@@ -775,22 +836,16 @@ static PyObject *group_aggregate(PyObject *self, PyObject *args) {
             phase_sum[p][g] = p_sum[p];
             phase_count[p][g] = p_count[p];
         }
-        int64_t *values = sorted + timed_start[g];
-        int64_t *in_order = sort_values(values, tmp_a, timed_n);
-        if (in_order != values) memcpy(values, in_order, sizeof(int64_t) * (size_t)timed_n);
-        quantiles_ms(values, timed_n, levels, levels_n, group_q + g * levels_n);
+        quantiles_ms(times + timed_start[g], timed_n, levels, levels_n, group_q + g * levels_n, tmp_a, tmp_b, selector);
         if (counter_emit(&hist, g, 0, &sparse[SPARSE_HIST]) | codes_emit(&nets, g, &sparse[SPARSE_NET]) |
             codes_emit(&https, g, &sparse[SPARSE_HTTP]))
             error = "the sparse buffers are too small";
     }
     timed_start[groups] = timed_at;
-    /* Each second's timed rows: its groups' sorted runs, side by side in `sorted`, merged. (`start` is free now.) */
+    /* Each second's timed rows: its groups' side by side in `times`. */
     for (Py_ssize_t s = 0; !error && s < seconds_n; s++) {
-        Py_ssize_t from = timed_start[bounds[s]], runs = 0;
-        for (Py_ssize_t g = bounds[s]; g < bounds[s + 1]; g++)
-            if (timed_start[g + 1] > timed_start[g]) start[runs++] = timed_start[g + 1] - from;
-        int64_t *values = merge_runs(sorted + from, tmp_a, start, runs);
-        quantiles_ms(values, runs ? start[0] : 0, levels, levels_n, second_q + s * levels_n);
+        Py_ssize_t from = timed_start[bounds[s]], n = timed_start[bounds[s + 1]] - from;
+        quantiles_ms(times + from, n, levels, levels_n, second_q + s * levels_n, tmp_a, tmp_b, selector);
     }
     Py_END_ALLOW_THREADS;
     if (error) {
@@ -806,6 +861,7 @@ done:
     PyMem_RawFree(hist_count);
     PyMem_RawFree(code_count);
     PyMem_RawFree(touched);
+    PyMem_RawFree(selector);
     drop_views(in, A_INPUTS);
     drop_views(out, G_OUTPUTS);
     drop_views(sec, 2);

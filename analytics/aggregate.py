@@ -138,10 +138,10 @@ def aggregate_table(cols: SampleColumns, cases: Sequence[str]) -> SecondTable:
     samples gives), except its quantiles, which need the second's samples in order.
 
     The figures of each group come from the C kernel (`_aggregated_native`: each group in one pass over its rows,
-    its response times sorted as it goes, a second's sorted groups then merged), or where the package was built
-    without it from numpy (`_aggregated`: one pass per figure over the whole piece, then sorts of packed (group,
-    time) keys). Both give the same figures, bit for bit. Per 10M lines of the bench file: 0.49 CPU-s by the kernel,
-    1.22 by numpy alone, 0.70 by numpy with the two smaller C kernels that came before it (bench/aggregate_pieces.py).
+    the quantiles selected from a bucket count of the times), or where the package was built without it from numpy
+    (`_aggregated`: one pass per figure over the whole piece, then sorts of packed (group, time) keys). Both give the
+    same figures, bit for bit. Per 10M lines of the bench file: 0.46 CPU-s by the kernel, 1.22 by numpy alone, 0.70 by
+    numpy with the two smaller C kernels that came before it (bench/aggregate_pieces.py).
     """
     if cols.rows == 0:
         return SecondTable.empty()

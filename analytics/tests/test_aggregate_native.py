@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -49,6 +51,42 @@ def test_the_kernels_give_what_numpy_gives(seed: int, rows: int, cases: int) -> 
         patch.setattr(kernels, "fast", None)
         plain = aggregate.aggregate(cols, names)
     assert native == plain  # dataclass equality: every float bit for bit, every tuple of codes and counts
+
+
+@pytest.mark.parametrize(
+    "times",
+    [
+        "uniform",  # buckets of ~500 µs, a few values each
+        "outliers",  # a few values near 300 s: nearly every value in the first bucket, sorted there
+        "narrow",  # a span under 4096 µs: one value per bucket width, no sort at all
+        "equal",  # one value
+    ],
+)
+def test_quantiles_of_big_groups_are_numpys(times: str) -> None:
+    """Groups and seconds of 1024 values or more take the kernel's selection path (counted into buckets, only the
+    buckets holding the ranks read sorted); the property test above makes smaller ones."""
+    rng = np.random.default_rng(7)
+    rows = 30_000
+    cols = columns(11, rows, 3)
+    real = {
+        "uniform": rng.integers(0, 2_000_000, rows),
+        "outliers": np.where(rng.random(rows) < 0.001, 299_000_000, rng.integers(0, 50_000, rows)),
+        "narrow": rng.integers(1_000_000, 1_003_000, rows),
+        "equal": np.full(rows, 12_345),
+    }[times]
+    discarded = cols.net_code == DISCARDED_NET_CODE
+    cols = dataclasses.replace(
+        cols,
+        receive_sec=np.sort(rng.integers(1_700_000_000, 1_700_000_003, rows)),
+        interval_real_us=np.where(discarded & (cols.interval_real_us == 0), 0, real),
+    )
+    names = ["", "a", "b"]
+    native = aggregate.aggregate(cols, names)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernels, "fast", None)
+        plain = aggregate.aggregate(cols, names)
+    assert min(r.resps for r in native) >= 1024
+    assert native == plain
 
 
 def _kernel_call(
