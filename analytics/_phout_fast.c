@@ -508,6 +508,17 @@ static int codes_emit(CodeCounts *c, int64_t group, Sparse *out) {
     return bad;
 }
 
+/* max(v) - min(v) of v[0..n), n > 0, as an unsigned span, and min(v) in *low. */
+static uint64_t span_of(const int64_t *v, Py_ssize_t n, int64_t *low) {
+    int64_t lo = v[0], hi = v[0];
+    for (Py_ssize_t i = 1; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    *low = lo;
+    return (uint64_t)hi - (uint64_t)lo;
+}
+
 /* v[0..n) sorted ascending; `tmp` has room for n. Returns where the sorted values are: v or tmp. An LSD radix sort
  * by bytes of (value - minimum), the counts of every byte taken in one pass, and the bytes every value shares (the
  * high ones, for response times) skipped. */
@@ -521,12 +532,8 @@ static int64_t *sort_values(int64_t *v, int64_t *tmp, Py_ssize_t n) {
         }
         return v;
     }
-    int64_t lo = v[0], hi = v[0];
-    for (Py_ssize_t i = 1; i < n; i++) {
-        lo = v[i] < lo ? v[i] : lo;
-        hi = v[i] > hi ? v[i] : hi;
-    }
-    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    int64_t lo;
+    uint64_t span = span_of(v, n, &lo);
     int bytes = 0;
     while (bytes < 8 && (span >> (8 * bytes)) != 0) bytes++;
     Py_ssize_t count[8][256];
@@ -607,12 +614,8 @@ static void quantiles_ms(const int64_t *v, Py_ssize_t n, const double *levels, P
         }
         return;
     }
-    int64_t lo = v[0], hi = v[0];
-    for (Py_ssize_t i = 1; i < n; i++) {
-        lo = v[i] < lo ? v[i] : lo;
-        hi = v[i] > hi ? v[i] : hi;
-    }
-    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    int64_t lo;
+    uint64_t span = span_of(v, n, &lo);
     int shift = 0;
     while ((span >> shift) >= SELECT_BUCKETS) shift++;
     Py_ssize_t *first = sel->first_rank;

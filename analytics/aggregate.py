@@ -251,19 +251,8 @@ def _aggregated_native(
         DISCARDED_NET_CODE,
     )  # fmt: skip
     hist, nets, https = (_Sparse(*(a[:n] for a in sparse[3 * k : 3 * k + 3])) for k, n in enumerate(filled))
-    stats = _Groups(
-        counts=counts,
-        timed_counts=timed_counts,
-        interval_sum=interval_sum,
-        phase_sums=phase_sums,
-        phase_counts=phase_counts,
-        size_in=size_in,
-        size_out=size_out,
-        hist=hist,
-        nets=nets,
-        https=https,
-    )
-    return stats, case_quantiles, overall_quantiles
+    totals: _Totals = (counts, timed_counts, interval_sum, phase_sums, phase_counts, size_in, size_out)
+    return _Groups(*totals, hist=hist, nets=nets, https=https), case_quantiles, overall_quantiles
 
 
 _LEVEL_FRACTIONS = np.array(QUANTILE_LEVELS, dtype=np.int64) / 100  # level / 100, as _group_quantiles_ms takes it
@@ -411,16 +400,8 @@ def _mean_ms(total_us: npt.NDArray[np.float64], count: I64) -> npt.NDArray[np.fl
 def _group_stats(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArray[np.bool_], bins: I64) -> _Groups:
     """Sums and counts of the rows of each group (`group` numbers each row's, in 0 .. groups - 1), in row order."""
     group = np.ascontiguousarray(group, dtype=np.int64)
-    totals = _totals(cols, group, groups, timed)
-    counts, timed_counts, interval_sum, phase_sums, phase_counts, size_in, size_out = totals
     return _Groups(
-        counts=counts,
-        timed_counts=timed_counts,
-        interval_sum=interval_sum,
-        phase_sums=phase_sums,
-        phase_counts=phase_counts,
-        size_in=size_in,
-        size_out=size_out,
+        *_totals(cols, group, groups, timed),
         hist=_Sparse.counted(group, np.ascontiguousarray(bins, dtype=np.int64), groups, mask=timed & (bins >= 0)),
         nets=_Sparse.counted(group, cols.net_code.astype(np.int64), groups),
         https=_Sparse.counted(group, cols.proto_code.astype(np.int64), groups),
