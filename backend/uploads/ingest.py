@@ -45,7 +45,7 @@ from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.uploads.digest import digest_of_file
 from backend.uploads.direct_io import ReadAhead
 from backend.uploads.follow import Abandoned, GrowingFile
-from backend.uploads.storage import open_decoded, open_stored, upload_path
+from backend.uploads.storage import DamagedGzip, open_decoded, open_stored, upload_path
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +263,7 @@ def _load_decoded(upload: Upload, raw: io.BufferedIOBase, decoded: io.BufferedIO
             aggregate_stage.put((last, cases))
         aggregate_stage.close()
         sample_stage.close()
-    except NotPhout as exc:
+    except (NotPhout, DamagedGzip) as exc:
         aggregate_stage.abort()
         sample_stage.abort()
         raise IngestError(str(exc)) from exc

@@ -3,6 +3,10 @@
 The body of a PUT is copied to disk in fixed-size pieces as it arrives, never held in memory, and hashed on the
 way. A file is read back through `open_decoded`, which recognises gzip by its magic bytes (not by a header or a
 file name: curl and the CLI may or may not say what they send).
+
+Gzip is inflated by ISA-L (the `isal` package: the same stream format, members and checks as the standard
+library's gzip, and the same exceptions). On the 10M-line bench file (234 MB gzipped, 701 MB of phout) it took
+0.82 CPU-s against 2.15-2.65 for `gzip.GzipFile`: inflating was the largest part of a gzipped upload's ingestion.
 """
 
 from __future__ import annotations
@@ -12,9 +16,10 @@ import io
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 from django.conf import settings
+from isal import igzip, isal_zlib
 
 from analytics.phout import PhoutParser, not_phout_error
 from backend.uploads.digest import Hasher
@@ -119,12 +124,57 @@ def head_error(head: bytes, is_whole: bool) -> str | None:
     return not_phout_error(parser.stats)
 
 
+class DamagedGzip(Exception):
+    """A stored body that starts like gzip but does not inflate to its end: cut short, corrupted, or not gzip."""
+
+
+# What inflating raises for a damaged stream (ISA-L raises the standard library's classes, and its own for deflate;
+# its stubs declare that one as an instance, hence the cast).
+_INFLATE_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error, cast("type[Exception]", isal_zlib.IsalError))
+
+
+class _Inflating(io.BufferedIOBase):
+    """A gzip stream's inflated bytes, a damaged stream's error raised as DamagedGzip with what went wrong."""
+
+    def __init__(self, raw: io.BufferedIOBase) -> None:
+        super().__init__()
+        self._gzip = igzip.IGzipFile(fileobj=raw, mode="rb")  # type: ignore[no-untyped-call]
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        try:
+            return self._gzip.read(size)
+        except _INFLATE_ERRORS as exc:
+            raise DamagedGzip(_damage(exc)) from exc
+
+    def readinto(self, buffer: memoryview | bytearray, /) -> int:  # type: ignore[override]
+        try:
+            return self._gzip.readinto(buffer)
+        except _INFLATE_ERRORS as exc:
+            raise DamagedGzip(_damage(exc)) from exc
+
+    def tell(self) -> int:
+        return self._gzip.tell()
+
+    def close(self) -> None:
+        self._gzip.close()
+        super().close()
+
+
+def _damage(exc: BaseException) -> str:
+    what = "it ends before its end-of-stream marker" if isinstance(exc, EOFError) else str(exc)
+    return f"the gzip file is damaged ({what}): nothing was stored; `gzip -t` on the file shows where it breaks"
+
+
 def open_decoded(raw: io.BufferedIOBase) -> io.BufferedIOBase:
-    """The decompressed view of a stored body: gzip when it starts with gzip's magic bytes, else the file itself."""
+    """The decompressed view of a stored body: gzip when it starts with gzip's magic bytes, else the file itself.
+    Reads of a gzip body that does not inflate raise DamagedGzip."""
     magic = raw.read(2)
     raw.seek(0)
     if magic == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+        return _Inflating(raw)
     return raw
 
 

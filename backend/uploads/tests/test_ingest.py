@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 from typing import Any, cast
 
@@ -58,7 +59,38 @@ def test_a_failed_upload_does_not_fail_a_test_that_has_data(
         assert ingest.ingest_upload(broken.pk) == UploadStatus.FAILED
     test_row.refresh_from_db()
     assert test_row.active_upload_id == first.json()["upload_id"] and test_row.status == TestStatus.READY
-    assert "internal error" in Upload.objects.get(pk=broken.pk).error
+    assert "the gzip file is damaged (Unknown compression method)" in Upload.objects.get(pk=broken.pk).error
+
+
+def test_a_gzip_file_cut_short_fails_clearly_and_leaves_no_rows(
+    test_row: Test, django_capture_on_commit_callbacks: Any
+) -> None:
+    # Past the first parse block, so that samples were sent before the cut is met (and must all be deleted).
+    lines = ingest.PARSE_BLOCK_BYTES // len(phout_line(1700000000, "a", 1000)) * 2
+    body = b"".join(phout_line(1700000000 + i / 1000, "a", 1000 + i % 500) for i in range(lines))
+    packed = gzip.compress(body, compresslevel=1)
+    upload = stored_upload(test_row, packed[: len(packed) * 3 // 4])
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ingest.ingest_upload(upload.pk) == UploadStatus.FAILED
+    upload.refresh_from_db()
+    assert upload.error.startswith("the gzip file is damaged (it ends before its end-of-stream marker)")
+    test_row.refresh_from_db()
+    assert test_row.status == TestStatus.FAILED and test_row.active_upload_id is None
+    ingest.wait_for_mutations(samples.NAME)
+    ingest.wait_for_mutations(second_aggregates.NAME)
+    assert sample_count(test_row.pk, upload.pk) == 0 and overall_rows(test_row.pk, upload.pk) == {}
+
+
+def test_a_gzip_file_of_several_members_is_read_whole(test_row: Test, django_capture_on_commit_callbacks: Any) -> None:
+    # `cat a.gz b.gz > c.gz` (or a writer that restarts its stream) gives one file of two gzip members.
+    first = b"".join(phout_line(1700000000 + i / 10, "a", 1000) for i in range(300))
+    second = b"".join(phout_line(1700000030 + i / 10, "b", 2000) for i in range(200))
+    upload = stored_upload(test_row, gzip.compress(first) + gzip.compress(second))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ingest.ingest_upload(upload.pk) == UploadStatus.READY
+    upload.refresh_from_db()
+    assert (upload.lines_total, upload.lines_bad) == (500, 0)
+    assert sample_count(test_row.pk, upload.pk) == 500
 
 
 def test_running_the_task_again_changes_nothing(test_row: Test, django_capture_on_commit_callbacks: Any) -> None:
