@@ -139,12 +139,18 @@ static int32_t keys_index(KeyTable *t, const char *start, Py_ssize_t len) {
     return index;
 }
 
+/* The columns, each as narrow as `samples` stores it (analytics.phout.INT_DTYPES). */
 typedef struct {
     int64_t *send_ts_us, *receive_sec;
     int32_t *key_index;
-    int64_t *ints[INT_FIELDS - 2];
-    int32_t *codes[2]; /* net_code, proto_code: the last two integer fields */
-    int64_t low[INT_FIELDS], high[INT_FIELDS];
+    uint32_t *interval_real;
+    int64_t *connect;
+    int32_t *send;
+    int64_t *latency, *receive;
+    int32_t *interval_event;
+    uint32_t *size_out, *size_in;
+    int16_t *net_code, *proto_code;
+    int64_t low[INT_FIELDS], high[INT_FIELDS]; /* the ranges those widths hold, or narrower */
     int64_t max_receive_sec;
 } Outputs;
 
@@ -245,9 +251,17 @@ static Py_ssize_t parse_lines(const char *p, const char *end, Py_ssize_t capacit
         o->send_ts_us[row] = (int64_t)nearbyint(send_ts * 1e6);
         o->receive_sec[row] = receive_sec;
         o->key_index[row] = key;
-        for (int i = 0; i < INT_FIELDS - 2; i++) o->ints[i][row] = v[i];
-        o->codes[0][row] = (int32_t)v[INT_FIELDS - 2];
-        o->codes[1][row] = (int32_t)v[INT_FIELDS - 1];
+        /* Each value is within its column's range (checked above), so each cast keeps it. */
+        o->interval_real[row] = (uint32_t)v[0];
+        o->connect[row] = v[1];
+        o->send[row] = (int32_t)v[2];
+        o->latency[row] = v[3];
+        o->receive[row] = v[4];
+        o->interval_event[row] = (int32_t)v[5];
+        o->size_out[row] = (uint32_t)v[6];
+        o->size_in[row] = (uint32_t)v[7];
+        o->net_code[row] = (int16_t)v[8];
+        o->proto_code[row] = (int16_t)v[9];
         row++;
     }
     return row;
@@ -278,14 +292,22 @@ static void drop_views(View *views, int n) {
         if (views[i].taken) PyBuffer_Release(&views[i].view);
 }
 
-/* Item sizes of the outputs, in order: send_ts_us, receive_sec, key index, 8 int64 columns, 2 int32 codes. */
-static const Py_ssize_t OUTPUT_ITEMSIZE[OUTPUTS] = {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4};
+/* Item sizes of the outputs, in order: send_ts_us, receive_sec (int64), key index (int32), then the ten integer
+ * columns as Outputs types them. */
+static const Py_ssize_t OUTPUT_ITEMSIZE[OUTPUTS] = {8, 8, 4, 4, 8, 4, 8, 8, 4, 4, 4, 2, 2};
+/* What those types hold, for the ten integer fields: no range passed in may be wider (a value would be wrapped). */
+static const int64_t FIELD_MIN[INT_FIELDS] = {0, INT64_MIN, INT32_MIN, INT64_MIN, INT64_MIN, INT32_MIN, 0, 0,
+                                              INT16_MIN, INT16_MIN};
+static const int64_t FIELD_MAX[INT_FIELDS] = {UINT32_MAX, INT64_MAX, INT32_MAX, INT64_MAX, INT64_MAX, INT32_MAX,
+                                              UINT32_MAX, UINT32_MAX, INT16_MAX, INT16_MAX};
 
 PyDoc_STRVAR(parse_block_doc,
              "parse_block(block, outputs, ranges, max_receive_sec) -> (rows, keys) | None\n\n"
              "Parse a block of complete phout lines into `outputs`, 13 writable C-contiguous buffers with room for\n"
-             "every line: send_ts_us, receive_sec (int64), case key index (int32), interval_real .. size_in (int64),\n"
-             "net_code, proto_code (int32). `ranges` holds (low, high) of the 10 integer fields. Returns the rows\n"
+             "every line: send_ts_us, receive_sec (int64), case key index (int32), then interval_real (uint32),\n"
+             "connect (int64), send (int32), latency, receive (int64), interval_event (int32), size_out, size_in\n"
+             "(uint32), net_code, proto_code (int16). `ranges` holds (low, high) of the 10 integer fields, each\n"
+             "within its column's type (a line with a value outside its range is outside the grammar). Returns the rows\n"
              "written and the case keys (bytes, by index); rows -1 when the outputs are too short for the block's\n"
              "lines; None when any line is outside the fast grammar, or the block does not end with a LF.");
 
@@ -309,6 +331,10 @@ static PyObject *parse_block(PyObject *self, PyObject *args) {
     }
     for (int i = 0; i < INT_FIELDS; i++) {
         if (!PyArg_ParseTuple(PyTuple_GET_ITEM(ranges, i), "LL", &o.low[i], &o.high[i])) goto done;
+        if (o.low[i] < FIELD_MIN[i] || o.high[i] > FIELD_MAX[i]) {
+            PyErr_Format(PyExc_ValueError, "the range of integer field %d is wider than its column's type", i);
+            goto done;
+        }
     }
     for (int i = 0; i < OUTPUTS; i++) {
         char what[16];
@@ -320,9 +346,16 @@ static PyObject *parse_block(PyObject *self, PyObject *args) {
     o.send_ts_us = ov[0].view.buf;
     o.receive_sec = ov[1].view.buf;
     o.key_index = ov[2].view.buf;
-    for (int i = 0; i < INT_FIELDS - 2; i++) o.ints[i] = ov[3 + i].view.buf;
-    o.codes[0] = ov[OUTPUTS - 2].view.buf;
-    o.codes[1] = ov[OUTPUTS - 1].view.buf;
+    o.interval_real = ov[3].view.buf;
+    o.connect = ov[4].view.buf;
+    o.send = ov[5].view.buf;
+    o.latency = ov[6].view.buf;
+    o.receive = ov[7].view.buf;
+    o.interval_event = ov[8].view.buf;
+    o.size_out = ov[9].view.buf;
+    o.size_in = ov[10].view.buf;
+    o.net_code = ov[11].view.buf;
+    o.proto_code = ov[12].view.buf;
     o.max_receive_sec = max_receive_sec;
     if (keys_init(&keys) < 0) {
         PyErr_NoMemory();
@@ -381,6 +414,8 @@ done:
  * into FMAs (pyproject.toml). */
 
 enum { A_GROUP, A_REAL, A_CONNECT, A_SEND, A_LATENCY, A_RECEIVE, A_SIZE_IN, A_SIZE_OUT, A_NET, A_PROTO, A_INPUTS };
+/* The inputs' item sizes: group int64, then the sample columns as the parser types them (phout.INT_DTYPES). */
+static const Py_ssize_t INPUT_ITEMSIZE[A_INPUTS] = {8, 4, 8, 4, 8, 8, 4, 4, 2, 2};
 enum {
     G_COUNTS,
     G_TIMED_COUNTS,
@@ -672,8 +707,9 @@ static void quantiles_ms(const int64_t *v, Py_ssize_t n, const double *levels, P
 PyDoc_STRVAR(group_aggregate_doc,
              "group_aggregate(inputs, group_outputs, seconds, sparse, grid, levels, sentinel_abs, discarded_net)\n"
              "-> (hist entries, net entries, http entries)\n\n"
-             "inputs: group (int64, each in 0..groups-1), interval_real, connect, send, latency, receive, size_in,\n"
-             "size_out (int64), net_code, proto_code (int32), all of one length. group_outputs, of length groups:\n"
+             "inputs: group (int64, each in 0..groups-1), interval_real (uint32), connect (int64), send (int32),\n"
+             "latency, receive (int64), size_in, size_out (uint32), net_code, proto_code (int16), all of one length.\n"
+             "group_outputs, of length groups:\n"
              "counts, timed counts (int64), interval_real sums (float64), 4 phase sums (float64), 4 phase counts\n"
              "(int64), size_in and size_out sums (int64), then the quantiles in ms (float64, groups x levels).\n"
              "seconds: (bounds, quantiles): the first group of each second and the end (int64, seconds + 1, from\n"
@@ -715,7 +751,7 @@ static PyObject *group_aggregate(PyObject *self, PyObject *args) {
         goto done;
     }
     for (int i = 0; i < A_INPUTS; i++)
-        if (take_view(PyTuple_GET_ITEM(inputs, i), &in[i], i >= A_NET ? 4 : 8, rows, 0, "every input") < 0) goto done;
+        if (take_view(PyTuple_GET_ITEM(inputs, i), &in[i], INPUT_ITEMSIZE[i], rows, 0, "every input") < 0) goto done;
     for (int i = 0; i < G_OUTPUTS; i++)
         if (take_view(PyTuple_GET_ITEM(outputs, i), &out[i], 8, i == G_QUANTILES ? groups * levels_n : groups, 1,
                       "every group output") < 0)
@@ -759,14 +795,15 @@ static PyObject *group_aggregate(PyObject *self, PyObject *args) {
         goto done;
     }
     memset(selector->slot, 0xff, sizeof(selector->slot)); /* every slot -1 */
-    const int64_t *group = in[A_GROUP].view.buf, *real = in[A_REAL].view.buf;
-    const int64_t *size_in = in[A_SIZE_IN].view.buf, *size_out = in[A_SIZE_OUT].view.buf;
-    const int32_t *net = in[A_NET].view.buf, *proto = in[A_PROTO].view.buf;
-    const int64_t *phase[4];
+    const int64_t *group = in[A_GROUP].view.buf;
+    const uint32_t *real = in[A_REAL].view.buf, *size_in = in[A_SIZE_IN].view.buf, *size_out = in[A_SIZE_OUT].view.buf;
+    const int64_t *connect = in[A_CONNECT].view.buf, *latency = in[A_LATENCY].view.buf;
+    const int64_t *receive = in[A_RECEIVE].view.buf;
+    const int32_t *send = in[A_SEND].view.buf;
+    const int16_t *net = in[A_NET].view.buf, *proto = in[A_PROTO].view.buf;
     double *phase_sum[4];
     int64_t *phase_count[4];
     for (int k = 0; k < 4; k++) {
-        phase[k] = in[A_CONNECT + k].view.buf;
         phase_sum[k] = out[G_PHASE_SUM0 + k].view.buf;
         phase_count[k] = out[G_PHASE_COUNT0 + k].view.buf;
     }
@@ -815,12 +852,13 @@ static PyObject *group_aggregate(PyObject *self, PyObject *args) {
             codes_add(&nets, net[i]);
             codes_add(&https, proto[i]);
             int64_t r = real[i];
-            if (net[i] == discarded_net && r == 0 && phase[0][i] == 0 && phase[2][i] == 0 && phase[3][i] == 0)
+            if (net[i] == discarded_net && r == 0 && connect[i] == 0 && latency[i] == 0 && receive[i] == 0)
                 continue; /* pandora's request never sent: counted, not timed */
             timed_n++;
             r_sum += (double)r;
+            const int64_t phase[4] = {connect[i], send[i], latency[i], receive[i]};
             for (int p = 0; p < 4; p++) {
-                int64_t v = phase[p][i];
+                int64_t v = phase[p];
                 if (v > -sentinel_abs && v < sentinel_abs) {
                     p_sum[p] += (double)v;
                     p_count[p]++;

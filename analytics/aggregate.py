@@ -36,21 +36,27 @@ SENTINEL_ABS_US = 9223372036854775  # pandora's "not measured" value in connect/
 I64 = npt.NDArray[np.int64]
 
 
+Ints = npt.NDArray[np.integer[Any]]
+
+
 @dataclass(frozen=True)
 class SampleColumns:
-    """The columns aggregation needs, one entry per sample. `case_codes` index `cases` ('' = no case)."""
+    """The columns aggregation needs, one entry per sample. `case_codes` index `cases` ('' = no case).
 
-    receive_sec: I64
-    case_codes: npt.NDArray[np.int32]
-    interval_real_us: I64
-    connect_time_us: I64
-    send_time_us: I64
-    latency_us: I64
-    receive_time_us: I64
-    size_out_bytes: I64
-    size_in_bytes: I64
-    net_code: npt.NDArray[np.int32]
-    proto_code: npt.NDArray[np.int32]
+    Any integer dtypes whose values fit the columns of `samples` (analytics.phout.VALUE_RANGES): the parser's
+    batches have exactly those widths (analytics.phout.INT_DTYPES), which the C kernel reads as they are."""
+
+    receive_sec: Ints
+    case_codes: Ints
+    interval_real_us: Ints
+    connect_time_us: Ints
+    send_time_us: Ints
+    latency_us: Ints
+    receive_time_us: Ints
+    size_out_bytes: Ints
+    size_in_bytes: Ints
+    net_code: Ints
+    proto_code: Ints
 
     @property
     def rows(self) -> int:
@@ -80,6 +86,11 @@ class SampleColumns:
             proto_code=np.asarray(proto_code, dtype=np.int32),
         )
 
+    def widened(self) -> SampleColumns:
+        """The same values as int64 (codes int32), what the numpy path computes with (no copy where they are)."""
+        widths: dict[str, Any] = {name: np.int32 if name in _CODES else np.int64 for name in _FIELDS}
+        return SampleColumns(**{name: np.asarray(getattr(self, name), dtype=widths[name]) for name in _FIELDS})
+
     def take(self, index: npt.NDArray[np.bool_] | npt.NDArray[np.intp]) -> SampleColumns:
         return SampleColumns(**{name: getattr(self, name)[index] for name in _FIELDS})
 
@@ -89,6 +100,7 @@ class SampleColumns:
 
 
 _FIELDS = tuple(SampleColumns.__dataclass_fields__)
+_CODES = ("case_codes", "net_code", "proto_code")
 
 
 @dataclass(frozen=True)
@@ -204,6 +216,7 @@ def _aggregated(
     cols: SampleColumns, group: I64, groups: int, second_starts: npt.NDArray[np.intp], second_of_group: I64
 ) -> _Aggregated:
     """The numpy path: masks, bins and sums over the whole piece, then two sorts of packed (group, time) keys."""
+    cols = cols.widened()
     timed = ~is_discarded(cols)
     bins = bin_indexes_for_values_us(cols.interval_real_us)
     stats = _group_stats(cols, group, groups, timed, bins)
@@ -223,11 +236,13 @@ def _aggregated_native(
     fast = kernels.fast
     assert fast is not None
 
-    def i64(values: npt.NDArray[Any]) -> I64:
-        return np.ascontiguousarray(values, dtype=np.int64)
-
-    def i32(values: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
-        return np.ascontiguousarray(values, dtype=np.int32)
+    def typed(values: Ints, dtype: type[np.integer[Any]]) -> Ints:
+        if values.dtype == dtype:  # the parser's columns: no copy
+            return np.ascontiguousarray(values)
+        limits = np.iinfo(dtype)
+        if values.size and (int(values.min()) < limits.min or int(values.max()) > limits.max):
+            raise ValueError(f"a sample value does not fit {np.dtype(dtype).name} (analytics.phout.VALUE_RANGES)")
+        return np.ascontiguousarray(values, dtype=dtype)
 
     levels = len(QUANTILE_LEVELS)
     counts, timed_counts, size_in, size_out = (np.empty(groups, dtype=np.int64) for _ in range(4))
@@ -240,8 +255,10 @@ def _aggregated_native(
     bounds = np.r_[second_starts, groups].astype(np.int64)
     phases = (cols.connect_time_us, cols.send_time_us, cols.latency_us, cols.receive_time_us)
     filled = fast.group_aggregate(
-        (i64(group), i64(cols.interval_real_us), *map(i64, phases), i64(cols.size_in_bytes),
-         i64(cols.size_out_bytes), i32(cols.net_code), i32(cols.proto_code)),
+        (typed(group, np.int64), typed(cols.interval_real_us, np.uint32), typed(phases[0], np.int64),
+         typed(phases[1], np.int32), typed(phases[2], np.int64), typed(phases[3], np.int64),
+         typed(cols.size_in_bytes, np.uint32), typed(cols.size_out_bytes, np.uint32), typed(cols.net_code, np.int16),
+         typed(cols.proto_code, np.int16)),
         (counts, timed_counts, interval_sum, *phase_sums, *phase_counts, size_in, size_out, case_quantiles),
         (bounds, overall_quantiles),
         tuple(sparse),
@@ -415,7 +432,7 @@ _Totals = tuple[I64, I64, npt.NDArray[np.float64], list[npt.NDArray[np.float64]]
 def _totals(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArray[np.bool_]) -> _Totals:
     counts = np.bincount(group, minlength=groups)
 
-    def total(values: I64, mask: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.float64], I64]:
+    def total(values: Ints, mask: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.float64], I64]:
         # Integer µs summed in float64 stay exact below 2**53 (285 years of response time per second).
         if mask.all():  # the usual case: no discarded requests, no sentinels
             return np.bincount(group, weights=values, minlength=groups).astype(np.float64, copy=False), counts
@@ -434,7 +451,7 @@ def _totals(cols: SampleColumns, group: I64, groups: int, timed: npt.NDArray[np.
     return counts, timed_counts, interval_sum, phase_sums, phase_counts, size_in, size_out
 
 
-def _integer_sums(group: I64, values: I64, groups: int) -> I64:
+def _integer_sums(group: I64, values: Ints, groups: int) -> I64:
     """Exact int64 sums per group: through float64 (bincount) when no partial sum can reach 2**53."""
     if values.size == 0:
         return np.zeros(groups, dtype=np.int64)
@@ -448,7 +465,7 @@ def _integer_sums(group: I64, values: I64, groups: int) -> I64:
     return sums
 
 
-def _sorted_within(group: I64, values: I64) -> I64:
+def _sorted_within(group: I64, values: Ints) -> Ints:
     """`values` sorted by (group, value): one sort of packed int64 keys when both fit beside each other."""
     if values.size == 0:
         return values
@@ -463,7 +480,7 @@ def _sorted_within(group: I64, values: I64) -> I64:
     return values[np.lexsort((values, group))]
 
 
-def _group_quantiles_ms(sorted_values: I64, counts: I64) -> npt.NDArray[np.float64]:
+def _group_quantiles_ms(sorted_values: Ints, counts: I64) -> npt.NDArray[np.float64]:
     """np.percentile(values, QUANTILE_LEVELS) / 1000 for each group of `counts` consecutive values of an array
     sorted within each group, vectorized.
 

@@ -8,6 +8,8 @@ We store bins by the index of their upper edge in BIN_EDGES_US, so windows merge
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -56,7 +58,7 @@ def _segments() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArr
 _SEGMENT_EDGE_US, _SEGMENT_STEP_US, _SEGMENT_INDEX = _segments()
 
 
-def bin_indexes_for_values_us(values_us: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+def bin_indexes_for_values_us(values_us: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.int64]:
     """Bin index (index of the upper edge) for each value, as the tank bins them; -1 where not counted.
 
     The tank uses numpy.histogram(values, bins=edges): bins are [e[i], e[i+1]) and the last is closed. A value v

@@ -30,9 +30,9 @@ Quirks of real files, each with a golden file under analytics/tests/golden/phout
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -64,8 +64,9 @@ INT16_RANGE = (-(2**15), 2**15 - 1)
 INT32_RANGE = (-(2**31), 2**31 - 1)
 INT64_RANGE = (-(2**63), 2**63 - 1)
 # What each integer column of table `samples` holds (backend/clickhouse/tables/samples.py; a test checks that they
-# agree). The parser's columns stay int64/int32, but the INSERT narrows them with a cast that would wrap a value
-# that does not fit, so such a value makes its line bad here, like any other bad line: never stored wrapped.
+# agree). A value that does not fit makes its line bad here, like any other bad line: never stored wrapped. The
+# parser's columns have the same widths (INT_DTYPES), so no copy narrows them on their way to ClickHouse, and every
+# pass over them (the second window's gather, the aggregation) moves a third fewer bytes: 68 per row instead of 96.
 VALUE_RANGES: dict[str, tuple[int, int]] = {
     "interval_real": UINT32_RANGE,  # up to ~71 min
     "connect_time": INT64_RANGE,  # pandora's ±9223372036854775 sentinels
@@ -80,6 +81,14 @@ VALUE_RANGES: dict[str, tuple[int, int]] = {
 }
 # The columns narrower than int64: the fast path checks them per block (a min and a max, ~40 µs per column).
 _NARROW_RANGES = tuple((name, limits) for name, limits in VALUE_RANGES.items() if limits != INT64_RANGE)
+_DTYPE_OF_RANGE: dict[tuple[int, int], type[np.integer[Any]]] = {
+    UINT32_RANGE: np.uint32,
+    INT32_RANGE: np.int32,
+    INT16_RANGE: np.int16,
+    INT64_RANGE: np.int64,
+}
+# The dtype of each integer column of a batch, in phout's order: the narrowest that holds its range.
+INT_DTYPES: dict[str, type[np.integer[Any]]] = {name: _DTYPE_OF_RANGE[VALUE_RANGES[name]] for name in INT_COLUMNS}
 
 NO_CASE = ""  # stored tag of a request whose phout tag is empty: it counts in the overall row only
 NOTAG_CASE = "__NOTAG__"  # the tank's name for a tag that is empty after the cut at the last '#'
@@ -99,6 +108,8 @@ MAX_EXAMPLE_TEXT = 200
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
+U32 = npt.NDArray[np.uint32]
+I16 = npt.NDArray[np.int16]
 
 
 def case_of_tag(raw_tag: str) -> str:
@@ -123,16 +134,16 @@ class PhoutBatch:
     send_ts_us: I64
     receive_sec: I64
     case_codes: I32
-    interval_real_us: I64
+    interval_real_us: U32  # the integer columns as narrow as `samples` stores them (INT_DTYPES)
     connect_time_us: I64
-    send_time_us: I64
+    send_time_us: I32
     latency_us: I64
     receive_time_us: I64
-    interval_event_us: I64
-    size_out_bytes: I64
-    size_in_bytes: I64
-    net_code: I32
-    proto_code: I32
+    interval_event_us: I32
+    size_out_bytes: U32
+    size_in_bytes: U32
+    net_code: I16
+    proto_code: I16
 
     @property
     def rows(self) -> int:
@@ -163,9 +174,7 @@ class NativeColumns:
     send_ts_us: I64
     receive_sec: I64
     case_key: I32
-    ints: tuple[I64, ...]  # interval_real .. size_in
-    net_code: I32
-    proto_code: I32
+    ints: tuple[npt.NDArray[np.integer[Any]], ...]  # interval_real .. proto_code, of INT_DTYPES
 
     @staticmethod
     def for_block(block_bytes: int) -> NativeColumns:
@@ -175,37 +184,18 @@ class NativeColumns:
 
     @staticmethod
     def empty(rows: int) -> NativeColumns:
-        def i64() -> I64:
-            return np.empty(rows, dtype=np.int64)
+        ints = tuple(np.empty(rows, dtype=INT_DTYPES[name]) for name in INT_COLUMNS)
+        return NativeColumns(
+            np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(rows, np.int32), ints
+        )
 
-        def i32() -> I32:
-            return np.empty(rows, dtype=np.int32)
-
-        return NativeColumns(i64(), i64(), i32(), tuple(i64() for _ in INT_COLUMNS[:-2]), i32(), i32())
-
-    def outputs(self) -> tuple[npt.NDArray[np.int64] | npt.NDArray[np.int32], ...]:
-        return (self.send_ts_us, self.receive_sec, self.case_key, *self.ints, self.net_code, self.proto_code)
+    def outputs(self) -> tuple[npt.NDArray[np.integer[Any]], ...]:
+        return (self.send_ts_us, self.receive_sec, self.case_key, *self.ints)
 
     def batch(self, rows: int, case_code_of_key: I32) -> PhoutBatch:
         """The first `rows` rows as a batch, each case key replaced by its case code."""
-        interval_real, connect, send, latency, receive, interval_event, size_out, size_in = (
-            column[:rows] for column in self.ints
-        )
-        return PhoutBatch(
-            send_ts_us=self.send_ts_us[:rows],
-            receive_sec=self.receive_sec[:rows],
-            case_codes=case_code_of_key[self.case_key[:rows]],
-            interval_real_us=interval_real,
-            connect_time_us=connect,
-            send_time_us=send,
-            latency_us=latency,
-            receive_time_us=receive,
-            interval_event_us=interval_event,
-            size_out_bytes=size_out,
-            size_in_bytes=size_in,
-            net_code=self.net_code[:rows],
-            proto_code=self.proto_code[:rows],
-        )
+        ints = {name: column[:rows] for name, column in zip(INT_COLUMNS, self.ints, strict=True)}
+        return _batch(self.send_ts_us[:rows], self.receive_sec[:rows], case_code_of_key[self.case_key[:rows]], ints)
 
 
 @dataclass
@@ -397,21 +387,8 @@ class PhoutParser:
             if cols[name].min() < low or cols[name].max() > high:
                 raise _BlockInvalid(f"{name} out of range")
         self.stats.lines_total += rows
-        return PhoutBatch(
-            send_ts_us=np.rint(send_ts * 1e6).astype(np.int64),
-            receive_sec=receive_sec,
-            case_codes=mapping[raw_codes] if mapping.size else np.zeros(rows, dtype=np.int32),
-            interval_real_us=interval_real,
-            connect_time_us=cols["connect_time"],
-            send_time_us=cols["send_time"],
-            latency_us=cols["latency"],
-            receive_time_us=cols["receive_time"],
-            interval_event_us=cols["interval_event"],
-            size_out_bytes=cols["size_out"],
-            size_in_bytes=cols["size_in"],
-            net_code=cols["net_code"].astype(np.int32),
-            proto_code=cols["proto_code"].astype(np.int32),
-        )
+        case_codes = mapping[raw_codes] if mapping.size else np.zeros(rows, dtype=np.int32)
+        return _batch(np.rint(send_ts * 1e6).astype(np.int64), receive_sec, case_codes, cols)
 
     def _parse_native(self, block: memoryview) -> PhoutBatch | None:
         """Path 1 (the C parser); None when it refuses the block. Every line is a row: blank ones are refused."""
@@ -466,28 +443,42 @@ class PhoutParser:
             return None
         send = np.array([g[0] for g in good], dtype=np.float64)
         ints_arr = np.array([g[2] for g in good], dtype=np.int64).reshape(len(good), len(INT_COLUMNS))
-        interval_real = np.ascontiguousarray(ints_arr[:, 0])
-        return PhoutBatch(
-            send_ts_us=np.rint(send * 1e6).astype(np.int64),
-            receive_sec=_receive_sec(send, interval_real),
-            case_codes=np.array([g[1] for g in good], dtype=np.int32),
-            interval_real_us=interval_real,
-            connect_time_us=np.ascontiguousarray(ints_arr[:, 1]),
-            send_time_us=np.ascontiguousarray(ints_arr[:, 2]),
-            latency_us=np.ascontiguousarray(ints_arr[:, 3]),
-            receive_time_us=np.ascontiguousarray(ints_arr[:, 4]),
-            interval_event_us=np.ascontiguousarray(ints_arr[:, 5]),
-            size_out_bytes=np.ascontiguousarray(ints_arr[:, 6]),
-            size_in_bytes=np.ascontiguousarray(ints_arr[:, 7]),
-            net_code=ints_arr[:, 8].astype(np.int32),
-            proto_code=ints_arr[:, 9].astype(np.int32),
-        )
+        columns = {name: ints_arr[:, i] for i, name in enumerate(INT_COLUMNS)}
+        receive_sec = _receive_sec(send, np.ascontiguousarray(ints_arr[:, 0]))
+        case_codes = np.array([g[1] for g in good], dtype=np.int32)
+        return _batch(np.rint(send * 1e6).astype(np.int64), receive_sec, case_codes, columns)
 
     def _bad(self, line_no: int, reason: str, line: bytes) -> None:
         self.stats.lines_bad += 1
         if len(self.stats.bad_examples) < self.max_bad_examples:
             text = line[:MAX_EXAMPLE_TEXT].decode("utf-8", errors="replace")
             self.stats.bad_examples.append(BadLine(line=line_no, reason=reason, text=text))
+
+
+def _batch(
+    send_ts_us: I64, receive_sec: I64, case_codes: I32, ints: Mapping[str, npt.NDArray[np.integer[Any]]]
+) -> PhoutBatch:
+    """A batch from its columns, the integer ones (by phout name, values within VALUE_RANGES) in INT_DTYPES: no copy
+    of a column that has its dtype already."""
+
+    def narrow(name: str) -> Any:
+        return np.ascontiguousarray(ints[name], dtype=INT_DTYPES[name])
+
+    return PhoutBatch(
+        send_ts_us=send_ts_us,
+        receive_sec=receive_sec,
+        case_codes=case_codes,
+        interval_real_us=narrow("interval_real"),
+        connect_time_us=narrow("connect_time"),
+        send_time_us=narrow("send_time"),
+        latency_us=narrow("latency"),
+        receive_time_us=narrow("receive_time"),
+        interval_event_us=narrow("interval_event"),
+        size_out_bytes=narrow("size_out"),
+        size_in_bytes=narrow("size_in"),
+        net_code=narrow("net_code"),
+        proto_code=narrow("proto_code"),
+    )
 
 
 def _parse_line(line: bytes) -> tuple[float, bytes, list[int]] | str:

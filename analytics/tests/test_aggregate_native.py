@@ -93,14 +93,14 @@ def _kernel_call(
     group: list[int], bounds: list[int], groups: int, capacity: int | None = None, group_dtype: type = np.int64
 ) -> object:
     rows = len(group)
-    one = np.zeros(rows, dtype=np.int64)
-    codes = np.full(rows, 200, dtype=np.int32)
+    i64, u32, i32 = (np.zeros(rows, dtype=t) for t in (np.int64, np.uint32, np.int32))
+    codes = np.full(rows, 200, dtype=np.int16)
     levels = len(aggregate.QUANTILE_LEVELS)
     group_outputs = tuple(np.zeros(groups * (levels if i == 13 else 1)) for i in range(14))
     sparse = tuple(np.zeros(rows if capacity is None else capacity, dtype=np.int64) for _ in range(9))
     seconds = (np.array(bounds, dtype=np.int64), np.zeros((len(bounds) - 1) * levels))
     return _phout_fast.group_aggregate(
-        (np.array(group, dtype=group_dtype), one, one, one, one, one, one, one, codes, codes),
+        (np.array(group, dtype=group_dtype), u32, i64, i32, i64, i64, u32, u32, codes, codes),
         group_outputs,
         seconds,
         sparse,

@@ -222,3 +222,15 @@ def test_batches_own_their_columns() -> None:
     together = PhoutBatch.concat(kept)
     for name in phout.BATCH_FIELDS:
         np.testing.assert_array_equal(getattr(together, name), getattr(whole, name), err_msg=name)
+
+
+def test_every_path_gives_columns_as_narrow_as_samples_stores_them() -> None:
+    # The window gathers, the kernel reads and the INSERT sends these columns as they are (analytics.phout.INT_DTYPES).
+    clean = b"1700000000.100\tc#1\t4000000000\t-9223372036854775\t2\t3\t4\t-5\t4000000000\t7\t777\t-1\n"
+    with_a_bad_line = clean + b"not phout\n"  # the block is then parsed line by line
+    for data, native in ((clean, True), (clean, False), (with_a_bad_line, False)):
+        _, batch = parse(data, native=native)
+        assert batch is not None
+        for name, field in zip(INT_COLUMNS, phout.BATCH_FIELDS[3:], strict=True):
+            assert getattr(batch, field).dtype == np.dtype(phout.INT_DTYPES[name]), (native, field)
+        assert int(batch.interval_real_us[0]) == 4_000_000_000 and int(batch.connect_time_us[0]) == -9223372036854775

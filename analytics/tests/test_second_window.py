@@ -22,16 +22,16 @@ def batch(receive_sec: npt.NDArray[np.int64], case_codes: npt.NDArray[np.int64],
         send_ts_us=ids.copy(),
         receive_sec=receive_sec.astype(np.int64),
         case_codes=case_codes.astype(np.int32),
-        interval_real_us=ids.copy(),
+        interval_real_us=ids.astype(np.uint32),  # the widths the parser gives (analytics.phout.INT_DTYPES)
         connect_time_us=ids.copy(),
-        send_time_us=ids.copy(),
+        send_time_us=ids.astype(np.int32),
         latency_us=ids.copy(),
         receive_time_us=ids.copy(),
-        interval_event_us=ids.copy(),
-        size_out_bytes=ids.copy(),
-        size_in_bytes=ids.copy(),
-        net_code=codes,
-        proto_code=codes.copy(),
+        interval_event_us=ids.astype(np.int32),
+        size_out_bytes=ids.astype(np.uint32),
+        size_in_bytes=ids.astype(np.uint32),
+        net_code=codes.astype(np.int16),
+        proto_code=codes.astype(np.int16),
     )
 
 
