@@ -522,23 +522,24 @@ static inline __attribute__((always_inline)) void codes_add(CodeCounts *c, int64
         c->other[c->other_n++] = code;
 }
 
-static int codes_emit(CodeCounts *c, int64_t group, Sparse *out) {
+/* The runs of equal values of sorted v[*i..n) up to `last`, each as (group, value, run length); *i moves past them. */
+static int runs_emit(const int64_t *v, Py_ssize_t *i, Py_ssize_t n, int64_t last, int64_t group, Sparse *out) {
     int bad = 0;
+    while (*i < n && v[*i] <= last) {
+        Py_ssize_t j = *i;
+        while (j < n && v[j] == v[*i]) j++;
+        bad |= sparse_put(out, group, v[*i], j - *i);
+        *i = j;
+    }
+    return bad;
+}
+
+static int codes_emit(CodeCounts *c, int64_t group, Sparse *out) {
     Py_ssize_t i = 0, n = c->other_n;
     qsort(c->other, (size_t)n, sizeof(int64_t), cmp_i64);
-    while (i < n && c->other[i] < 0) { /* negative codes come first */
-        Py_ssize_t j = i;
-        while (j < n && c->other[j] == c->other[i]) j++;
-        bad |= sparse_put(out, group, c->other[i], j - i);
-        i = j;
-    }
+    int bad = runs_emit(c->other, &i, n, -1, group, out); /* negative codes come first */
     bad |= counter_emit(&c->table, group, 0, out);
-    while (i < n) {
-        Py_ssize_t j = i;
-        while (j < n && c->other[j] == c->other[i]) j++;
-        bad |= sparse_put(out, group, c->other[i], j - i);
-        i = j;
-    }
+    bad |= runs_emit(c->other, &i, n, INT64_MAX, group, out);
     c->other_n = 0;
     return bad;
 }

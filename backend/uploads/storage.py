@@ -11,10 +11,11 @@ library's gzip, and the same exceptions). On the 10M-line bench file (234 MB gzi
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol, cast
 
@@ -144,16 +145,12 @@ class _Inflating(io.BufferedIOBase):
         return True
 
     def read(self, size: int | None = -1, /) -> bytes:
-        try:
+        with _damage_named():
             return self._gzip.read(size)
-        except _INFLATE_ERRORS as exc:
-            raise DamagedGzip(_damage(exc)) from exc
 
     def readinto(self, buffer: memoryview | bytearray, /) -> int:  # type: ignore[override]
-        try:
+        with _damage_named():
             return self._gzip.readinto(buffer)
-        except _INFLATE_ERRORS as exc:
-            raise DamagedGzip(_damage(exc)) from exc
 
     def tell(self) -> int:
         return self._gzip.tell()
@@ -163,9 +160,15 @@ class _Inflating(io.BufferedIOBase):
         super().close()
 
 
-def _damage(exc: BaseException) -> str:
-    what = "it ends before its end-of-stream marker" if isinstance(exc, EOFError) else str(exc)
-    return f"the gzip file is damaged ({what}): nothing was stored; `gzip -t` on the file shows where it breaks"
+@contextlib.contextmanager
+def _damage_named() -> Iterator[None]:
+    """Inflating's errors as DamagedGzip, saying what is wrong with the file."""
+    try:
+        yield
+    except _INFLATE_ERRORS as exc:
+        what = "it ends before its end-of-stream marker" if isinstance(exc, EOFError) else str(exc)
+        message = f"the gzip file is damaged ({what}): nothing was stored; `gzip -t` on the file shows where it breaks"
+        raise DamagedGzip(message) from exc
 
 
 def open_decoded(raw: io.BufferedIOBase) -> io.BufferedIOBase:
