@@ -96,8 +96,11 @@ class PeakRss:
     """Samples named process trees every 50 ms: `peaks` = max RSS (KB) of any one process of the tree, `cpu` =
     CPU seconds used by the tree during the watch (last sample; the server's is a delta from `watch`)."""
 
-    def __init__(self, threads: bool = False) -> None:
+    def __init__(self, threads: bool = False, timeline_step_s: float = 0.5) -> None:
         self.threads = threads  # also CPU seconds per thread name (`thread_cpu`), for a breakdown of a process
+        self.timeline_step_s = timeline_step_s
+        self.started = time.perf_counter()  # the timeline's zero (reset by start)
+        self.cli_span_t: tuple[float, float] | None = None  # when the CLI ran, on the timeline
         self.thread_cpu: dict[str, dict[str, float]] = {}
         self.timeline: list[dict[str, float]] = []
         self._thread_seen: dict[str, dict[int, tuple[str, float]]] = {}
@@ -124,6 +127,7 @@ class PeakRss:
         self.roots[name] = pid
 
     def start(self) -> None:
+        self.started = time.perf_counter()
         self._thread.start()
 
     def stop(self) -> dict[str, int]:
@@ -154,15 +158,14 @@ class PeakRss:
                 self.thread_cpu[name] = {k: round(v, 2) for k, v in by_name.items() if v >= 0.05}
 
     def _run(self) -> None:
-        started = time.perf_counter()
         next_mark = 0.0
         while not self._stop.is_set():
             self._sample()
-            elapsed = time.perf_counter() - started
-            if self.threads and elapsed >= next_mark:  # CPU seconds so far, every half second
-                self.timeline.append({"t": round(elapsed, 1), **self.cpu})
-                next_mark += 0.5
-            time.sleep(0.05)
+            elapsed = time.perf_counter() - self.started
+            if self.threads and elapsed >= next_mark:  # CPU seconds so far, every timeline step
+                self.timeline.append({"t": round(elapsed, 2), **self.cpu})
+                next_mark += self.timeline_step_s
+            time.sleep(min(0.05, self.timeline_step_s))
 
 
 def sh(cmd: list[str], env: dict[str, str] | None = None, **kw: object) -> subprocess.CompletedProcess[str]:
@@ -301,6 +304,9 @@ def ensure_port_free(port: int) -> None:
     import socket
 
     with socket.socket() as sock:
+        # As servers do: connections of the previous round that the server closed may wait in TIME_WAIT on the
+        # port, which only a listening socket should make this check fail for.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError as exc:
@@ -375,6 +381,7 @@ def run_tankodrom(path: Path, monitor: PeakRss, var_dir: Path) -> tuple[float, s
         out, err = cli.communicate()
         elapsed = time.perf_counter() - started
         monitor.stop()  # upload-to-ready's CPU, not the servers' shutdown below
+        monitor.cli_span_t = (round(started - monitor.started, 2), round(started + elapsed - monitor.started, 2))
         if cli.returncode != 0:
             raise SystemExit(f"tankodrom upload failed: {err}")
         return elapsed, err.strip().splitlines()[-1] + " → " + out.strip()
@@ -395,7 +402,9 @@ def count_rows() -> dict[str, int]:
     return rows
 
 
-def measure_round(path: Path, gz: bool, lines: int, var_dir: Path, threads: bool) -> dict[str, object]:
+def measure_round(
+    path: Path, gz: bool, lines: int, var_dir: Path, threads: bool, timeline_step_s: float = 0.5
+) -> dict[str, object]:
     """One side-by-side round: both baselines, then Tankodrom, on a server that merges nothing at each start."""
     shutil.rmtree(var_dir, ignore_errors=True)
 
@@ -420,7 +429,7 @@ def measure_round(path: Path, gz: bool, lines: int, var_dir: Path, threads: bool
         base_cpu[shape] = cpu
 
     wait_merges_done()
-    monitor = PeakRss(threads=threads)
+    monitor = PeakRss(threads=threads, timeline_step_s=timeline_step_s)
     monitor.watch("clickhouse-server", server_pid)
     monitor.start()
     ours_s, cli_line = run_tankodrom(path, monitor, var_dir)
@@ -454,6 +463,7 @@ def measure_round(path: Path, gz: bool, lines: int, var_dir: Path, threads: bool
     if threads:
         results["thread_cpu_s"] = monitor.thread_cpu
         results["cpu_timeline"] = monitor.timeline
+        results["cli_span_t"] = monitor.cli_span_t
     return results
 
 
@@ -468,6 +478,9 @@ def main() -> None:
     p.add_argument("--port", type=int, default=PORT, help="port of the gunicorn started for the run")
     p.add_argument("--db", default=BENCH_DB, help="PostgreSQL and ClickHouse database of the run (dropped first)")
     p.add_argument("--threads", action="store_true", help="also report CPU seconds per thread of every process")
+    p.add_argument(
+        "--timeline-step", type=float, default=0.5, help="seconds between the CPU timeline's marks (with --threads)"
+    )
     p.add_argument(
         "--rounds", type=int, default=1, help="side-by-side rounds (baseline, then Tankodrom); medians reported"
     )
@@ -492,7 +505,7 @@ def main() -> None:
     results: dict[str, object] = {"lines": lines, "file_bytes": path.stat().st_size, "gzip": args.gzip}
     rounds = []
     for number in range(1, args.rounds + 1):
-        measured = measure_round(path, args.gzip, lines, var_dir, args.threads)
+        measured = measure_round(path, args.gzip, lines, var_dir, args.threads, args.timeline_step)
         rounds.append(measured)
         print(
             f"round {number}/{args.rounds}: baseline {measured['baseline_s']} s, tankodrom {measured['tankodrom_s']} s,"
