@@ -61,9 +61,10 @@ def _without_direct(fd: int) -> None:
 class DirectWriter:
     """Writes consecutive bytes into a file from `offset` on (creating it if needed, never truncating it).
 
-    `write` takes pieces of any size; `commit` puts what can be written now into the file and returns the offset
-    before which every byte is in the file; `close` writes the rest. Bytes given after the last `commit` are not
-    in the file until `close`: a caller that stops early (a broken body) may simply close it with `drop=True`.
+    `write` takes pieces of any size (`fill` reads them into the buffer instead); `commit` puts what can be written
+    now into the file and returns the offset before which every byte is in the file; `close` writes the rest.
+    Bytes given after the last `commit` are not in the file until `close`: a caller that stops early (a broken
+    body) may simply close it with `drop=True`.
     """
 
     def __init__(self, path: Path, offset: int) -> None:
@@ -71,6 +72,7 @@ class DirectWriter:
         self._written_to = offset  # file offset of the first byte still in the buffer
         self._buffer = mmap.mmap(-1, BUFFER_BYTES) if self._direct else None
         self._filled = 0
+        self._scratch: bytearray | None = None  # fill's buffer when the file is not direct
 
     def write(self, piece: bytes | memoryview) -> None:
         if self._buffer is None:
@@ -84,6 +86,23 @@ class DirectWriter:
             view = view[take:]
             if self._filled == BUFFER_BYTES:
                 self._flush_aligned()
+
+    def fill(self, readinto: Callable[[memoryview], int], limit: int) -> memoryview:
+        """Read up to `limit` bytes with `readinto` (a socket's, say) straight into the write buffer, sparing the
+        copy `write` makes. Returns the bytes read, a view that is valid until the next call (empty at the end)."""
+        if self._buffer is None:
+            if self._scratch is None:
+                self._scratch = bytearray(BUFFER_BYTES)
+            view = memoryview(self._scratch)[: min(limit, BUFFER_BYTES)]
+            n = readinto(view)
+            self._pwrite_all(view[:n])
+            return view[:n]
+        if self._filled == BUFFER_BYTES:
+            self._flush_aligned()
+        room = memoryview(self._buffer)[self._filled : self._filled + min(limit, BUFFER_BYTES - self._filled)]
+        n = readinto(room)
+        self._filled += n
+        return room[:n]
 
     def commit(self) -> int:
         """Write every whole block given so far; the offset up to which the file now holds the body."""

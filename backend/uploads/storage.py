@@ -17,7 +17,7 @@ import io
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Protocol, cast, runtime_checkable
 
 from django.conf import settings
 from isal import igzip, isal_zlib
@@ -42,6 +42,14 @@ class Readable(Protocol):
     def read(self, size: int = ..., /) -> bytes: ...
 
 
+@runtime_checkable
+class Fillable(Protocol):
+    """A body that reads into memory it is given: `readinto(view)` returns how many bytes it put there, 0 at its
+    end, and never reads past the body."""
+
+    def readinto(self, buffer: memoryview, /) -> int: ...
+
+
 class BodyIncomplete(Exception):
     """The client sent fewer bytes than it announced (it disconnected, or lied in Content-Length)."""
 
@@ -61,7 +69,7 @@ def upload_path(upload_id: int) -> Path:
 
 
 def write_body(
-    stream: Readable,
+    stream: Readable | Fillable,
     path: Path,
     *,
     offset: int,
@@ -80,9 +88,10 @@ def write_body(
     remaining = length
     uncommitted = 0
     out = DirectWriter(path, offset)
+    next_piece = _pieces_into(out, stream)
     try:
         while remaining > 0:
-            piece = stream.read(min(BODY_READ_BYTES, remaining))
+            piece = next_piece(min(BODY_READ_BYTES, remaining))
             if not piece:
                 raise BodyIncomplete(f"the body ended after {length - remaining} of {length} bytes")
             remaining -= len(piece)
@@ -92,7 +101,6 @@ def write_body(
                 if len(head) >= HEAD_BYTES or remaining == 0:
                     check_head(bytes(head), remaining == 0)
                     check_head = None
-            out.write(piece)
             if hasher is not None:
                 hasher.update(piece)
             if on_commit is not None and uncommitted >= COMMIT_BYTES and remaining > 0:
@@ -102,6 +110,22 @@ def write_body(
         out.close(drop=True)  # bytes after the last commit are not kept: a resumed piece starts there
         raise
     out.close()
+
+
+def _pieces_into(out: DirectWriter, stream: Readable | Fillable) -> Callable[[int], bytes | memoryview]:
+    """A function that moves the next piece of `stream` (at most so many bytes) into `out` and returns it: read
+    straight into the write buffer when the stream can (tankapi.socket_body.SocketBody), else read, then copied."""
+    if isinstance(stream, Fillable):
+        readinto = stream.readinto
+        return lambda size: out.fill(readinto, size)
+    read = stream.read
+
+    def read_and_write(size: int) -> bytes:
+        piece = read(size)
+        out.write(piece)
+        return piece
+
+    return read_and_write
 
 
 def head_error(head: bytes, is_whole: bool) -> str | None:

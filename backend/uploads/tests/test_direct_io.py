@@ -40,15 +40,21 @@ def folder(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     return places[0] if request.param == "disk" else places[1]
 
 
-def _write_in_pieces(path: Path, data: bytes, offset: int, rng: random.Random) -> list[int]:
-    """Write `data` at `offset` in random pieces, committing now and then; return the committed offsets."""
+def _write_in_pieces(path: Path, data: bytes, offset: int, rng: random.Random, fill_share: float = 0.0) -> list[int]:
+    """Write `data` at `offset` in random pieces, given to `write` or, `fill_share` of them, read in by `fill`;
+    commit now and then; return the committed offsets."""
     writer = DirectWriter(path, offset)
+    source = io.BytesIO(data)
     commits = []
     pos = 0
     while pos < len(data):
         size = rng.choice([1, 17, 4095, 4096, 65_537, 1 << 20, BUFFER_BYTES + 3])
-        writer.write(data[pos : pos + size])
-        pos += min(size, len(data) - pos)
+        if rng.random() < fill_share:
+            with writer.fill(source.readinto, size) as filled:  # as much as the buffer has room for
+                assert 0 < len(filled) <= size and bytes(filled) == data[pos : pos + len(filled)]
+        else:
+            writer.write(source.read(size))
+        pos = source.tell()
         if rng.random() < 0.3:
             committed = writer.commit()
             assert offset <= committed <= offset + pos  # never past what was given
@@ -70,6 +76,27 @@ def test_pieces_of_any_size_land_as_written(folder: Path) -> None:
         assert path.read_bytes() == data
     finally:
         path.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("fill_share", [1.0, 0.5])
+def test_pieces_read_in_by_fill_land_as_written(folder: Path, fill_share: float) -> None:
+    rng = random.Random(17)
+    data = rng.randbytes(3 * BUFFER_BYTES + 54_321)
+    path = folder / f"direct-{os.getpid()}-fill.bin"
+    try:
+        _write_in_pieces(path, data, 0, rng, fill_share)
+        _write_in_pieces(path, data[:99_999], len(data), rng, fill_share)  # resumed at an unaligned offset
+        assert path.read_bytes() == data + data[:99_999]
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def test_fill_at_the_end_of_its_source_reads_nothing(tmp_path: Path) -> None:
+    writer = DirectWriter(tmp_path / "empty.bin", 0)
+    with writer.fill(io.BytesIO(b"").readinto, 4096) as filled:
+        assert len(filled) == 0
+    writer.close()
+    assert (tmp_path / "empty.bin").read_bytes() == b""
 
 
 def test_a_resumed_piece_at_an_unaligned_offset_continues_the_file(folder: Path) -> None:
