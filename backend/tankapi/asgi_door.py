@@ -26,8 +26,9 @@ from typing import Any, cast
 
 from a2wsgi import WSGIMiddleware
 from a2wsgi.wsgi import build_environ
+from django.urls import Resolver404, resolve
 
-from backend.tankapi import buffer, push
+from backend.tankapi import buffer, push, socket_body
 from backend.tankapi.buffer_async import AsyncAppender
 from backend.tankapi.fastpath import Routed, TankPushApp, WsgiApp, log_if_refused, server_error
 from backend.tankapi.wsgi_body import with_piece_body
@@ -42,6 +43,13 @@ Prepared = tuple[push.Outcome, Exception | None]  # the push's answer or pending
 # Threads that answer the pushes the loop cannot: those needing PostgreSQL (a new test or token, the 10 s cache
 # refresh), rare and short.
 PUSH_THREADS = 4
+
+
+def _is_phout_upload(path: str) -> bool:
+    try:
+        return resolve(path).url_name == "upload-phout"
+    except Resolver404:
+        return False
 
 
 class ClientGone(Exception):
@@ -196,6 +204,15 @@ class TankPushASGI:
                     except ClientGone:
                         return
                     await self.push(environ, routed, body, send)
+                    return
+            if scope["method"] == "PUT" and _is_phout_upload(scope["path"]):
+                taken_over = socket_body.take_over(scope, receive)
+                if taken_over is not None:  # the body is read by Django's thread from the socket, not on this loop
+                    try:
+                        scope = {**scope, socket_body.SCOPE_KEY: taken_over}
+                        await self.django(scope, socket_body.no_body, send)  # type: ignore[arg-type]
+                    finally:
+                        taken_over.close()
                     return
             await self.django(scope, gathering(receive), send)  # type: ignore[arg-type]
         elif kind == "lifespan":

@@ -17,6 +17,7 @@ from typing import Any
 from a2wsgi.wsgi import Body
 
 from backend.tankapi.fastpath import StartResponse, WsgiApp
+from backend.tankapi.socket_body import SCOPE_KEY
 
 
 class PieceBody(Body):
@@ -34,6 +35,10 @@ def with_piece_body(app: WsgiApp) -> WsgiApp:
     """`app`, reading its request bodies through PieceBody (a2wsgi hands it its own Body first)."""
 
     def wrapped(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        taken_over = environ.get("asgi.scope", {}).get(SCOPE_KEY)
+        if taken_over is not None:  # read from the socket by this thread (socket_body.py)
+            environ["wsgi.input"] = taken_over
+            return app(environ, start_response)
         body = environ.get("wsgi.input")
         if type(body) is Body and body.has_more and not body.buffer:  # untouched: take over its loop and receive
             environ["wsgi.input"] = PieceBody(body.loop, body.receive)

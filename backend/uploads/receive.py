@@ -19,7 +19,15 @@ from django.db import transaction
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.uploads import digest
-from backend.uploads.storage import BodyIncomplete, BodyRefused, Readable, head_error, upload_path, write_body
+from backend.uploads.storage import (
+    BodyIncomplete,
+    BodyRefused,
+    Fillable,
+    Readable,
+    head_error,
+    upload_path,
+    write_body,
+)
 
 CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+)$")
 
@@ -47,7 +55,9 @@ def parse_content_range(header: str) -> tuple[int, int, int]:
     return start, end, total
 
 
-def receive(test: Test, stream: Readable, length: int, content_range: str | None, upload_id: str | None) -> Received:
+def receive(
+    test: Test, stream: Readable | Fillable, length: int, content_range: str | None, upload_id: str | None
+) -> Received:
     """Store this request's bytes; queue the ingestion when the file is complete."""
     if content_range is None:
         if length <= 0:

@@ -21,8 +21,10 @@ from rest_framework.views import APIView
 
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.loadtests.permissions import can_read, can_write
+from backend.tankapi.socket_body import SocketBody
 from backend.uploads import receive
 from backend.uploads.ingest import upload_summary
+from backend.uploads.storage import Readable
 
 
 def _test_or_404(test_id: int) -> Test:
@@ -63,7 +65,7 @@ class PhoutUploadView(APIView):
         try:
             result = receive.receive(
                 test,
-                request.stream if int(raw_length) > 0 else _Empty(),
+                _body_of(request) if int(raw_length) > 0 else _Empty(),
                 int(raw_length),
                 request.META.get("HTTP_CONTENT_RANGE"),
                 request.query_params.get("upload"),
@@ -78,6 +80,13 @@ class PhoutUploadView(APIView):
             "size_bytes": result.upload.size_bytes,
         }
         return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+def _body_of(request: Request) -> Readable | SocketBody:
+    """The request's body: read from the socket into the upload's write buffer when the ASGI door took the
+    connection over (backend/tankapi/socket_body.py), else Django's stream of it."""
+    wsgi_input = request.META.get("wsgi.input")
+    return wsgi_input if isinstance(wsgi_input, SocketBody) else request.stream
 
 
 class _Empty:
