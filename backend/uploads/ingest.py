@@ -396,13 +396,16 @@ class _IdColumns:
     """The test and upload id columns of a piece: views of arrays filled once (every row of an upload has both)."""
 
     def __init__(self, test_id: int, upload_id: int) -> None:
+        for name, value in (("test", test_id), ("upload", upload_id)):
+            if not 0 <= value <= samples.ID_MAX:  # the column would wrap it into another test's rows
+                raise IngestError(f"{name} id {value} is beyond what samples stores ({samples.ID_MAX})")
         self._test_id, self._upload_id = test_id, upload_id
-        self._test_ids = self._upload_ids = np.zeros(0, dtype=np.uint64)
+        self._test_ids = self._upload_ids = np.zeros(0, dtype=np.uint32)
 
-    def of(self, rows: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    def of(self, rows: int) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
         if rows > self._test_ids.size:
-            self._test_ids = np.full(rows, self._test_id, dtype=np.uint64)
-            self._upload_ids = np.full(rows, self._upload_id, dtype=np.uint64)
+            self._test_ids = np.full(rows, self._test_id, dtype=np.uint32)
+            self._upload_ids = np.full(rows, self._upload_id, dtype=np.uint32)
         return self._test_ids[:rows], self._upload_ids[:rows]
 
 
