@@ -11,7 +11,8 @@ miss raises push.NeedsDatabase before any side effect and the push is answered f
 since Django forbids ORM queries on an event loop and one would stall every connection of the process.
 
 Django itself stays WSGI: its views are synchronous, the phout upload streams a multi-GB body through
-request.stream, and a2wsgi runs them in threads with the body streamed from the event loop. Which requests take
+request.stream, and a2wsgi runs them in threads with the body streamed from the event loop (a big phout body is
+read from the socket by that thread instead: socket_body.py). Which requests take
 the fast path, and what of Django's request cycle it keeps, is decided by fastpath.TankPushApp.route (the same
 decision the WSGI entry makes), on the environ a2wsgi would hand Django.
 """
@@ -30,8 +31,8 @@ from django.urls import Resolver404, resolve
 
 from backend.tankapi import buffer, push, socket_body
 from backend.tankapi.buffer_async import AsyncAppender
-from backend.tankapi.fastpath import Routed, TankPushApp, WsgiApp, log_if_refused, server_error
-from backend.tankapi.wsgi_body import with_piece_body
+from backend.tankapi.fastpath import LENGTH_REQUIRED, Routed, TankPushApp, WsgiApp, log_if_refused, server_error
+from backend.tankapi.wsgi_body import with_socket_body
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -67,39 +68,6 @@ async def read_body(receive: Receive) -> bytes:
         chunks.append(message.get("body", b""))
         more = message.get("more_body", False)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-# What one hand-off of a request body to Django's thread carries, at least (unless the body ends first).
-GATHER_BYTES = 1024 * 1024
-
-
-def gathering(receive: Receive, at_least: int = GATHER_BYTES) -> Receive:
-    """`receive`, with the body's pieces (~64 KB each from uvicorn) joined into messages of `at_least` bytes.
-
-    a2wsgi hands each message over to the thread reading the body (a loop call and a wake-up of the thread); a
-    multi-GB phout upload made ~16 of them per MB, which cost more CPU than writing the bytes to disk. The reader
-    asks for more than that at a time (uploads.storage.BODY_READ_BYTES), so gathering first makes it wait no
-    longer, and it gets each gathered message as it is (wsgi_body.PieceBody)."""
-
-    async def gathered() -> Message:
-        message = await receive()
-        if message["type"] != "http.request" or not message.get("more_body", False):
-            return message
-        chunks = [message.get("body", b"")]
-        size = len(chunks[0])
-        more = True
-        while more and size < at_least:
-            message = await receive()
-            if message["type"] != "http.request":  # the client went away: what came, then the end of the body
-                more = False
-                break
-            piece = message.get("body", b"")
-            chunks.append(piece)
-            size += len(piece)
-            more = message.get("more_body", False)
-        return {"type": "http.request", "body": b"".join(chunks), "more_body": more}
-
-    return gathered
 
 
 async def lifespan(receive: Receive, send: Send) -> None:
@@ -185,7 +153,7 @@ class TankPushASGI:
 
     def __init__(self, django_app: WsgiApp, *, threads: int) -> None:
         self.pushes = TankPushApp(django_app)
-        self.django = WSGIMiddleware(cast(Any, with_piece_body(django_app)), workers=threads)
+        self.django = WSGIMiddleware(cast(Any, with_socket_body(django_app)), workers=threads)
         self.threads = ThreadPoolExecutor(PUSH_THREADS, thread_name_prefix="push")
         self.appender = AsyncAppender()
         self.tests = TestLoader(self.threads)
@@ -194,6 +162,9 @@ class TankPushASGI:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
+            if any(name == b"transfer-encoding" for name, _value in scope["headers"]):
+                await self.refuse_chunked(scope, send)
+                return
             if scope["method"] == "POST" and scope["path"].startswith("/api/"):
                 # A file as wsgi.input, for log_if_refused's request object.
                 environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO())))
@@ -214,11 +185,20 @@ class TankPushASGI:
                     finally:
                         taken_over.close()
                     return
-            await self.django(scope, gathering(receive), send)  # type: ignore[arg-type]
+            await self.django(scope, receive, send)  # type: ignore[arg-type]
         elif kind == "lifespan":
             await lifespan(receive, send)
         else:  # websocket: none served
             await send({"type": "websocket.close", "code": 1000})
+
+    @staticmethod
+    async def refuse_chunked(scope: Scope, send: Send) -> None:
+        answer = LENGTH_REQUIRED
+        environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO())))
+        log_if_refused(environ, answer, None)
+        headers = [(b"content-type", answer.content_type.encode()), (b"connection", b"close")]
+        await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+        await send({"type": "http.response.body", "body": answer.body})
 
     def prepare_on_loop(self, routed: Routed, body: bytes) -> Prepared | push.NeedsDatabase:
         """The push's answer or pending append, or what it needs from PostgreSQL, which the loop must not wait on."""

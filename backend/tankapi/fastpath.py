@@ -13,7 +13,7 @@ tokens and touch no session. What does apply is kept, decided by Django's own co
     sent around the push path's PostgreSQL reads only (push._Database), since a push whose test and token are
     cached touches no database.
 Whatever the fast path does not fully understand goes to Django, which answers it through the same push.py
-functions: other methods (405), no Content-Length (chunked), a body over the limit (413), a disallowed Host (400),
+functions: other methods (405), no Content-Length, a body over the limit (413), a disallowed Host (400),
 an HTTP request to be redirected to HTTPS, a malformed query string, DISALLOWED_USER_AGENTS or PREPEND_WWW set.
 """
 
@@ -141,6 +141,15 @@ def log_if_refused(environ: dict[str, Any], answer: push.Answer, exception: Exce
     )
 
 
+# Django reads a body by its Content-Length (HttpRequest.body, LimitedStream): a chunked one would reach a view as no
+# body at all, and be taken for an empty push or an empty test. Both doors refuse it before routing.
+LENGTH_REQUIRED = push.error("send the request body with a Content-Length header: chunked bodies are not read", 411)
+
+
+def is_chunked(environ: dict[str, Any]) -> bool:
+    return "HTTP_TRANSFER_ENCODING" in environ
+
+
 def server_error(exc: Exception) -> tuple[push.Answer, Exception]:
     # What Django's handler does with an exception in a view: log it with its traceback (log_if_refused), answer 500
     # (the tank retries on 5xx).
@@ -167,7 +176,7 @@ class TankPushApp:
         try:
             length = int(environ.get("CONTENT_LENGTH") or "")
         except ValueError:
-            return None  # chunked or a bad header: Django's answer (empty body, or 400)
+            return None  # no or a bad header: Django's answer (empty body, or 400)
         if not 0 <= length <= body_limit_for(path)[0]:
             return None  # Django answers 413 naming the limit
         profile = _profile(environ)
@@ -209,6 +218,11 @@ class TankPushApp:
         return [("Content-Type", answer.content_type), ("Content-Length", str(len(answer.body))), *routed[4]]
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        if is_chunked(environ):
+            answer = LENGTH_REQUIRED
+            log_if_refused(environ, answer, None)
+            start_response(_status_line(answer.status), [("Content-Type", answer.content_type)])
+            return [answer.body]
         routed = self.route(environ)
         if routed is None:
             return self.django_app(environ, start_response)

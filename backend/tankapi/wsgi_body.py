@@ -1,12 +1,8 @@
-"""The request body Django's thread reads (wsgi.input), handed over from the event loop without copying it again.
+"""The request body Django's thread reads (wsgi.input): a2wsgi's own, or the socket's for a taken-over upload.
 
-a2wsgi's own body copies every byte three times on the reading thread: into its bytearray, out of it as a slice,
-and that slice into `bytes`. A phout upload is read in large pieces (uploads.storage.BODY_READ_BYTES) and the loop
-gathers ~1 MB per hand-off (asgi_door.gathering), so a hand-off usually fits a read whole: `PieceBody.read` then
-returns the hand-off's own bytes. Such a read may return less than asked while more is coming, which file reads may
-do and every reader of a request body here copes with (Django's LimitedStream passes it on; storage.write_body
-takes any piece size). Whatever else is asked (read() of everything, readline, a read smaller than a hand-off) goes
-through a2wsgi's buffer as before.
+a2wsgi's Body keeps the file contract Django relies on (`read(n)` returns n bytes unless the body ends first:
+HttpRequest.body is one read of Content-Length bytes). A big phout body does not come this way at all: the thread
+that stores it reads it from the socket (socket_body.py), which is where copying the bytes costs.
 """
 
 from __future__ import annotations
@@ -14,34 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from a2wsgi.wsgi import Body
-
 from backend.tankapi.fastpath import StartResponse, WsgiApp
 from backend.tankapi.socket_body import SCOPE_KEY
 
 
-class PieceBody(Body):
-    def read(self, size: int = -1) -> bytes:
-        if size < 0 or self.buffer or not self._has_more:
-            return super().read(size)
-        piece = self._receive_more_data()
-        if len(piece) > size:
-            self.buffer.extend(memoryview(piece)[size:])  # the rest waits where a2wsgi keeps it
-            return piece[:size]
-        return piece
-
-
-def with_piece_body(app: WsgiApp) -> WsgiApp:
-    """`app`, reading its request bodies through PieceBody (a2wsgi hands it its own Body first)."""
+def with_socket_body(app: WsgiApp) -> WsgiApp:
+    """`app`, reading the body of a taken-over request from its socket (a2wsgi hands it an empty Body first)."""
 
     def wrapped(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         taken_over = environ.get("asgi.scope", {}).get(SCOPE_KEY)
-        if taken_over is not None:  # read from the socket by this thread (socket_body.py)
+        if taken_over is not None:
             environ["wsgi.input"] = taken_over
-            return app(environ, start_response)
-        body = environ.get("wsgi.input")
-        if type(body) is Body and body.has_more and not body.buffer:  # untouched: take over its loop and receive
-            environ["wsgi.input"] = PieceBody(body.loop, body.receive)
         return app(environ, start_response)
 
     return wrapped

@@ -114,39 +114,63 @@ def test_a_dead_buffer_gets_503_and_the_rest_goes_to_django(
     assert "/api/v1/tests/" not in server.fast_paths
 
 
-def test_a_body_reaches_django_in_pieces_of_at_least_a_megabyte() -> None:
-    import asyncio
+def test_bodies_of_several_megabytes_reach_django_whole(server: LiveASGIServer, tank_user: Any) -> None:
+    """Django reads request.body with one read(Content-Length): the door must hand it every byte, not the first
+    piece that came off the socket."""
+    user, token = tank_user
+    test = lifecycle.create_test(user, {})
+    config = "autostop: [time(1s, 10s)]\n" * 120_000  # 3.1 MB, form-encoded as the tank sends it
+    description = "d" * 2_000_000
+    with requests.Session() as session:
+        stored = session.post(
+            f"{server.url}/api/job/{test.pk}/configinitial.txt",
+            params={"api_token": token},
+            data={"configinitial": config},
+            timeout=60,
+        )
+        edited = session.post(
+            f"{server.url}/api/job/{test.pk}/edit.json",
+            params={"api_token": token},
+            data=json.dumps({"description": description}),
+            timeout=60,
+        )
+        created = session.post(
+            f"{server.url}/api/v1/tests/",
+            json={"name": "big", "description": description},
+            headers={"Authorization": f"Token {token}"},
+            timeout=60,
+        )
+    assert (stored.status_code, edited.status_code) == (200, 200), (stored.text, edited.text)
+    assert created.status_code == 201, created.text[:300]
+    test.refresh_from_db()
+    assert test.config_initial == config
+    assert test.description == description
+    assert created.json()["description"] == description
 
-    from backend.tankapi.asgi_door import gathering
 
-    def messages_of(pieces: list[bytes], end: str = "complete") -> list[dict[str, Any]]:
-        sent: list[dict[str, Any]] = [
-            {"type": "http.request", "body": piece, "more_body": n < len(pieces) - 1 or end != "complete"}
-            for n, piece in enumerate(pieces)
-        ]
-        if end == "disconnect":
-            sent.append({"type": "http.disconnect"})
-        return sent
+def test_a_chunked_body_is_refused_naming_the_header(server: LiveASGIServer, tank_user: Any) -> None:
+    """Django reads a body by its Content-Length: a chunked one would reach it empty, and be taken for no body."""
+    user, token = tank_user
+    test = lifecycle.create_test(user, {})
 
-    def run(sent: list[dict[str, Any]], at_least: int) -> list[tuple[int, bool]]:
-        queue = list(sent)
+    def chunks() -> Iterator[bytes]:
+        yield b'{"name": "sent'
+        yield b' in chunks"}'
 
-        async def receive() -> Any:
-            return queue.pop(0)
-
-        async def drain() -> list[tuple[int, bool]]:
-            got, more = [], True
-            gathered = gathering(receive, at_least)
-            while more and queue:
-                message = await gathered()
-                more = message.get("more_body", False)
-                got.append((len(message.get("body", b"")), more))
-            return got
-
-        return asyncio.run(drain())
-
-    piece = b"x" * 65536
-    assert run(messages_of([piece] * 40), at_least=1 << 20) == [(1 << 20, True), (1 << 20, True), (8 * 65536, False)]
-    assert run(messages_of([b"small body"]), at_least=1 << 20) == [(10, False)]
-    # The client goes away mid-body: what came is handed over as the end of the body, which the reader finds short.
-    assert run(messages_of([piece] * 3, end="disconnect"), at_least=1 << 20) == [(3 * 65536, False)]
+    with requests.Session() as session:
+        pushed = session.post(
+            f"{server.url}/api/job/{test.pk}/push_data.json",
+            params={"upload_token": test.upload_token},
+            data=chunks(),
+            timeout=30,
+        )
+        created = session.post(
+            f"{server.url}/api/v1/tests/",
+            data=chunks(),
+            headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+            timeout=30,
+        )
+    for answer in (pushed, created):
+        assert answer.status_code == 411, answer.text
+        assert "Content-Length" in answer.json()["error"]
+    assert buffer.backlog() == 0
