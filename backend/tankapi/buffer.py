@@ -32,8 +32,9 @@ from django.conf import settings
 from redis.connection import SSLConnection, UnixDomainSocketConnection, parse_url
 
 STREAM_KEY = "tankapi:buffer"
-# Entries the flusher could not parse (should never happen: the view parsed them first) are moved here, so one
-# poisoned entry cannot block the stream forever, and nothing accepted is silently dropped.
+# Entries the flusher could not read or ClickHouse refused (should never happen: the door validated them) are moved
+# here with the reason, so one poisoned entry cannot block the stream, and nothing accepted is silently dropped.
+# `manage.py tank_dead_letters` lists them, puts them back into the stream, or deletes them.
 DEAD_LETTER_KEY = "tankapi:buffer:dead"
 CLICKHOUSE_DOWN_KEY = "tankapi:clickhouse_down"
 LAST_PUSH_KEY = "tankapi:last_push"  # hash test_id -> unix s of the last accepted push (silence detection)
@@ -354,6 +355,44 @@ def move_to_dead_letters(entry: Entry, reason: str) -> None:
     )
     pipe.xdel(STREAM_KEY, entry.entry_id)
     pipe.execute()
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    entry_id: str
+    kind: str
+    test_id: int
+    received_at_us: int
+    body: bytes
+    reason: str
+
+
+def dead_letters(count: int = 1000) -> list[DeadLetter]:
+    """The oldest `count` dead letters."""
+    raw: Any = connection().xrange(DEAD_LETTER_KEY, "-", "+", count=count)
+    return [
+        DeadLetter(
+            entry_id=entry_id.decode(),
+            kind=fields.get(b"k", b"").decode(errors="replace"),
+            test_id=int(fields.get(b"t", b"0") or 0),
+            received_at_us=int(fields.get(b"r", b"0") or 0),
+            body=fields.get(b"b", b""),
+            reason=fields.get(b"why", b"").decode(errors="replace"),
+        )
+        for entry_id, fields in raw
+    ]
+
+
+def requeue_dead_letter(letter: DeadLetter) -> None:
+    """Put a dead letter back at the end of the stream (after a fix), as it was received."""
+    pipe = connection().pipeline(transaction=True)
+    pipe.xadd(STREAM_KEY, {"k": letter.kind, "t": letter.test_id, "r": letter.received_at_us, "b": letter.body})
+    pipe.xdel(DEAD_LETTER_KEY, letter.entry_id)
+    pipe.execute()
+
+
+def delete_dead_letter(entry_id: str) -> int:
+    return int(connection().xdel(DEAD_LETTER_KEY, entry_id))
 
 
 def delete(entry_ids: list[bytes]) -> None:

@@ -3,7 +3,8 @@
 One batch = the oldest entries of the Redis stream. Their rows (validated by the view; raw bodies are parsed with
 analytics.tank_push) become two column blocks (`second_aggregates` with source_id 0, and `monitoring`), inserted
 with one INSERT per table; the tests' first/last second and last push time are updated in one UPDATE, and only
-then are the entries deleted.
+then are the entries deleted. An entry that cannot be read, or whose rows ClickHouse refuses, is moved to the dead
+letters (buffer.DEAD_LETTER_KEY, listed by `manage.py tank_dead_letters`) and the rest of the batch goes on.
 A failure before the delete leaves them in the stream for the next run; rows inserted twice collapse in the
 ReplacingMergeTree tables, whose readers use FINAL (or argMax on received_at_us) to see each key once.
 
@@ -61,51 +62,71 @@ _ROW_LENGTH = len(ROW_FIELDS)
 
 
 @dataclass
+class _Parsed:
+    """One readable buffer entry: its seconds (values in ROW_FIELDS order) and monitoring points."""
+
+    entry: buffer.Entry
+    seconds: list[Sequence[Any]] = field(default_factory=list)
+    points: list[tuple[int, str, str, float]] = field(default_factory=list)  # (ts, host, metric, value)
+
+
+@dataclass
 class _Batch:
     # (test, second, case) -> (received_at_us, values in ROW_FIELDS order)
     seconds: dict[tuple[int, int, str], tuple[int, Sequence[Any]]] = field(default_factory=dict)
     points: dict[tuple[int, str, str, int], tuple[float, int]] = field(default_factory=dict)
     spans: dict[int, _TestSpan] = field(default_factory=dict)
-    done_ids: list[bytes] = field(default_factory=list)
-    dead: int = 0
 
 
-def _collect(entries: Iterable[buffer.Entry]) -> _Batch:
-    batch = _Batch()
+def _parse(entry: buffer.Entry) -> _Parsed:
+    """The entry's rows; ValueError, TypeError or PushFormatError when it is unreadable."""
+    body = orjson.loads(entry.body) if entry.kind.isupper() else json.loads(entry.body)
+    parsed = _Parsed(entry)
+    if entry.kind in (buffer.KIND_DATA_ROWS, buffer.KIND_DATA):
+        rows: list[Any] = body if entry.kind == buffer.KIND_DATA_ROWS else [s.as_row() for s in parse_push_data(body)]
+        for row in rows:
+            if not isinstance(row, list | tuple) or len(row) != _ROW_LENGTH:
+                raise PushFormatError(f"a buffered second has {len(row)} values, not {_ROW_LENGTH}")
+            int(row[0])  # the second: a key of the batch
+            parsed.seconds.append(row)
+    elif entry.kind in (buffer.KIND_MONITORING_ROWS, buffer.KIND_MONITORING):
+        if entry.kind == buffer.KIND_MONITORING:
+            body = [[p.ts, p.host, p.metric, p.value] for p in parse_monitoring(body).points]
+        parsed.points = [(int(ts), str(host), str(metric), float(value)) for ts, host, metric, value in body]
+    else:
+        raise PushFormatError(f"unknown buffer entry kind {entry.kind!r}")
+    return parsed
+
+
+def _readable(entries: Iterable[buffer.Entry]) -> tuple[list[_Parsed], int]:
+    """The entries that parse, and how many did not (moved to the dead letters)."""
+    readable: list[_Parsed] = []
+    dead = 0
     for entry in entries:
         try:
-            body = orjson.loads(entry.body) if entry.kind.isupper() else json.loads(entry.body)
-            span = batch.spans.setdefault(entry.test_id, _TestSpan())
-            span.last_push_s = max(span.last_push_s, entry.received_at_us // 1_000_000)
-            if entry.kind in (buffer.KIND_DATA_ROWS, buffer.KIND_DATA):
-                rows: list[Any] = (
-                    body if entry.kind == buffer.KIND_DATA_ROWS else [s.as_row() for s in parse_push_data(body)]
-                )
-                for row in rows:
-                    if not isinstance(row, list | tuple) or len(row) != _ROW_LENGTH:
-                        raise PushFormatError(f"a buffered second has {len(row)} values, not {_ROW_LENGTH}")
-                    ts, case = int(row[0]), str(row[1])
-                    # Within a batch the last copy of a key wins, as the ReplacingMergeTree would decide later.
-                    batch.seconds[(entry.test_id, ts, case)] = (entry.received_at_us, row)
-                    span.has_data = True
-                    span.first_ts = ts if span.first_ts is None else min(span.first_ts, ts)
-                    span.last_ts = ts if span.last_ts is None else max(span.last_ts, ts)
-            elif entry.kind in (buffer.KIND_MONITORING_ROWS, buffer.KIND_MONITORING):
-                if entry.kind == buffer.KIND_MONITORING:
-                    body = [[p.ts, p.host, p.metric, p.value] for p in parse_monitoring(body).points]
-                for ts, host, metric, value in body:
-                    batch.points[(entry.test_id, str(host), str(metric), int(ts))] = (
-                        float(value),
-                        entry.received_at_us,
-                    )
-            else:
-                raise PushFormatError(f"unknown buffer entry kind {entry.kind!r}")
+            readable.append(_parse(entry))
         except (ValueError, TypeError, PushFormatError) as exc:  # both JSONDecodeErrors are ValueErrors
             log.error("tank buffer entry %r of test %s is unreadable: %s", entry.entry_id, entry.test_id, exc)
-            buffer.move_to_dead_letters(entry, str(exc))
-            batch.dead += 1
-            continue
-        batch.done_ids.append(entry.entry_id)
+            buffer.move_to_dead_letters(entry, f"unreadable: {exc}")
+            dead += 1
+    return readable, dead
+
+
+def _batch_of(parsed: Iterable[_Parsed]) -> _Batch:
+    batch = _Batch()
+    for item in parsed:
+        entry = item.entry
+        span = batch.spans.setdefault(entry.test_id, _TestSpan())
+        span.last_push_s = max(span.last_push_s, entry.received_at_us // 1_000_000)
+        for row in item.seconds:
+            ts, case = int(row[0]), row[1]
+            # Within a batch the last copy of a key wins, as the ReplacingMergeTree would decide later.
+            batch.seconds[(entry.test_id, ts, case)] = (entry.received_at_us, row)
+            span.has_data = True
+            span.first_ts = ts if span.first_ts is None else min(span.first_ts, ts)
+            span.last_ts = ts if span.last_ts is None else max(span.last_ts, ts)
+        for ts, host, metric, value in item.points:
+            batch.points[(entry.test_id, host, metric, ts)] = (value, entry.received_at_us)
     return batch
 
 
@@ -159,6 +180,39 @@ def flush_once(max_entries: int = DEFAULT_BATCH_ENTRIES) -> FlushResult:
         buffer.release_flush_lock(token)
 
 
+def _insert(batch: _Batch, result: FlushResult) -> None:
+    result.second_rows += client.insert_columns(
+        second_aggregates.NAME, _second_columns(batch), tag="tankapi.flush.seconds"
+    )
+    result.monitoring_rows += client.insert_columns(
+        monitoring.NAME, _monitoring_columns(batch), tag="tankapi.flush.monitoring"
+    )
+
+
+def _insert_or_set_aside(parsed: list[_Parsed], result: FlushResult) -> list[_Parsed]:
+    """Insert these entries' rows; the entries whose rows ClickHouse refuses for what they hold (a value its column
+    cannot take) are found by halving and moved to the dead letters, so that they hold nothing else back. Returns
+    the entries inserted. ClickHouseUnavailable passes through: then nothing is set aside, everything waits.
+
+    The door validates every value against its column (analytics.tank_push.COLUMN_RANGES), so this is for entries
+    written otherwise: an older version, a bug, a hand. Halving re-inserts rows of the good half that were already
+    in an INSERT that failed; the ReplacingMergeTree tables keep one copy of each."""
+    try:
+        _insert(_batch_of(parsed), result)
+        return parsed
+    except ClickHouseUnavailable:
+        raise
+    except Exception as exc:  # the driver's type errors, or the server's refusal of a value
+        if len(parsed) == 1:
+            entry = parsed[0].entry
+            log.error("ClickHouse refuses tank buffer entry %r of test %s: %s", entry.entry_id, entry.test_id, exc)
+            buffer.move_to_dead_letters(entry, f"refused by ClickHouse: {exc}")
+            result.dead_letters += 1
+            return []
+    middle = len(parsed) // 2
+    return _insert_or_set_aside(parsed[:middle], result) + _insert_or_set_aside(parsed[middle:], result)
+
+
 def _flush_locked(max_entries: int) -> FlushResult:
     entries, malformed = buffer.read_batch(max_entries)
     if malformed:
@@ -167,23 +221,18 @@ def _flush_locked(max_entries: int) -> FlushResult:
         buffer.delete(malformed)
     if not entries:
         return FlushResult(dead_letters=len(malformed))
-    batch = _collect(entries)
-    result = FlushResult(entries=len(entries), dead_letters=batch.dead + len(malformed))
+    parsed, unreadable = _readable(entries)
+    result = FlushResult(entries=len(entries), dead_letters=unreadable + len(malformed))
     try:
-        result.second_rows = client.insert_columns(
-            second_aggregates.NAME, _second_columns(batch), tag="tankapi.flush.seconds"
-        )
-        result.monitoring_rows = client.insert_columns(
-            monitoring.NAME, _monitoring_columns(batch), tag="tankapi.flush.monitoring"
-        )
+        inserted = _insert_or_set_aside(parsed, result)
     except ClickHouseUnavailable as exc:
         buffer.mark_clickhouse_down(CLICKHOUSE_DOWN_TTL_MS)
         log.warning("tank buffer flush postponed, %d entries wait in Redis: %s", len(entries), exc)
         result.error = str(exc)
         return result
     buffer.mark_clickhouse_up()
-    _update_tests(batch.spans)
-    buffer.delete(batch.done_ids)
+    _update_tests(_batch_of(inserted).spans)
+    buffer.delete([item.entry.entry_id for item in inserted])
     return result
 
 
