@@ -31,8 +31,48 @@ _MIN_TS = 946_684_800
 _MAX_TS = 4_102_444_800
 
 
+UINT16_RANGE = (0, 2**16 - 1)
+UINT32_RANGE = (0, 2**32 - 1)
+UINT64_RANGE = (0, 2**64 - 1)
+INT32_RANGE = (-(2**31), 2**31 - 1)
+# What each integer column of table `second_aggregates` that a push fills holds (backend/clickhouse/tables/
+# second_aggregates.py; a test checks that they agree). A pushed value that does not fit is refused at the door,
+# naming the field: never wrapped by the INSERT, nor left to fail the flush. (Its Float64 columns hold any finite
+# number; `ts` is narrower than its column: a plausible unix second, see parse_time.)
+COLUMN_RANGES: dict[str, tuple[int, int]] = {
+    "ts": UINT32_RANGE,
+    "threads": UINT32_RANGE,
+    "resps": UINT64_RANGE,
+    "input_bytes": UINT64_RANGE,
+    "output_bytes": UINT64_RANGE,
+    "net_codes": INT32_RANGE,
+    "net_counts": UINT64_RANGE,
+    "http_codes": INT32_RANGE,
+    "http_counts": UINT64_RANGE,
+    "hist_bins": UINT16_RANGE,
+    "hist_counts": UINT64_RANGE,
+}
+
+
 class PushFormatError(ValueError):
     """A body that is not what the tank sends; the message names the item and the field."""
+
+
+def out_of_range(field: str, value: object, column: str) -> PushFormatError:
+    low, high = COLUMN_RANGES[column]
+    return PushFormatError(f"{field} {value!r} does not fit its column (from {low} to {high})")
+
+
+def check_text(text: str, field: str) -> str:
+    """`text` if it can be stored (UTF-8 without NUL): a lone surrogate (JSON's "\\ud800") or a NUL is refused."""
+    if "\x00" in text:
+        raise PushFormatError(f"{field} must not contain NUL characters")
+    if not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            raise PushFormatError(f"{field} is not valid Unicode (a lone surrogate)") from None
+    return text
 
 
 @dataclass(frozen=True)
@@ -134,11 +174,16 @@ def parse_time(value: object) -> int:
     if isinstance(value, bool):
         raise PushFormatError("trail.time must be a unix second or 'YYYY-MM-DD HH:MM:SS'")
     if isinstance(value, int | float):
-        ts = int(value)
+        try:
+            ts = int(value)
+        except (ValueError, OverflowError):  # NaN, infinity
+            raise PushFormatError(f"trail.time {value!r} is not a plausible unix second") from None
     elif isinstance(value, str):
         text = value.strip()
         try:
             ts = int(float(text))
+        except OverflowError:  # "1e400", "inf"
+            raise PushFormatError(f"trail.time {value!r} is not a plausible unix second") from None
         except ValueError:
             try:
                 ts = int(datetime.strptime(text, _LEGACY_TIME_FORMAT).replace(tzinfo=UTC).timestamp())
@@ -161,11 +206,15 @@ def _number(trail: Mapping[str, object], key: str, *, default: float = 0.0) -> f
         raise PushFormatError(f"trail.{key} must be a number")
     try:
         value = float(raw)
+    except OverflowError:  # an integer beyond any float, 10**400
+        raise PushFormatError(f"trail.{key} is too large") from None
     except ValueError:
         raise PushFormatError(f"trail.{key} must be a number, got {raw!r}") from None
-    if not math.isfinite(value):
-        # json.loads accepts NaN/Infinity; the tank sends NaN for a phase no request measured.
+    if math.isnan(value):
+        # json.loads accepts NaN; the tank's json.dumps writes it for a phase no request measured.
         return default
+    if math.isinf(value):
+        raise PushFormatError(f"trail.{key} must be a finite number")
     return value
 
 
@@ -211,7 +260,8 @@ def _code_counts(raw: object, field: str) -> tuple[tuple[int, ...], tuple[int, .
             isinstance(raw, list)
             and set(map(type, codes)) <= _INT_ONLY
             and set(map(type, counts)) <= _INT_ONLY
-            and (not counts or min(counts) >= 0)
+            and (not counts or (min(counts) >= 0 and max(counts) <= _COUNT_MAX))
+            and (not codes or (min(codes) >= _CODE_MIN and max(codes) <= _CODE_MAX))
             and len(set(codes)) == len(codes)
         ):
             pairs = sorted(zip(codes, counts, strict=True))
@@ -227,11 +277,15 @@ def _code_counts(raw: object, field: str) -> tuple[tuple[int, ...], tuple[int, .
         try:
             code = int(entry["code"])
             count = int(entry["count"])
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):
             raise PushFormatError(f"{field} entries need integer 'code' and 'count'") from None
+        if not _CODE_MIN <= code <= _CODE_MAX:
+            raise out_of_range(f"{field} code", entry["code"], field)
         if count < 0:
             raise PushFormatError(f"{field} count must not be negative")
         merged[code] = merged.get(code, 0) + count
+        if merged[code] > _COUNT_MAX:
+            raise out_of_range(f"{field} count", entry["count"], field.replace("codes", "counts"))
     merged_codes = tuple(sorted(merged))
     return merged_codes, tuple(merged[c] for c in merged_codes)
 
@@ -242,6 +296,10 @@ _EDGE_INDEX: dict[int, int] = {int(edge): index for index, edge in enumerate(BIN
 # also matches the int the JSON may hold (hash(34) == hash(34.0)).
 EDGE_INDEX_MS: dict[float, int] = {int(edge) / 1000: index for index, edge in enumerate(BIN_EDGES_US)}
 _INT_ONLY = frozenset((int,))
+_CODE_MIN, _CODE_MAX = COLUMN_RANGES["http_codes"]
+assert COLUMN_RANGES["net_codes"] == COLUMN_RANGES["http_codes"]
+_COUNT_MAX = COLUMN_RANGES["hist_counts"][1]
+assert COLUMN_RANGES["net_counts"][1] == COLUMN_RANGES["http_counts"][1] == _COUNT_MAX
 
 
 def _bin_index(to_ms: float) -> int:
@@ -274,6 +332,7 @@ def _histogram(raw: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
             tank_counts
             and set(map(type, tank_counts)) == _INT_ONLY
             and min(tank_counts) >= 0
+            and max(tank_counts) <= _COUNT_MAX
             and sorted(set(tank_bins)) == tank_bins
         ):
             return tuple(tank_bins), tuple(tank_counts)
@@ -287,7 +346,7 @@ def _histogram(raw: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
         try:
             idx = _EDGE_INDEX[round(entry["to"] * 1000)]
             count = entry["count"]
-            if type(count) is int and count >= 0:
+            if type(count) is int and 0 <= count <= _COUNT_MAX:
                 merged[idx] = merged.get(idx, 0) + count
                 continue
         except (KeyError, TypeError, ValueError, OverflowError):
@@ -298,12 +357,14 @@ def _histogram(raw: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
         try:
             to_ms = float(entry["to"])
             count = int(entry["count"])
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):
             raise PushFormatError("time_intervals entries need numeric 'to' and 'count'") from None
         if count < 0 or not 0 <= to_ms < math.inf:
             raise PushFormatError(f"time_intervals entry to={entry.get('to')!r} count={count} is invalid")
         idx = _bin_index(to_ms)
         merged[idx] = merged.get(idx, 0) + count
+        if merged[idx] > _COUNT_MAX:
+            raise out_of_range("time_intervals count", entry["count"], "hist_counts")
     bins = tuple(sorted(merged))
     return bins, tuple(merged[b] for b in bins)
 
@@ -324,6 +385,7 @@ def parse_push_item(item: object) -> PushSecond:
         raw_case = ""
     if not isinstance(raw_case, str):
         raise PushFormatError("case must be a string")
+    check_text(raw_case, "case")
     if overall in (1, "1", True):
         case = OVERALL_CASE
     elif raw_case in ("", LEGACY_NOTAG):
@@ -339,6 +401,14 @@ def parse_push_item(item: object) -> PushSecond:
     ]
     if min(resps, threads, input_bytes, output_bytes) < 0:
         raise PushFormatError("trail counts (resps, threads, input, output) must not be negative")
+    for key, column, value in (
+        ("threads", "threads", threads),
+        ("resps", "resps", resps),
+        ("input", "input_bytes", input_bytes),
+        ("output", "output_bytes", output_bytes),
+    ):
+        if value >= COLUMN_RANGES[column][1] + 1:  # what int() below would make too large
+            raise out_of_range(f"trail.{key}", trail.get(key), column)
     return PushSecond(
         ts=ts,
         case=case,
@@ -384,7 +454,10 @@ def _metric_value(raw: object) -> float | None:
     if isinstance(raw, bool):
         return float(raw)
     if isinstance(raw, int | float):
-        value = float(raw)
+        try:
+            value = float(raw)
+        except OverflowError:  # an integer beyond any float: as infinite, not stored
+            return None
     elif isinstance(raw, str):
         try:
             value = float(raw)
@@ -420,8 +493,16 @@ def parse_monitoring(body: object) -> MonitoringChunk:
         for host, block in hosts.items():
             if not isinstance(block, Mapping) or not isinstance(block.get("metrics", {}), Mapping):
                 raise PushFormatError(f"element {index}: host {host!r} needs a 'metrics' object")
+            try:
+                check_text(str(host), "host")
+            except PushFormatError as exc:
+                raise PushFormatError(f"element {index}: {exc}") from None
             metrics: Mapping[str, object] = block.get("metrics") or {}
             for metric, raw in metrics.items():
+                try:
+                    check_text(str(metric), f"host {host!r}: metric")
+                except PushFormatError as exc:
+                    raise PushFormatError(f"element {index}: {exc}") from None
                 value = _metric_value(raw)
                 if value is None:
                     skipped += 1

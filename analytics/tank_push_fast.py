@@ -14,10 +14,12 @@ and names what is wrong. Where both accept a body, they return equal PushSeconds
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import msgspec
 
 from analytics.tank_push import (
+    COLUMN_RANGES,
     EDGE_INDEX_MS,
     LEGACY_NOTAG,
     NOTAG_CASE,
@@ -28,30 +30,55 @@ from analytics.tank_push import (
 )
 
 
+def _whole(column: str) -> msgspec.Meta:
+    """A trail number stored in an integer column: what int() of it leaves in the column's range."""
+    low, high = COLUMN_RANGES[column]
+    return msgspec.Meta(ge=low, lt=float(high + 1))  # high + 1 is a power of two: exact as a float
+
+
+def _fits(column: str) -> msgspec.Meta:
+    low, high = COLUMN_RANGES[column]
+    # msgspec takes no bound past int64 (and decodes any integer): a count between 2**63 and a UInt64 column's top is
+    # left to the general parser, like anything else unusual.
+    return msgspec.Meta(ge=low, le=min(high, 2**63 - 1))
+
+
+# The column ranges are checked while decoding (msgspec's constraints, in C); a value out of range makes the body
+# not canonical, and the general parser then names it.
+Threads = Annotated[float, _whole("threads")]
+Resps = Annotated[float, _whole("resps")]
+Bytes = Annotated[float, _whole("input_bytes")]
+Code = Annotated[int, _fits("http_codes")]
+Count = Annotated[int, _fits("hist_counts")]
+assert COLUMN_RANGES["output_bytes"] == COLUMN_RANGES["input_bytes"]
+assert COLUMN_RANGES["net_codes"] == COLUMN_RANGES["http_codes"]
+assert COLUMN_RANGES["net_counts"] == COLUMN_RANGES["http_counts"] == COLUMN_RANGES["hist_counts"]
+
+
 # gc=False on the records that hold only scalars (no cycle possible): a body makes ~450 of them, and tracked ones set
 # off a young-generation collection every push or two (~30% of the decode).
 class _Bin(msgspec.Struct, gc=False):
     to: float  # the bin's upper edge, ms
-    count: int
+    count: Count
 
 
 class _Code(msgspec.Struct, gc=False):
-    code: int
-    count: int
+    code: Code
+    count: Count
 
 
 class _Trail(msgspec.Struct, gc=False):
     time: str | int | float
     reqps: float = 0.0
-    threads: float = 0.0
-    resps: float = 0.0
+    threads: Threads = 0.0
+    resps: Resps = 0.0
     expect: float = 0.0
     connect_time: float = 0.0
     send_time: float = 0.0
     latency: float = 0.0
     receive_time: float = 0.0
-    input: float = 0.0
-    output: float = 0.0
+    input: Bytes = 0.0
+    output: Bytes = 0.0
     q50: float = 0.0
     q75: float = 0.0
     q80: float = 0.0
@@ -85,7 +112,7 @@ def _codes(entries: list[_Code] | None) -> tuple[tuple[int, ...], tuple[int, ...
     pairs = sorted((entry.code, entry.count) for entry in entries)
     counts = tuple(count for _, count in pairs)
     codes = tuple(code for code, _ in pairs)
-    if min(counts) < 0 or len(set(codes)) != len(codes):
+    if len(set(codes)) != len(codes):
         raise _NotCanonical
     return codes, counts
 
@@ -98,7 +125,7 @@ def _bins(entries: list[_Bin] | None) -> tuple[tuple[int, ...], tuple[int, ...]]
     except KeyError:
         raise _NotCanonical from None
     counts = [entry.count for entry in entries]
-    if min(counts) < 0 or sorted(set(bins)) != bins:
+    if sorted(set(bins)) != bins:
         raise _NotCanonical
     return tuple(bins), tuple(counts)
 
@@ -120,13 +147,13 @@ def _second(item: _Item) -> PushSecond:
     quantiles = (trail.q50, trail.q75, trail.q80, trail.q85, trail.q90, trail.q95, trail.q98, trail.q99, trail.q100)
     if not math.isfinite(sum(numbers) + sum(quantiles)):
         raise _NotCanonical
-    if min(trail.threads, trail.resps, trail.input, trail.output) < 0:
-        raise _NotCanonical
     if item.overall in (1, "1", True):
         case = OVERALL_CASE
     elif item.case is None or item.case in ("", LEGACY_NOTAG):
         case = NOTAG_CASE
     else:
+        if "\x00" in item.case:  # (msgspec refuses lone surrogates while decoding)
+            raise _NotCanonical
         case = item.case
     net_codes, net_counts = _codes(item.net_codes)
     http_codes, http_counts = _codes(item.http_codes)

@@ -11,11 +11,13 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from analytics.tank_push import PushFormatError, check_text
 from backend.loadtests.models import Test, TestStatus
 from backend.tankapi import buffer
 
@@ -71,52 +73,83 @@ def exit_reason(exit_code: int | None) -> str:
     return EXIT_REASONS.get(exit_code, f"exit code {exit_code}")
 
 
-def _text(value: object, field: str) -> str:
-    text = "" if value is None else str(value)
-    max_length = getattr(Test._meta.get_field(field), "max_length", None)
+# What PostgreSQL's `integer` holds (Test.instances, tank_type, exit_code).
+INTEGER_RANGE = (-(2**31), 2**31 - 1)
+
+
+def _text(value: object, key: str, field: str | None = None) -> str:
+    """A str field of the body as stored (cut to its column, if any); PushFormatError naming `key` if it cannot be."""
+    try:
+        text = "" if value is None else str(value)
+    except ValueError:  # an integer of more digits than Python prints
+        raise PushFormatError(f"{key} is too long a number") from None
+    check_text(text, key)
+    max_length = None if field is None else getattr(Test._meta.get_field(field), "max_length", None)
     return text[:max_length] if max_length else text
 
 
-def _int_or_none(value: object) -> int | None:
+def _int_or_none(value: object, key: str) -> int | None:
+    """A whole number field: None for what is not a number (null, text); PushFormatError when it does not fit."""
     if value is None or isinstance(value, bool):
         return None
     try:
-        return int(float(str(value)))
+        number = int(float(str(value)))
     except ValueError:
         return None
+    except OverflowError:  # 10**400, Infinity
+        raise PushFormatError(f"{key} {value!r} does not fit an integer") from None
+    if not INTEGER_RANGE[0] <= number <= INTEGER_RANGE[1]:
+        raise PushFormatError(f"{key} {value!r} does not fit an integer")
+    return number
+
+
+def _json_value(value: object, key: str) -> Any:
+    """A JSON field as PostgreSQL's jsonb can store it (NaN and infinities become null, as in strict JSON);
+    PushFormatError naming `key` for what it cannot: NUL, lone surrogates, integers past 64 bits, deep nesting."""
+    try:
+        encoded = orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError) as exc:
+        raise PushFormatError(f"{key} cannot be stored: {exc}") from None
+    if b"\\u0000" in encoded:
+        raise PushFormatError(f"{key} must not contain NUL characters")
+    return orjson.loads(encoded)
 
 
 def create_test(owner: User, body: Mapping[str, Any]) -> Test:
-    """create.json: a new online test owned by the token's user, with the metadata the tank knows at start."""
+    """create.json: a new online test owned by the token's user, with the metadata the tank knows at start.
+    PushFormatError naming the field that cannot be stored (nothing is created then)."""
     test = Test(owner=owner, status=TestStatus.ONLINE)
     for key, field in _CREATE_FIELDS.items():
         if key in body:
-            setattr(test, field, _text(body[key], field))
+            setattr(test, field, _text(body[key], key, field))
     loadscheme = body.get("loadscheme")
-    test.loadscheme = loadscheme if isinstance(loadscheme, list) else []
+    test.loadscheme = _json_value(loadscheme, "loadscheme") if isinstance(loadscheme, list) else []
     notify = body.get("notify")
-    test.notify = [str(n) for n in notify] if isinstance(notify, list) else []
+    test.notify = [_text(n, "notify") for n in notify] if isinstance(notify, list) else []
     test.save()
     return test
 
 
 def edit_test(test: Test, body: Mapping[str, Any]) -> None:
-    """edit.json: metadata; partial bodies (imbalance, mobile_key, a description alone) and nulls are fine."""
-    changed: list[str] = []
+    """edit.json: metadata; partial bodies (imbalance, mobile_key, a description alone) and nulls are fine.
+    PushFormatError naming the field that cannot be stored (nothing is changed then)."""
+    changes: dict[str, object] = {}
     for key, field in _EDIT_FIELDS.items():
         if key in body and body[key] is not None:
-            setattr(test, field, _text(body[key], field))
-            changed.append(field)
+            changes[field] = _text(body[key], key, field)
     for key in ("instances", "tank_type"):
         if key in body:
-            setattr(test, key, _int_or_none(body[key]))
-            changed.append(key)
-    if changed:
-        test.save(update_fields=changed)
+            changes[key] = _int_or_none(body[key], key)
+    for field, value in changes.items():
+        setattr(test, field, value)
+    if changes:
+        test.save(update_fields=list(changes))
 
 
 def save_config(test: Test, form_field: str, text: str) -> None:
-    """configinitial/configinfo/monitoringconfig: the tank sends each up to five times; the last one wins."""
+    """configinitial/configinfo/monitoringconfig: the tank sends each up to five times; the last one wins.
+    PushFormatError when the text cannot be stored (a NUL)."""
+    check_text(text, form_field)
     field = CONFIG_FIELDS[form_field]
     if getattr(test, field) != text:
         setattr(test, field, text)

@@ -165,8 +165,11 @@ def decode_json(raw: bytes) -> Any:
     except orjson.JSONDecodeError:
         pass
     try:
-        # Python's json also takes NaN/Infinity, which the tank's json.dumps writes for an empty measurement.
+        # Python's json also takes NaN/Infinity, which the tank's json.dumps writes for an empty measurement (and
+        # integers past 64 bits and lone surrogates, which the parsers then refuse naming the field).
         return json.loads(raw)
+    except RecursionError:
+        raise PushFormatError("body is not valid JSON: nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise PushFormatError(f"body is not valid JSON: {exc}") from None
 

@@ -80,7 +80,10 @@ def create_job(request: HttpRequest) -> HttpResponse:
         return _error(str(exc), 400)
     if not isinstance(body, dict):
         return _error("create.json body must be a JSON object", 400)
-    test = lifecycle.create_test(user, body)
+    try:
+        test = lifecycle.create_test(user, body)
+    except PushFormatError as exc:
+        return _error(str(exc), 400)
     return _array([{"job": test.pk, "upload_token": test.upload_token}])
 
 
@@ -98,7 +101,10 @@ def edit_job(request: HttpRequest, job: int) -> HttpResponse:
         return _error(str(exc), 400)
     if not isinstance(body, dict):
         return _error("edit.json body must be a JSON object", 400)
-    lifecycle.edit_test(test, body)
+    try:
+        lifecycle.edit_test(test, body)
+    except PushFormatError as exc:
+        return _error(str(exc), 400)
     return _array(SUCCESS)
 
 
@@ -123,7 +129,10 @@ def config_upload(request: HttpRequest, job: int, name: str) -> HttpResponse:
     if form_field is not None:
         text = _form(request).get(form_field)
         if text is not None:
-            lifecycle.save_config(test, form_field, text)
+            try:
+                lifecycle.save_config(test, form_field, text)
+            except PushFormatError as exc:
+                return _error(str(exc), 400)
     return _array(SUCCESS)
 
 
@@ -164,10 +173,14 @@ def close_job(request: HttpRequest, job: int) -> HttpResponse:
     if isinstance(test, JsonResponse):
         return test
     raw_code = request.GET.get("exitcode")
+    low, high = lifecycle.INTEGER_RANGE
     try:
-        exit_code = None if raw_code in (None, "", "None") else int(str(raw_code))
-    except ValueError:
+        # ASCII digits only: int() would also take other scripts' digits and underscores.
+        exit_code = None if raw_code in (None, "", "None") else int(str(raw_code).encode("ascii"))
+    except (ValueError, UnicodeEncodeError):
         return _error(f"exitcode must be an integer, got {raw_code!r}", 400)
+    if exit_code is not None and not low <= exit_code <= high:
+        return _error(f"exitcode {raw_code!r} does not fit an integer ({low}..{high})", 400)
     lifecycle.close_test(test.pk, exit_code)
     buffer.forget_last_push(test.pk)
     return _array(SUCCESS)
