@@ -10,7 +10,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from backend.loadtests.models import Test
+from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_write
 
 
@@ -21,6 +21,9 @@ class TestSerializer(serializers.ModelSerializer[Test]):
     target = serializers.CharField(required=False, allow_blank=True, max_length=540)
     active_upload = serializers.IntegerField(source="active_upload_id", read_only=True, allow_null=True)
     can_write = serializers.SerializerMethodField(help_text="whether the caller may edit, star or delete it")
+    stop_requested = serializers.SerializerMethodField(
+        help_text="a stop was asked from the web (POST /api/v1/tests/<id>/stop) and the test is still online"
+    )
 
     class Meta:
         model = Test
@@ -57,6 +60,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "created_at",
             "finished_at",
             "can_write",
+            "stop_requested",
         )
         read_only_fields = (
             "id",
@@ -71,6 +75,17 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "created_at",
             "finished_at",
         )
+
+    def get_stop_requested(self, instance: Test) -> bool:
+        from backend.tankapi.lifecycle import stopped_among
+
+        if instance.status != TestStatus.ONLINE:
+            return False
+        stopped = self.context.get("stopped_tests")
+        if stopped is None:  # once for a whole list, not once per test
+            listed = getattr(self.parent, "instance", None) or [instance]
+            stopped = self.context["stopped_tests"] = stopped_among([t.pk for t in listed])
+        return instance.pk in stopped
 
     def get_can_write(self, instance: Test) -> bool:
         request = self.context.get("request")

@@ -230,8 +230,8 @@ class TankPushASGI:
 
     async def append(self, pending: push.Append) -> tuple[push.Answer, Exception | None]:
         try:
-            await self.appender.append(pending.kind, pending.job, pending.rows)
-        except buffer.BufferUnavailable as exc:
+            await self.appender.append(pending.kind, pending.job, pending.rows, pending.token_hash)
+        except push.APPEND_REFUSALS as exc:
             return push.refused(pending.job, exc), None
         except Exception as exc:
             return server_error(exc)

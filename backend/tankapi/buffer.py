@@ -37,6 +37,11 @@ STREAM_KEY = "tankapi:buffer"
 # `manage.py tank_dead_letters` lists them, puts them back into the stream, or deletes them.
 DEAD_LETTER_KEY = "tankapi:buffer:dead"
 CLICKHOUSE_DOWN_KEY = "tankapi:clickhouse_down"
+# Set of the SHA-256 of revoked API tokens (revocation.py keeps it): a push carrying one is refused by the append
+# itself, so a revocation takes effect at the next push of every process, whatever their caches hold.
+REVOKED_TOKENS_KEY = "tankapi:revoked_tokens"
+# Set of the ids of online tests whose stop was asked from the web (stop.py): their pushes are answered 410.
+STOPPED_TESTS_KEY = "tankapi:stopped_tests"
 LAST_PUSH_KEY = "tankapi:last_push"  # hash test_id -> unix s of the last accepted push (silence detection)
 FLUSH_LOCK_KEY = "tankapi:flush_lock"
 
@@ -48,8 +53,12 @@ KIND_MONITORING = "m"
 KIND_DATA_ROWS = "D"
 KIND_MONITORING_ROWS = "M"
 
-# Refuse (-1) while ClickHouse is known down, refuse (-2) past the backlog cap, else append and note the time.
+# Refuse (-3) a revoked API token, (-4) a test stopped from the web, (-1) while ClickHouse is known down, (-2) past
+# the backlog cap, else append and note the time. The two refusals that concern the push itself come first, and cost
+# the push nothing more than the round trip it makes anyway.
 _APPEND_SCRIPT = """
+if ARGV[7] ~= '' and redis.call('SISMEMBER', KEYS[4], ARGV[7]) == 1 then return -3 end
+if redis.call('SISMEMBER', KEYS[5], ARGV[3]) == 1 then return -4 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
 if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[1]) then return -2 end
 redis.call('XADD', KEYS[1], '*', 'k', ARGV[2], 't', ARGV[3], 'r', ARGV[4], 'b', ARGV[5])
@@ -68,6 +77,16 @@ _connections: dict[str, redis.Redis] = {}
 
 class BufferUnavailable(RuntimeError):
     """The push cannot be accepted now (Redis down, ClickHouse down, backlog full); the view answers 503."""
+
+
+class TokenRevoked(Exception):
+    """The push's API token was revoked: the view answers 401."""
+
+
+class TestStopped(Exception):
+    """The push's test was stopped from the web: the view answers 410 (the tank ends its upload)."""
+
+    __test__ = False  # not a pytest test class
 
 
 def connection() -> redis.Redis:
@@ -237,9 +256,10 @@ class AppendCommand:
     keys_and_args: tuple[bytes, ...]
 
     @classmethod
-    def of(cls, kind: str, test_id: int, body: bytes, received_at_us: int | None = None) -> AppendCommand:
+    def of(
+        cls, kind: str, test_id: int, body: bytes, received_at_us: int | None = None, token_hash: str = ""
+    ) -> AppendCommand:
         now_us = received_at_us if received_at_us is not None else time.time_ns() // 1000
-        keys = (STREAM_KEY.encode(), CLICKHOUSE_DOWN_KEY.encode(), LAST_PUSH_KEY.encode())
         args = (
             b"%d" % _max_entries(),
             kind.encode(),
@@ -247,22 +267,29 @@ class AppendCommand:
             b"%d" % now_us,
             body,
             b"%d" % (now_us // 1_000_000),
+            token_hash.encode(),
         )
-        return cls((*keys, *args))
+        return cls((*_KEYS, *args))
 
     def evalsha(self) -> bytes:
-        return resp(b"EVALSHA", _APPEND_SHA, b"3", *self.keys_and_args)
+        return resp(b"EVALSHA", _APPEND_SHA, _KEY_COUNT, *self.keys_and_args)
 
     def eval(self) -> bytes:
-        return resp(b"EVAL", _APPEND_SCRIPT.encode(), b"3", *self.keys_and_args)
+        return resp(b"EVAL", _APPEND_SCRIPT.encode(), _KEY_COUNT, *self.keys_and_args)
 
 
-def append(kind: str, test_id: int, body: bytes, received_at_us: int | None = None) -> None:
-    """Append one accepted push to the stream; raise BufferUnavailable if it is refused."""
+_KEY_NAMES = (STREAM_KEY, CLICKHOUSE_DOWN_KEY, LAST_PUSH_KEY, REVOKED_TOKENS_KEY, STOPPED_TESTS_KEY)
+_KEYS = tuple(key.encode() for key in _KEY_NAMES)
+_KEY_COUNT = b"%d" % len(_KEYS)
+
+
+def append(kind: str, test_id: int, body: bytes, received_at_us: int | None = None, token_hash: str = "") -> None:
+    """Append one accepted push to the stream; raise BufferUnavailable if it is refused (TokenRevoked, TestStopped
+    when the push itself is refused). `token_hash`: the push's API token, hashed, or '' when it sent none."""
     now_us = received_at_us if received_at_us is not None else time.time_ns() // 1000
     if not raw_appends():
-        return _append_with_redis_py(kind, test_id, body, now_us)
-    command = AppendCommand.of(kind, test_id, body, now_us)
+        return _append_with_redis_py(kind, test_id, body, now_us, token_hash)
+    command = AppendCommand.of(kind, test_id, body, now_us, token_hash)
     try:
         reply = _append_reply(command.evalsha())
         if reply.startswith(b"-NOSCRIPT"):
@@ -277,6 +304,10 @@ def check_append_result(reply: bytes) -> None:
     if reply.startswith(b"-"):
         # An error reply (out of memory, read-only replica, a failed persistence write...): not stored, retry later.
         raise BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {reply[1:].decode(errors='replace')}")
+    if reply == b":-3":
+        raise TokenRevoked("unknown or revoked api_token")
+    if reply == b":-4":
+        raise TestStopped("the test was stopped from the web")
     if reply == b":-1":
         raise BufferUnavailable("ClickHouse is unavailable; retry later")
     if reply == b":-2":
@@ -288,7 +319,7 @@ def check_append_result(reply: bytes) -> None:
 _scripts: dict[str, Any] = {}
 
 
-def _append_with_redis_py(kind: str, test_id: int, body: bytes, now_us: int) -> None:
+def _append_with_redis_py(kind: str, test_id: int, body: bytes, now_us: int, token_hash: str) -> None:
     """The append over redis-py, for what _AppendConnection does not speak (TLS)."""
     url = str(settings.REDIS_URL)
     script = _scripts.get(url)
@@ -296,12 +327,30 @@ def _append_with_redis_py(kind: str, test_id: int, body: bytes, now_us: int) -> 
         script = _scripts[url] = connection().register_script(_APPEND_SCRIPT)
     try:
         result = script(
-            keys=[STREAM_KEY, CLICKHOUSE_DOWN_KEY, LAST_PUSH_KEY],
-            args=[_max_entries(), kind, test_id, now_us, body, now_us // 1_000_000],
+            keys=list(_KEY_NAMES),
+            args=[_max_entries(), kind, test_id, now_us, body, now_us // 1_000_000, token_hash],
         )
     except redis.RedisError as exc:
         raise BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {exc}") from exc
     check_append_result(b":%d" % result)
+
+
+def mark_revoked(token_hashes: list[str]) -> None:
+    if token_hashes:
+        connection().sadd(REVOKED_TOKENS_KEY, *token_hashes)
+
+
+def unmark_revoked(token_hashes: list[str]) -> None:
+    if token_hashes:
+        connection().srem(REVOKED_TOKENS_KEY, *token_hashes)
+
+
+def mark_stopped(test_id: int) -> None:
+    connection().sadd(STOPPED_TESTS_KEY, test_id)
+
+
+def unmark_stopped(test_id: int) -> None:
+    connection().srem(STOPPED_TESTS_KEY, test_id)
 
 
 def mark_clickhouse_down(ttl_ms: int) -> None:

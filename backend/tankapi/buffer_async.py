@@ -164,12 +164,12 @@ class AsyncAppender:
                     raise
         raise AssertionError("unreachable")
 
-    async def append(self, kind: str, test_id: int, body: bytes) -> None:
-        """Append one accepted push to the stream; raise buffer.BufferUnavailable if it is refused."""
+    async def append(self, kind: str, test_id: int, body: bytes, token_hash: str = "") -> None:
+        """Append one accepted push to the stream; raise what buffer.append raises if it is refused."""
         from django.conf import settings
 
         url = str(settings.REDIS_URL)
-        command = buffer.AppendCommand.of(kind, test_id, body)
+        command = buffer.AppendCommand.of(kind, test_id, body, token_hash=token_hash)
         try:
             reply = await self._call(url, command.evalsha())
             if reply.startswith(b"-NOSCRIPT"):

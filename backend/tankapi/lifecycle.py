@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
+import redis
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -20,6 +21,7 @@ from django.utils import timezone
 from analytics.tank_push import PushFormatError, check_text
 from backend.loadtests.models import Test, TestStatus
 from backend.tankapi import buffer
+from backend.tankapi.models import StopRequest
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,7 @@ EXIT_REASONS: dict[int, str] = {
 }
 
 SILENCE_REASON = "closed by the server: no data from the tank for {seconds} s"
+STOPPED_REASON = "stopped from the web"
 
 # Fields of create.json / edit.json and the Test field each one fills (str fields are cut to the column size).
 _CREATE_FIELDS = {"task": "task", "person": "person", "tank": "tank_host", "host": "target_host", "port": "target_port"}
@@ -168,6 +171,8 @@ def close_test(test_id: int, exit_code: int | None, *, by_silence: bool = False,
         test = Test.objects.select_for_update().filter(pk=test_id).first()
         if test is None or test.status != TestStatus.ONLINE:
             return False
+        if StopRequest.objects.filter(test_id=test_id).exists():
+            reason = STOPPED_REASON
         test.status = TestStatus.PROCESSING
         test.exit_code = exit_code
         test.exit_reason = reason or exit_reason(exit_code)
@@ -175,7 +180,30 @@ def close_test(test_id: int, exit_code: int | None, *, by_silence: bool = False,
         test.finished_at = timezone.now()
         test.save(update_fields=["status", "exit_code", "exit_reason", "closed_by_silence", "finished_at"])
         transaction.on_commit(lambda: finish_test.apply_async(args=(test_id,)))
+    try:
+        buffer.unmark_stopped(test_id)  # closed: refused as closed now, the note is not needed any more
+    except redis.RedisError as exc:
+        log.warning("could not drop the stop note of test %s: %s", test_id, exc)
     return True
+
+
+def request_stop(test: Test, user: User | None) -> None:
+    """A stop asked from the web: kept in PostgreSQL, and noted in Redis where every push's append checks it. If
+    Redis cannot be told now, the push path's test cache still sees the stop within push._TEST_TTL_S."""
+    StopRequest.objects.get_or_create(test=test, defaults={"requested_by": user})
+    try:
+        buffer.mark_stopped(test.pk)
+    except redis.RedisError as exc:
+        log.warning("could not note the stop of test %s in Redis: %s", test.pk, exc)
+
+
+def stopped_among(test_ids: list[int]) -> set[int]:
+    """Those of these tests whose stop was asked from the web (one query)."""
+    return set(StopRequest.objects.filter(test_id__in=test_ids).values_list("test_id", flat=True))
+
+
+def stop_requested(test_id: int) -> bool:
+    return StopRequest.objects.filter(test_id=test_id).exists()
 
 
 def close_silent_tests(now_s: float | None = None) -> list[int]:

@@ -7,8 +7,8 @@ hot path (one request per tank thread per second, hundreds of tanks), and a push
 no PostgreSQL query and as little Python as its validation needs.
 
 Answers: 200 once the validated rows are appended to the Redis stream (buffer.append, before answering); 403/401
-for a bad upload_token/api_token, 404 for an unknown job, 400 naming the bad item, 410 for a closed test, 503
-while Redis or ClickHouse is down or the buffer is full (the tank retries).
+for a bad upload_token/api_token, 404 for an unknown job, 400 naming the bad item, 410 for a closed test or one
+stopped from the web, 503 while Redis or ClickHouse is down or the buffer is full (the tank retries).
 """
 
 from __future__ import annotations
@@ -64,7 +64,9 @@ def error(message: str, status: int) -> Answer:
 
 
 # Process-local caches, so that a push costs one Redis round trip and no PostgreSQL query.
-# A revoked token keeps pushing for at most _TOKEN_TTL_S; a closed test is seen as closed within _TEST_TTL_S
+# A revoked token is refused by that round trip itself, at once (buffer.REVOKED_TOKENS_KEY, kept by revocation.py);
+# the cache's expiry only bounds how long a revocation whose note to Redis failed goes unseen. A test stopped from
+# the web is refused the same way (buffer.STOPPED_TESTS_KEY); a closed test is seen as closed within _TEST_TTL_S
 # (pushes in between are stored, which is harmless).
 _TOKEN_TTL_S = 30.0
 _TEST_TTL_S = 10.0
@@ -84,6 +86,7 @@ class _CachedTest:
     upload_token: str
     owner_id: int
     online: bool
+    stopped: bool  # a stop was asked from the web
 
 
 _cache_lock = threading.Lock()
@@ -174,8 +177,7 @@ def decode_json(raw: bytes) -> Any:
         raise PushFormatError(f"body is not valid JSON: {exc}") from None
 
 
-def _cached_token_user(raw: str) -> _CachedUser | None:
-    key = hash_token(raw)
+def _cached_token_user(raw: str, key: str) -> _CachedUser | None:
     now = time.monotonic()
     # dict.get is atomic under the GIL; the lock only orders writers with clear_caches.
     hit = _token_cache.get(key)
@@ -191,9 +193,13 @@ def _cached_token_user(raw: str) -> _CachedUser | None:
     return user
 
 
-def _test_entry(row: tuple[str, int, str]) -> _CachedTest:
-    upload_token, owner_id, status = row
-    return _CachedTest(upload_token, owner_id, status == TestStatus.ONLINE)
+# What a cache entry reads of a test (the last: the test's StopRequest, if any).
+_TEST_FIELDS = ("upload_token", "owner_id", "status", "stop_request")
+
+
+def _test_entry(row: tuple[str, int, str, int | None]) -> _CachedTest:
+    upload_token, owner_id, status, stop_request = row
+    return _CachedTest(upload_token, owner_id, status == TestStatus.ONLINE, stop_request is not None)
 
 
 def _read_tests(test_ids: Sequence[int]) -> dict[int, _CachedTest]:
@@ -202,8 +208,8 @@ def _read_tests(test_ids: Sequence[int]) -> dict[int, _CachedTest]:
     for start in range(0, len(test_ids), _REFRESH_CHUNK):
         ids = test_ids[start : start + _REFRESH_CHUNK]
         with _database:
-            rows = list(Test.objects.filter(pk__in=ids).values_list("pk", "upload_token", "owner_id", "status"))
-        fresh.update((pk, _test_entry((token, owner, status))) for pk, token, owner, status in rows)
+            rows = list(Test.objects.filter(pk__in=ids).values_list("pk", *_TEST_FIELDS))
+        fresh.update((row[0], _test_entry(row[1:])) for row in rows)
     return fresh
 
 
@@ -234,7 +240,7 @@ def _refresh_tests(now: float) -> None:
 
 def load_token(raw: str) -> None:
     """Read an API token into the cache (unless it is cached and fresh)."""
-    _cached_token_user(raw)
+    _cached_token_user(raw, hash_token(raw))
 
 
 def load_tests(test_ids: Sequence[int]) -> None:
@@ -266,7 +272,7 @@ def _cached_test(test_id: int) -> _CachedTest | None:
     if not request_cycle.database_allowed:
         raise NeedsDatabase(test_id)
     with _database:
-        row = Test.objects.filter(pk=test_id).values_list("upload_token", "owner_id", "status").first()
+        row = Test.objects.filter(pk=test_id).values_list(*_TEST_FIELDS).first()
     if row is None:
         return None
     cached = _test_entry(row)
@@ -275,9 +281,16 @@ def _cached_test(test_id: int) -> _CachedTest | None:
     return cached
 
 
-def check_access(job: int, query: QueryDict) -> Answer | None:
+def stopped(job: int) -> Answer:
+    return error(f"job {job} was stopped from the web", 410)
+
+
+REVOKED = error("unknown or revoked api_token", 401)
+
+
+def check_access(job: int, query: QueryDict) -> Answer | str:
     """upload_token must be the job's; an api_token, when sent (Lunapark mode sends none), must own the job.
-    None when the push may go on, else the error answer."""
+    The error answer, or the hash of the api_token ('' when none was sent) for the append to check again."""
     test = _cached_test(job)
     if test is None:
         return error(f"job {job} does not exist", 404)
@@ -285,15 +298,19 @@ def check_access(job: int, query: QueryDict) -> Answer | None:
     if not upload_token or not hmac.compare_digest(upload_token, test.upload_token):
         return error(f"upload_token does not match job {job}", 403)
     raw = query.get("api_token")
+    token_hash = ""
     if raw:
-        user = _cached_token_user(raw)
+        token_hash = hash_token(raw)
+        user = _cached_token_user(raw, token_hash)
         if user is None:
-            return error("unknown or revoked api_token", 401)
+            return REVOKED
         if not (user.is_staff or user.user_id == test.owner_id):
             return error(f"api_token may not write job {job}", 403)
+    if test.stopped:
+        return stopped(job)
     if not test.online:
         return error(f"job {job} is closed", 410)
-    return None
+    return token_hash
 
 
 def data_rows(seconds: Sequence[PushSecond]) -> bytes:
@@ -316,32 +333,41 @@ class Append:
     job: int
     rows: bytes
     ok: Answer
+    token_hash: str  # the push's api_token, hashed ('' when none): the append refuses a revoked one
 
 
 Outcome = Answer | Append
 
 
-def refused(job: int, exc: buffer.BufferUnavailable) -> Answer:
+def refused(job: int, exc: buffer.BufferUnavailable | buffer.TokenRevoked | buffer.TestStopped) -> Answer:
+    """The answer to an append the buffer refused: 401, 410, or 503 (the tank retries)."""
+    if isinstance(exc, buffer.TokenRevoked):
+        return REVOKED
+    if isinstance(exc, buffer.TestStopped):
+        return stopped(job)
     log.warning("push to job %s refused: %s", job, exc)
     return error(str(exc), 503)
 
 
+APPEND_REFUSALS = (buffer.BufferUnavailable, buffer.TokenRevoked, buffer.TestStopped)
+
+
 def complete(outcome: Outcome) -> Answer:
-    """The answer to a push: an Append is appended now (blocking), and answered 503 if the buffer refuses it."""
+    """The answer to a push: an Append is appended now (blocking), and answered as `refused` says if refused."""
     if isinstance(outcome, Answer):
         return outcome
     try:
-        buffer.append(outcome.kind, outcome.job, outcome.rows)
-    except buffer.BufferUnavailable as exc:
+        buffer.append(outcome.kind, outcome.job, outcome.rows, token_hash=outcome.token_hash)
+    except APPEND_REFUSALS as exc:
         return refused(outcome.job, exc)
     return outcome.ok
 
 
 def push_data(job: int, query: QueryDict, body: bytes) -> Outcome:
     """POST api/job/N/push_data.json?upload_token=U -> [{"success": 1}] once buffered durably."""
-    denied = check_access(job, query)
-    if denied is not None:
-        return denied
+    token_hash = check_access(job, query)
+    if isinstance(token_hash, Answer):
+        return token_hash
     seconds = parse_canonical_push_data(body)  # what the tank sends, decoded and checked in one pass
     if seconds is None:
         try:
@@ -349,7 +375,7 @@ def push_data(job: int, query: QueryDict, body: bytes) -> Outcome:
         except PushFormatError as exc:
             return error(str(exc), 400)
     # Buffer what was validated, not the raw body: smaller in Redis, and the flusher need not parse it again.
-    return Append(buffer.KIND_DATA_ROWS, job, data_rows(seconds), OK_DATA)
+    return Append(buffer.KIND_DATA_ROWS, job, data_rows(seconds), OK_DATA, token_hash)
 
 
 def push_monitoring(query: QueryDict, body: bytes) -> Outcome:
@@ -358,14 +384,14 @@ def push_monitoring(query: QueryDict, body: bytes) -> Outcome:
         job = int(query.get("job_id", ""))
     except ValueError:
         return error("job_id query parameter must be a job number", 400)
-    denied = check_access(job, query)
-    if denied is not None:
-        return denied
+    token_hash = check_access(job, query)
+    if isinstance(token_hash, Answer):
+        return token_hash
     try:
         chunk = parse_monitoring(decode_json(body))
     except PushFormatError as exc:
         return error(str(exc), 400)
-    return Append(buffer.KIND_MONITORING_ROWS, job, monitoring_rows(chunk), OK_MONITORING)
+    return Append(buffer.KIND_MONITORING_ROWS, job, monitoring_rows(chunk), OK_MONITORING, token_hash)
 
 
 def writer_push(query: QueryDict, body: bytes) -> Outcome:
@@ -376,9 +402,9 @@ def writer_push(query: QueryDict, body: bytes) -> Outcome:
         job = int(query.get("jobno", ""))
     except ValueError:
         return error("jobno query parameter must be a job number", 400)
-    denied = check_access(job, query)
-    if denied is not None:
-        return denied
+    token_hash = check_access(job, query)
+    if isinstance(token_hash, Answer):
+        return token_hash
     try:
         decoded = decode_json(body)
         if isinstance(decoded, dict) and "trail" in decoded:
@@ -389,4 +415,4 @@ def writer_push(query: QueryDict, body: bytes) -> Outcome:
             raise PushFormatError('writer body must be {"trail": [...]} or {"monitoring": [...]}')
     except PushFormatError as exc:
         return error(str(exc), 400)
-    return Append(kind, job, rows, OK_WRITER)
+    return Append(kind, job, rows, OK_WRITER, token_hash)

@@ -5,9 +5,10 @@ redirected POST into a GET. The push paths are defined in push.py, because the W
 them too, in front of this URLconf.
 """
 
-from django.urls import URLPattern, URLResolver, re_path
+from django.urls import URLPattern, URLResolver, path, re_path
 
 from backend.tankapi import push, views
+from backend.tankapi.stop import StopView
 
 urlpatterns: list[URLPattern | URLResolver] = [
     re_path(r"^api/job/create\.json/?$", views.create_job, name="tank-create"),
@@ -25,7 +26,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # Lunapark-only and legacy calls.
     re_path(r"^api/job/(?P<job>\d+)/summary\.json/?$", views.job_summary, name="tank-job-summary"),
     re_path(r"^api/job/(?P<job>\d+)/(?:set_imbalance|event)\.json/?$", views.accepted_and_ignored),
-    re_path(r"^api/v2/jobs/(?P<job>\d+)/?$", views.accepted_and_ignored),
+    re_path(r"^api/v2/jobs/(?P<job>\d+)/?$", views.job_status, name="tank-status"),
+    # Stopping a test from the web (the tank's side of it is the 410 above and on the pushes).
+    path("api/v1/tests/<int:test_id>/stop", StopView.as_view(), name="test-stop"),
     re_path(r"^api/server/(?:lock|virtual_host)\.json/?$", views.accepted_and_ignored),
     re_path(r"^api/task/(?P<task>[^/]+)/summary\.json/?$", views.task_summary, name="tank-task-summary"),
 ]

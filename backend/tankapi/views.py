@@ -12,6 +12,7 @@ down (the tank retries). Errors are JSON objects `{"error": "..."}`; the client 
 
 from __future__ import annotations
 
+import hmac
 import logging
 from typing import Any
 
@@ -196,6 +197,18 @@ def job_summary(request: HttpRequest, job: int) -> HttpResponse:
     if test is None:
         return _error(f"job {job} does not exist", 404)
     return _array([{"dsc": test["description"], "name": test["name"], "status": test["status"]}])
+
+
+@csrf_exempt
+def job_status(request: HttpRequest, job: int) -> HttpResponse:
+    """PATCH api/v2/jobs/N/?upload_token=U (the status the tank sends every 10 s in Lunapark mode): 410 once the test
+    was stopped from the web, on which the tank ends its shooting with exit code 8; else accepted and not kept."""
+    upload_token = request.GET.get("upload_token", "")
+    test = Test.objects.filter(pk=job).values_list("upload_token", flat=True).first()
+    known = test is not None and upload_token and hmac.compare_digest(upload_token, test)
+    if known and lifecycle.stop_requested(int(job)):
+        return _error(f"job {job} was stopped from the web", 410)
+    return _array(SUCCESS)
 
 
 @csrf_exempt

@@ -31,9 +31,9 @@ def test_expired_tests_are_reread_in_one_query_and_unused_ones_forgotten(
     user, _token = tank_user
     tests = _tests(user, 30)
     with django_assert_num_queries(30):  # first sight of each test: one query each
-        assert all(push.check_access(t.pk, _query(t)) is None for t in tests)
+        assert all(push.check_access(t.pk, _query(t)) == "" for t in tests)
     with django_assert_num_queries(0):
-        assert all(push.check_access(t.pk, _query(t)) is None for t in tests)
+        assert all(push.check_access(t.pk, _query(t)) == "" for t in tests)
     still_pushing, stopped = tests[:20], tests[20:]
     Test.objects.filter(pk=still_pushing[0].pk).update(status=Status.PROCESSING)
     Test.objects.filter(pk=still_pushing[1].pk).delete()
@@ -43,17 +43,17 @@ def test_expired_tests_are_reread_in_one_query_and_unused_ones_forgotten(
     # the deleted one is then looked up on its own, as any unknown job is.
     with django_assert_num_queries(2):
         answers = [push.check_access(t.pk, _query(t)) for t in still_pushing]
-    assert [a.status if a else 200 for a in answers[:3]] == [410, 404, 200]
-    assert all(a is None for a in answers[2:])
+    assert [a.status if isinstance(a, push.Answer) else 200 for a in answers[:3]] == [410, 404, 200]
+    assert all(a == "" for a in answers[2:])
     # The deleted test is gone; the stopped ones were pushed to before this refresh, so they were re-read too.
     assert set(push._test_cache) == {t.pk for t in tests} - {still_pushing[1].pk}
     later += push._TEST_TTL_S + 1
     with django_assert_num_queries(1):
-        assert push.check_access(still_pushing[2].pk, _query(still_pushing[2])) is None
+        assert push.check_access(still_pushing[2].pk, _query(still_pushing[2])) == ""
     # The stopped tests were not pushed to for a whole TTL: forgotten, not re-read forever.
     assert not set(push._test_cache) & {t.pk for t in stopped}
     with django_assert_num_queries(1):  # one of them pushes again: read on its own, as a new test
-        assert push.check_access(stopped[0].pk, _query(stopped[0])) is None
+        assert push.check_access(stopped[0].pk, _query(stopped[0])) == ""
 
 
 def test_append_loads_its_script_when_redis_does_not_know_it(monkeypatch: pytest.MonkeyPatch) -> None:
