@@ -81,10 +81,10 @@ class TestSerializer(serializers.ModelSerializer[Test]):
 
         if instance.status != TestStatus.ONLINE:
             return False
-        stopped = self.context.get("stopped_tests")
-        if stopped is None:  # once for a whole list, not once per test
+        stopped: set[int] | None = getattr(self, "_stopped_tests", None)
+        if stopped is None:  # once for a whole list (one child serializer serves every item), not once per test
             listed = getattr(self.parent, "instance", None) or [instance]
-            stopped = self.context["stopped_tests"] = stopped_among([t.pk for t in listed])
+            stopped = self._stopped_tests = stopped_among([t.pk for t in listed])
         return instance.pk in stopped
 
     def get_can_write(self, instance: Test) -> bool:

@@ -80,7 +80,7 @@ def test_stop_from_the_web_refuses_the_next_push_and_the_status_call(http: Clien
     assert (test.status, test.exit_reason) == ("processing", "stopped from the web")
     again = api.post(f"/api/v1/tests/{test.pk}/stop")
     assert again.status_code == 409 and "not online" in again.json()["error"]
-    assert not buffer.connection().sismember(buffer.STOPPED_TESTS_KEY, test.pk)
+    assert not buffer.connection().sismember(buffer.STOPPED_TESTS_KEY, str(test.pk))
 
 
 def test_only_who_may_write_the_test_may_stop_it(tank_user: tuple[Any, str]) -> None:
