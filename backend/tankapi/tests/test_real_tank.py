@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 from django.conf import settings
 from django.db import connection as pg_connection
 
@@ -127,7 +128,9 @@ class _BeatFlusher:
         self.thread.join(30)
 
 
-def _tank_config(work: Path, api: str, target_url: str, venv: Path) -> Path:
+def _tank_config(
+    work: Path, api: str, target_url: str, venv: Path, schedule: str = "line(1, 20, 8s) const(20, 6s)"
+) -> Path:
     telegraf = work / "telegraf"
     telegraf.write_text(f"#!{venv / 'bin' / 'python'}\n" + (E2E_DIR / "fake_telegraf.py").read_text())
     telegraf.chmod(0o755)
@@ -175,7 +178,7 @@ bfg:
   ammo_type: caseline
   load_profile:
     load_type: rps
-    schedule: line(1, 20, 8s) const(20, 6s)
+    schedule: {schedule}
 telegraf:
   enabled: true
   package: yandextank.plugins.Telegraf
@@ -364,3 +367,73 @@ def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     assert _stored_seconds(job) == _tank_seconds(artifacts)
     assert _stored_monitoring(job) == pytest.approx(_tank_monitoring(artifacts))
     assert f"/api/job/{job}/push_data.json" in live_app.fast_paths
+
+
+class _StopFromTheWeb:
+    """Asks the stop of the tank's test from the web (POST /api/v1/tests/<id>/stop, as the report page's button) once
+    the stream has stored a few seconds of it, and notes when."""
+
+    def __init__(self, base_url: str, raw_token: str) -> None:
+        self.base_url, self.raw_token = base_url, raw_token
+        self.done = threading.Event()
+        self.answer: tuple[int, Any] | None = None
+        self.stored_before: int = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        try:
+            while not self.done.wait(0.3):
+                test = Test.objects.filter(has_stream=True, status=Status.ONLINE, last_ts__isnull=False).first()
+                if test is None or test.last_ts is None or test.first_ts is None or test.last_ts - test.first_ts < 3:
+                    continue
+                self.stored_before = test.last_ts - test.first_ts + 1
+                answer = requests.post(
+                    f"{self.base_url}/api/v1/tests/{test.pk}/stop",
+                    headers={"Authorization": f"Token {self.raw_token}"},
+                    timeout=30,
+                )
+                self.answer = (answer.status_code, answer.json())
+                return
+        finally:
+            pg_connection.close()
+
+    def __enter__(self) -> _StopFromTheWeb:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join(30)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stop_from_the_web_ends_the_tanks_upload(
+    live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The tank's next push after the stop is answered 410 (StoppedFromOnline): yandex-tank 2.0.11 in `overload:`
+    mode then ends its data and monitoring uploads ("Lunapark is rejecting ... data") and no second after the stop
+    is stored. Its shooting goes on to the end of its schedule (only the Lunapark-mode status call, answered 410 too,
+    makes it end the shooting: DataUploader's `send_status` does nothing in overload mode), then its close records
+    the reason."""
+    views.clear_caches()
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_user("tank-stop", password="x-not-used-5")
+    _token, raw = create_token(user, "tank")
+    work = tmp_path_factory.mktemp("tank-stop")
+    (work / "token.txt").write_text(raw + "\n")
+    config = _tank_config(work, live_app.url, target, tank_venv, schedule="const(10, 16s)")
+    with _BeatFlusher() as beat, _StopFromTheWeb(live_app.url, raw) as stop:
+        output = _run([str(tank_venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
+    flush.flush_all()
+    assert not beat.errors
+    job = _job_from(output)
+    assert stop.answer == (202, {"id": job, "status": "stopping"})
+    assert "Lunapark is rejecting Data Uploader data" in output
+    test = Test.objects.get(pk=job)
+    assert (test.status, test.exit_reason) == (Status.PROCESSING, "stopped from the web")
+    (artifacts,) = [p.parent for p in (work / "logs").glob("*/test_data.log")]
+    shot = {ts for ts, _case in _tank_seconds(artifacts)}
+    stored = {ts for ts, _case in _stored_seconds(job)}
+    assert stored < shot and len(shot) >= 14  # it shot to the end, what came after the stop was refused
+    assert len(stored) <= stop.stored_before + 3  # the pushes in flight when the stop came, at most
