@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import struct
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -189,6 +190,22 @@ def _insert(batch: _Batch, result: FlushResult) -> None:
     )
 
 
+# ClickHouse's error codes that blame the data sent (not the server's state): CANNOT_PARSE_TEXT, CANNOT_PARSE_INPUT_
+# ASSERTION_FAILED, TYPE_MISMATCH (also what the driver raises for a value its column type cannot encode),
+# ARGUMENT_OUT_OF_BOUND, CANNOT_CONVERT_TYPE, INCORRECT_DATA, SIZES_OF_ARRAYS_DOESNT_MATCH.
+_BAD_DATA_CODES = frozenset((6, 27, 53, 69, 70, 117, 190))
+
+
+def _blames_the_data(exc: Exception) -> bool:
+    """Whether an INSERT failed for what it held (set that aside), rather than for the server's state (too many
+    parts, memory, a read-only table...: wait, as when ClickHouse is down)."""
+    code = getattr(exc, "code", None)
+    if code is not None:
+        return code in _BAD_DATA_CODES
+    # The driver encodes values client-side: a value of the wrong type fails there with one of these.
+    return isinstance(exc, TypeError | ValueError | OverflowError | AttributeError | struct.error)
+
+
 def _insert_or_set_aside(parsed: list[_Parsed], result: FlushResult) -> list[_Parsed]:
     """Insert these entries' rows; the entries whose rows ClickHouse refuses for what they hold (a value its column
     cannot take) are found by halving and moved to the dead letters, so that they hold nothing else back. Returns
@@ -202,7 +219,9 @@ def _insert_or_set_aside(parsed: list[_Parsed], result: FlushResult) -> list[_Pa
         return parsed
     except ClickHouseUnavailable:
         raise
-    except Exception as exc:  # the driver's type errors, or the server's refusal of a value
+    except Exception as exc:
+        if not _blames_the_data(exc):
+            raise _Postponed(str(exc)) from exc
         if len(parsed) == 1:
             entry = parsed[0].entry
             log.error("ClickHouse refuses tank buffer entry %r of test %s: %s", entry.entry_id, entry.test_id, exc)
@@ -211,6 +230,10 @@ def _insert_or_set_aside(parsed: list[_Parsed], result: FlushResult) -> list[_Pa
             return []
     middle = len(parsed) // 2
     return _insert_or_set_aside(parsed[:middle], result) + _insert_or_set_aside(parsed[middle:], result)
+
+
+class _Postponed(Exception):
+    """The INSERT failed for the server's state: everything waits for the next flush."""
 
 
 def _flush_locked(max_entries: int) -> FlushResult:
@@ -228,6 +251,10 @@ def _flush_locked(max_entries: int) -> FlushResult:
     except ClickHouseUnavailable as exc:
         buffer.mark_clickhouse_down(CLICKHOUSE_DOWN_TTL_MS)
         log.warning("tank buffer flush postponed, %d entries wait in Redis: %s", len(entries), exc)
+        result.error = str(exc)
+        return result
+    except _Postponed as exc:
+        log.error("tank buffer flush postponed, ClickHouse refused the INSERT: %s", exc)
         result.error = str(exc)
         return result
     buffer.mark_clickhouse_up()

@@ -80,3 +80,25 @@ def test_dead_letters_can_be_put_back_or_deleted(tank_user: tuple[Any, str]) -> 
     call_command("tank_dead_letters", "--delete", broken.entry_id, stdout=io.StringIO())
     assert buffer.backlog() == 1 and buffer.dead_letters() == []
     assert flush.flush_all().dead_letters == 1  # still unreadable: set aside again
+
+
+def test_a_refusal_for_the_servers_state_sets_nothing_aside(
+    tank_user: tuple[Any, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Too many parts, memory, a read-only table: nothing to blame on one entry; everything waits."""
+    user, _token = tank_user
+    test = lifecycle.create_test(user, {})
+    buffer.append(buffer.KIND_DATA_ROWS, test.pk, orjson.dumps(_good_rows()))
+
+    class TooManyParts(Exception):
+        code = 252
+
+    def refuse(*_args: Any, **_kwargs: Any) -> int:
+        raise TooManyParts("Too many parts (300). Merges are processing significantly slower than inserts")
+
+    monkeypatch.setattr(ch, "insert_columns", refuse)
+    result = flush.flush_all()
+    assert "Too many parts" in result.error and result.dead_letters == 0
+    assert buffer.backlog() == 1 and buffer.dead_letters() == []
+    monkeypatch.undo()
+    assert flush.flush_all().second_rows == 2 and buffer.backlog() == 0
