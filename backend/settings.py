@@ -110,8 +110,10 @@ CELERY_TASK_ROUTES = {
     "backend.tankapi.tasks.flush_buffer": {"queue": "ingest"},
     "backend.tankapi.tasks.finish_test": {"queue": "ingest"},
     "backend.tankapi.tasks.close_silent_tests": {"queue": "default"},
-    "backend.uploads.tasks.ingest_upload": {"queue": "ingest"},
-    "backend.uploads.tasks.follow_upload": {"queue": "ingest"},
+    # Phout ingestion on a queue of its own, served by workers of its own: an upload of minutes must never hold
+    # back the tank's flush (which runs every second on `ingest`).
+    "backend.uploads.tasks.ingest_upload": {"queue": "uploads"},
+    "backend.uploads.tasks.follow_upload": {"queue": "uploads"},
     "backend.uploads.tasks.expire_abandoned_uploads": {"queue": "default"},
     "backend.reports.tasks.postprocess_test": {"queue": "analysis"},
     "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
@@ -189,6 +191,9 @@ LOGIN_REDIRECT_URL = "/"
 TANKODROM_MAX_BODY_BYTES = env.get_int("TANKODROM_MAX_BODY_BYTES", 32 * 1024 * 1024)
 TANKODROM_MAX_UPLOAD_BYTES = env.get_int("TANKODROM_MAX_UPLOAD_BYTES", 50 * 1024**3)
 TANKODROM_UPLOAD_ABANDON_S = env.get_int("TANKODROM_UPLOAD_ABANDON_S", 24 * 3600)
+# A gzipped phout upload may inflate to this many times its size (at least 256 MB), and never beyond the bytes.
+TANKODROM_MAX_INFLATE_RATIO = env.get_int("TANKODROM_MAX_INFLATE_RATIO", 100)
+TANKODROM_MAX_INFLATED_BYTES = env.get_int("TANKODROM_MAX_INFLATED_BYTES", 200 * 1024**3)
 DATA_UPLOAD_MAX_MEMORY_SIZE = TANKODROM_MAX_BODY_BYTES
 
 LOGGING = {
