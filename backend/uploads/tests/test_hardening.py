@@ -229,3 +229,27 @@ def test_a_refused_upload_leaves_the_test_to_another_upload_in_flight(
     assert refused.status_code == 400
     waiting_test.refresh_from_db()
     assert waiting_test.status == TestStatus.PROCESSING  # the resumable upload may still bring its data
+
+
+def test_the_stacks_start_workers_that_keep_the_flush_and_the_uploads_apart() -> None:
+    import re
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[3]
+    routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()}
+    routed.add(settings.CELERY_TASK_DEFAULT_QUEUE)
+    lib = (root / "deploy" / "lib.sh").read_text()
+    local = [set(match.split(",")) for match in re.findall(r'^[A-Z]+_WORKER_QUEUES="([^"]+)"', lib, re.M)]
+    assert len(local) == 2
+    for script in ("app.sh", "e2e.sh"):
+        assert "start_workers" in (root / "deploy" / script).read_text()
+    compose = yaml.safe_load((root / "docker-compose.yml").read_text())
+    served = [
+        set(command[command.index("-Q") + 1].split(","))
+        for service in compose["services"].values()
+        if "worker" in (command := service.get("command") or [])
+    ]
+    for workers in (local, served):
+        assert set().union(*workers) >= routed  # every routed queue has a worker
+        assert not any({"ingest", "uploads"} <= queues for queues in workers)  # never in the same one
