@@ -115,6 +115,7 @@ CELERY_TASK_ROUTES = {
     "backend.uploads.tasks.ingest_upload": {"queue": "uploads"},
     "backend.uploads.tasks.follow_upload": {"queue": "uploads"},
     "backend.uploads.tasks.expire_abandoned_uploads": {"queue": "default"},
+    "backend.uploads.tasks.resume_stalled_uploads": {"queue": "default"},
     "backend.reports.tasks.postprocess_test": {"queue": "analysis"},
     "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
     "backend.compare.tasks.compute_comparison": {"queue": "analysis"},
@@ -137,6 +138,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "backend.uploads.tasks.expire_abandoned_uploads",
         "schedule": 600.0,
         "options": {"queue": "default"},
+    },
+    "uploads-resume-stalled": {
+        "task": "backend.uploads.tasks.resume_stalled_uploads",
+        "schedule": 60.0,
+        "options": {"queue": "default", "expires": 60},
     },
 }
 

@@ -117,6 +117,16 @@ def ingest_upload(upload_id: int, *, follow: bool = False, hashed_by_receiver: b
             cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ADVISORY_LOCK_NAMESPACE, upload_id])
 
 
+def ingestion_running(upload_id: int) -> bool:
+    """Whether some process ingests this upload now (holds its advisory lock; see ingest_upload)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [ADVISORY_LOCK_NAMESPACE, upload_id])
+        (locked,) = cursor.fetchone() or (False,)
+        if locked:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ADVISORY_LOCK_NAMESPACE, upload_id])
+    return not locked
+
+
 def _ingest_locked(upload_id: int) -> str:
     upload = Upload.objects.select_related("test").filter(pk=upload_id).first()
     if upload is None:

@@ -75,3 +75,11 @@ def expire_abandoned_uploads() -> list[int]:
     expired = expire()
     remove_orphan_files()
     return expired
+
+
+@shared_task(name="backend.uploads.tasks.resume_stalled_uploads", ignore_result=True)
+def resume_stalled_uploads() -> list[int]:
+    """Periodic (beat): queue again the ingestions whose worker died (backend/uploads/resume.py)."""
+    from backend.uploads.resume import resume_stalled_uploads as resume
+
+    return resume()

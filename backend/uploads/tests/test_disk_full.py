@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -77,7 +77,7 @@ def test_a_piece_on_a_full_disk_keeps_what_was_committed_and_resumes_later(
             return api.generic(
                 "PUT",
                 f"/api/v1/tests/{test_row.pk}/phout" + (f"?upload={upload}" if upload else ""),
-                body[start:end],
+                cast(Any, body[start:end]),
                 content_type="application/octet-stream",
                 HTTP_CONTENT_RANGE=f"bytes {start}-{end - 1}/{len(body)}",
             )

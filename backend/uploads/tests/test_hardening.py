@@ -8,7 +8,7 @@ import os
 import time
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.conf import settings
@@ -218,7 +218,7 @@ def test_a_refused_upload_leaves_the_test_to_another_upload_in_flight(
     piece = owner.client().generic(
         "PUT",
         f"/api/v1/tests/{waiting_test.pk}/phout",
-        body[:100],
+        cast(Any, body[:100]),
         content_type="application/octet-stream",
         HTTP_CONTENT_RANGE=f"bytes 0-99/{len(body)}",
     )
