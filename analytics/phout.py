@@ -26,10 +26,19 @@ Quirks of real files, each with a golden file under analytics/tests/golden/phout
 - a value that does not fit its column in `samples` (an interval_real over ~71 min, a size over 4 GiB, a code
   outside Int16, a negative size): a bad line naming the field and its range, never a wrapped value;
 - CRLF line ends: the '\r' is dropped; blank lines are skipped (the tank's reader skips them too).
+
+What a file may cost (each one's work is bounded by its useful lines, whatever it holds; see `not_phout_error`):
+- a send time before 2000-01-01 (MIN_SEND_TS) or a response second beyond UInt32 (MAX_RECEIVE_SEC, year 2106) is a
+  bad line: no generator writes one, and one such line stretched a report over 56 years;
+- blank lines beyond BLANK_LINES_FREE that outnumber the phout lines refuse the file: 1 GiB of line ends in a 1 MB
+  gzip kept a worker busy for minutes;
+- a line longer than MAX_LINE_BYTES refuses the file (a phout line is ~100 bytes; the buffer would grow with it);
+- a bad line's text is kept with control characters escaped (a NUL as `\\x00`): PostgreSQL's text cannot hold a NUL.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -98,8 +107,17 @@ _NATIVE_RANGES = tuple(VALUE_RANGES[name] for name in INT_COLUMNS)
 # The shortest line the C parser accepts: "1", an empty tag, ten one-digit integers, tabs and the LF.
 MIN_NATIVE_LINE_BYTES = len("1\t\t" + "\t".join("0" * 10) + "\n")
 
-# Response seconds must fit ClickHouse's UInt32 `receive_sec` and be a plausible unix time.
+# Response seconds must fit ClickHouse's UInt32 `receive_sec` and be a plausible unix time: a send time before
+# 2000-01-01 (`1.0`, a relative time, a time in ms or µs read as s would be after 2106) is a bad line.
 MAX_RECEIVE_SEC = 2**32 - 1
+MIN_SEND_TS = 946_684_800  # 2000-01-01T00:00:00Z
+_MIN_SEND_TS_US = MIN_SEND_TS * 1_000_000
+# Blank lines cost the slow path's work but hold nothing: this many are free, more must not outnumber phout lines.
+BLANK_LINES_FREE = 100_000
+# No phout line comes near this; the parser's buffer would have to grow to hold a longer one.
+MAX_LINE_BYTES = 1024 * 1024
+# How often (in lines) the slow path re-judges a file it was asked to judge early (`read_from`).
+_VERDICT_EVERY_LINES = 16_384
 # Bytes of complete lines handed to pyarrow per call: big enough for its threads, small enough to bound memory.
 DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
 MAX_CACHED_RAW_TAGS = 100_000
@@ -202,6 +220,7 @@ class NativeColumns:
 class ParseStats:
     lines_total: int = 0  # non-blank lines seen, good and bad
     lines_bad: int = 0
+    lines_blank: int = 0
     bad_examples: list[BadLine] = field(default_factory=list)
 
     @property
@@ -210,7 +229,10 @@ class ParseStats:
 
 
 def not_phout_error(stats: ParseStats) -> str | None:
-    """Why the input is refused as a whole (None if it is phout): no lines at all, or mostly lines that are not."""
+    """Why the input is refused as a whole (None if it is phout): no lines at all, mostly lines that are not, or
+    mostly blank lines."""
+    if error := blank_lines_error(stats):
+        return error
     if stats.lines_total == 0:
         return "the file holds no phout lines"
     if stats.lines_bad * 2 > stats.lines_total:
@@ -218,6 +240,17 @@ def not_phout_error(stats: ParseStats) -> str | None:
         return (
             f"this does not look like phout: {stats.lines_bad} of {stats.lines_total} lines are not phout "
             f"(12 tab-separated columns: time, tag, 8 times/sizes, net code, HTTP code); {first}"
+        )
+    return None
+
+
+def blank_lines_error(stats: ParseStats) -> str | None:
+    """Why the input is refused for its blank lines: more than BLANK_LINES_FREE, and more than its phout lines
+    (so far, when judged early: they cost work and hold nothing)."""
+    if stats.lines_blank > BLANK_LINES_FREE and stats.lines_blank > stats.lines_good:
+        return (
+            f"the file holds {stats.lines_blank} blank lines for {stats.lines_good} phout lines: refused "
+            f"(more than {BLANK_LINES_FREE} blank lines, and more than the phout lines)"
         )
     return None
 
@@ -254,6 +287,7 @@ class PhoutParser:
         self._filled = 0
         self._next_line = 1  # number of the first line in the buffer
         self._bytes_per_line = float(MIN_NATIVE_LINE_BYTES)  # of the last block the C parser took
+        self._verdict_lines: int | None = None  # judge the input early, from this many lines on (`read_from`)
 
     # ── public ──────────────────────────────────────────────────────────────────────────────────────────────
     def feed(self, data: bytes) -> list[PhoutBatch]:
@@ -274,17 +308,16 @@ class PhoutParser:
         With `early_verdict_lines`, raises NotPhout as soon as that many lines are in and most are not phout,
         instead of reading gigabytes of something else line by line.
         """
+        self._verdict_lines = early_verdict_lines
         while True:
             if self._filled == len(self._buf):
                 # A full buffer is one block; if it holds no line end at all, the line is longer than a block.
                 batch = self._parse_through_last_line()
                 if batch is None:
-                    self._resize(2 * len(self._buf))
+                    self._grow_for_a_long_line()
                 else:
                     yield from batch
-                judged = early_verdict_lines is not None and self.stats.lines_total >= early_verdict_lines
-                if judged and (error := not_phout_error(self.stats)):
-                    raise NotPhout(error)
+                self._judge_early()
                 continue
             with memoryview(self._buf) as view:
                 n = stream.readinto(view[self._filled :])
@@ -292,6 +325,21 @@ class PhoutParser:
                 break
             self._filled += n
         yield from self.finish()
+
+    def _judge_early(self) -> None:
+        """With an early verdict asked for (`read_from`), refuse the input as soon as the lines seen show it."""
+        if self._verdict_lines is None:
+            return
+        error = blank_lines_error(self.stats)
+        if error is None and self.stats.lines_total >= self._verdict_lines:
+            error = not_phout_error(self.stats)
+        if error:
+            raise NotPhout(error)
+
+    def _grow_for_a_long_line(self) -> None:
+        if len(self._buf) >= max(self.block_bytes, MAX_LINE_BYTES):
+            raise NotPhout(f"line {self._next_line} is longer than {MAX_LINE_BYTES} bytes: this is not phout")
+        self._resize(2 * len(self._buf))
 
     def finish(self) -> list[PhoutBatch]:
         """The end of the input: parse what is left, including a last line without its line end."""
@@ -343,8 +391,13 @@ class PhoutParser:
             batch = self._parse_fast(block)
         except _BlockInvalid:
             data = bytes(block)
+            lines = data.count(b"\n")
+            if not data.strip():  # only blank lines: nothing to parse, nothing to name
+                self.stats.lines_blank += lines
+                self._next_line = first_line + lines
+                return []
             slow = self._parse_lines_slowly(data, truncated=False)
-            self._next_line = first_line + data.count(b"\n")
+            self._next_line = first_line + lines
             return [] if slow is None else [slow]
         # Blank lines fail the fast path, so here every line is a row: no need to count line ends.
         self._next_line = first_line + (0 if batch is None else batch.rows)
@@ -407,6 +460,8 @@ class PhoutParser:
             if rows >= 0:
                 break
             columns = NativeColumns.for_block(len(block))
+        if rows and int(columns.send_ts_us[:rows].min()) < _MIN_SEND_TS_US:
+            return None  # the C parser checks the upper bound only; the other paths name the line
         self._bytes_per_line = max(len(block) / max(rows, 1), float(MIN_NATIVE_LINE_BYTES))
         # A case key is a tag cut just after its last '#', which case_of_tag maps like the whole tag.
         mapping = np.array([self._code_of_raw_tag(key) for key in case_keys], dtype=np.int32)
@@ -427,11 +482,17 @@ class PhoutParser:
     def _parse_lines_slowly(self, block: bytes, *, truncated: bool) -> PhoutBatch | None:
         good: list[tuple[float, int, list[int]]] = []
         line_no = self._next_line - 1
-        for raw_line in block.split(b"\n"):
+        judge = self._verdict_lines is not None
+        # Line by line from a stream, not a list of every line: a block of short lines would be millions of them.
+        for raw_line in io.BytesIO(block):
             line_no += 1
-            line = raw_line[:-1] if raw_line.endswith(b"\r") else raw_line
+            if judge and line_no % _VERDICT_EVERY_LINES == 0:
+                self._judge_early()
+            line = raw_line.rstrip(b"\n")
+            line = line[:-1] if line.endswith(b"\r") else line
             if not line.strip():
-                continue  # blank lines (and the empty piece after the last '\n')
+                self.stats.lines_blank += 1
+                continue
             self.stats.lines_total += 1
             parsed = _parse_line(line)
             if isinstance(parsed, str):
@@ -451,8 +512,16 @@ class PhoutParser:
     def _bad(self, line_no: int, reason: str, line: bytes) -> None:
         self.stats.lines_bad += 1
         if len(self.stats.bad_examples) < self.max_bad_examples:
-            text = line[:MAX_EXAMPLE_TEXT].decode("utf-8", errors="replace")
+            text = _printable(line[:MAX_EXAMPLE_TEXT].decode("utf-8", errors="replace"))
             self.stats.bad_examples.append(BadLine(line=line_no, reason=reason, text=text))
+
+
+# Control characters (tab aside) as `\xNN`: a NUL cannot be stored in PostgreSQL text, the others garble a page.
+_CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F) if c != 0x09}
+
+
+def _printable(text: str) -> str:
+    return text.translate(_CONTROL_ESCAPES)
 
 
 def _batch(
@@ -502,6 +571,8 @@ def _parse_line(line: bytes) -> tuple[float, bytes, list[int]] | str:
         ints.append(value)
     receive = _receive_sec(np.array([send_ts]), np.array([ints[0]], dtype=np.int64))
     if _out_of_range(np.array([send_ts]), receive)[0]:
+        if send_ts < MIN_SEND_TS:
+            return f"send time {send_ts!r} is before 2000-01-01: phout times are unix seconds"
         return f"send time {send_ts!r} with interval_real {ints[0]} µs is not a plausible unix time"
     return send_ts, fields[1], ints
 
@@ -515,7 +586,7 @@ def _receive_sec(send_ts: npt.NDArray[np.float64], interval_real_us: I64) -> I64
 
 def _out_of_range(send_ts: npt.NDArray[np.float64], receive_sec: I64) -> npt.NDArray[np.bool_]:
     with np.errstate(invalid="ignore"):
-        return np.asarray(~(send_ts > 0) | (receive_sec < 0) | (receive_sec > MAX_RECEIVE_SEC))
+        return np.asarray(~(send_ts >= MIN_SEND_TS) | (receive_sec < 0) | (receive_sec > MAX_RECEIVE_SEC))
 
 
 def parse_stream(chunks: Iterable[bytes], parser: PhoutParser | None = None) -> Iterator[PhoutBatch]:

@@ -110,9 +110,12 @@ CELERY_TASK_ROUTES = {
     "backend.tankapi.tasks.flush_buffer": {"queue": "ingest"},
     "backend.tankapi.tasks.finish_test": {"queue": "ingest"},
     "backend.tankapi.tasks.close_silent_tests": {"queue": "default"},
-    "backend.uploads.tasks.ingest_upload": {"queue": "ingest"},
-    "backend.uploads.tasks.follow_upload": {"queue": "ingest"},
+    # Phout ingestion on a queue of its own, served by workers of its own: an upload of minutes must never hold
+    # back the tank's flush (which runs every second on `ingest`).
+    "backend.uploads.tasks.ingest_upload": {"queue": "uploads"},
+    "backend.uploads.tasks.follow_upload": {"queue": "uploads"},
     "backend.uploads.tasks.expire_abandoned_uploads": {"queue": "default"},
+    "backend.uploads.tasks.resume_stalled_uploads": {"queue": "default"},
     "backend.reports.tasks.postprocess_test": {"queue": "analysis"},
     "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
     "backend.compare.tasks.compute_comparison": {"queue": "analysis"},
@@ -135,6 +138,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "backend.uploads.tasks.expire_abandoned_uploads",
         "schedule": 600.0,
         "options": {"queue": "default"},
+    },
+    "uploads-resume-stalled": {
+        "task": "backend.uploads.tasks.resume_stalled_uploads",
+        "schedule": 60.0,
+        "options": {"queue": "default", "expires": 60},
     },
 }
 
@@ -189,6 +197,9 @@ LOGIN_REDIRECT_URL = "/"
 TANKODROM_MAX_BODY_BYTES = env.get_int("TANKODROM_MAX_BODY_BYTES", 32 * 1024 * 1024)
 TANKODROM_MAX_UPLOAD_BYTES = env.get_int("TANKODROM_MAX_UPLOAD_BYTES", 50 * 1024**3)
 TANKODROM_UPLOAD_ABANDON_S = env.get_int("TANKODROM_UPLOAD_ABANDON_S", 24 * 3600)
+# A gzipped phout upload may inflate to this many times its size (at least 256 MB), and never beyond the bytes.
+TANKODROM_MAX_INFLATE_RATIO = env.get_int("TANKODROM_MAX_INFLATE_RATIO", 100)
+TANKODROM_MAX_INFLATED_BYTES = env.get_int("TANKODROM_MAX_INFLATED_BYTES", 200 * 1024**3)
 DATA_UPLOAD_MAX_MEMORY_SIZE = TANKODROM_MAX_BODY_BYTES
 
 LOGGING = {

@@ -97,7 +97,7 @@ class WorkerProcess:
     """A real Celery worker (with beat when asked) running the test settings in a subprocess."""
 
     env: dict[str, str]
-    queues: str = "default,ingest,analysis"
+    queues: str = "default,ingest,uploads,analysis"
     beat: bool = False
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The application processes: gunicorn (UI + API) and a Celery worker with its beat scheduler.
+# The application processes: gunicorn (UI + API) and two Celery workers (the tank stream's, with the beat scheduler,
+# and the uploads'; see start_workers in lib.sh).
 #   deploy/app.sh run    set up, then serve in the foreground; Ctrl-C stops what this started
 #   deploy/app.sh up     the same in the background (logs and pid files under var/)
 #   deploy/app.sh down   stop what `up` started
@@ -7,19 +8,17 @@ source "$(dirname "$0")/lib.sh"
 
 start_processes() {
   cd "$ROOT"
-  say "serving http://$TANKODROM_BIND (gunicorn) with a Celery worker"
+  say "serving http://$TANKODROM_BIND (gunicorn) with Celery workers"
   # setsid: Ctrl-C in the terminal reaches only this script, which then stops the processes in order.
   setsid nohup "$ROOT/.venv/bin/gunicorn" -c "$ROOT/deploy/gunicorn.conf.py" \
     --bind "$TANKODROM_BIND" --pid "$RUN/gunicorn.pid" >>"$LOG/gunicorn.log" 2>&1 &
-  setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -B -Q default,ingest,analysis --concurrency 2 \
-    --loglevel INFO --pidfile "$RUN/celery.pid" --schedule "$VAR/celerybeat-schedule" \
-    >>"$LOG/celery.log" 2>&1 &
+  start_workers "$RUN" ""
   wait_for 60 "the web server" curl -sf -o /dev/null "http://$TANKODROM_BIND/healthz"
 }
 
 stop_processes() {
   stop_pidfile "$RUN/gunicorn.pid" gunicorn
-  stop_pidfile "$RUN/celery.pid" "Celery worker"
+  stop_workers "$RUN"
 }
 
 first_admin() {
@@ -35,12 +34,12 @@ case "${1:-run}" in
     trap cleanup EXIT                  # a process died: stop the rest, keep the error status
     start_processes
     say "ready: http://$TANKODROM_BIND  (Ctrl-C stops)"
-    tail -n 0 -F "$LOG/gunicorn.log" "$LOG/celery.log" &
+    tail -n 0 -F "$LOG/gunicorn.log" "$LOG/celery.log" "$LOG/celery-uploads.log" &
     tailpid=$!
     # Stay in the foreground until a process dies or the user presses Ctrl-C.
-    while pid_alive "$RUN/gunicorn.pid" && pid_alive "$RUN/celery.pid"; do sleep 1; done
+    while pid_alive "$RUN/gunicorn.pid" && workers_alive "$RUN"; do sleep 1; done
     kill "$tailpid" 2>/dev/null || true
-    die "a process exited; see $LOG/gunicorn.log and $LOG/celery.log"
+    die "a process exited; see $LOG/gunicorn.log, $LOG/celery.log and $LOG/celery-uploads.log"
     ;;
   up)
     "$ROOT/deploy/setup.sh"

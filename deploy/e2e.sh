@@ -31,11 +31,11 @@ BASE="http://$TANKODROM_BIND"
 cleanup() {
   local rc=$?
   if [[ "${E2E_KEEP:-0}" == 1 && $rc == 0 ]]; then
-    say "e2e server left running at $BASE (stop: kill \$(cat $E2E_RUN/gunicorn.pid) \$(cat $E2E_RUN/celery.pid))"
+    say "e2e server left running at $BASE (stop: kill \$(cat $E2E_RUN/gunicorn.pid $E2E_RUN/celery.pid $E2E_RUN/celery-uploads.pid))"
     return
   fi
   stop_pidfile "$E2E_RUN/gunicorn.pid" "e2e gunicorn"
-  stop_pidfile "$E2E_RUN/celery.pid" "e2e Celery worker"
+  stop_workers "$E2E_RUN"
   return $rc
 }
 trap cleanup EXIT
@@ -54,7 +54,7 @@ fi
 
 # ── fresh databases, migrated ─────────────────────────────────────────────────────────────────────────────
 if pid_alive "$E2E_RUN/gunicorn.pid"; then stop_pidfile "$E2E_RUN/gunicorn.pid" "previous e2e gunicorn"; fi
-if pid_alive "$E2E_RUN/celery.pid"; then stop_pidfile "$E2E_RUN/celery.pid" "previous e2e Celery worker"; fi
+stop_workers "$E2E_RUN"  # of a previous run, if any
 say "e2e: fresh databases (PostgreSQL ${DATABASE_URL##*/}, ClickHouse $CLICKHOUSE_DATABASE, Redis ${REDIS_URL##*/})"
 read -r pg_host pg_port pg_user pg_db < <("$PY" -c 'import sys; sys.path.insert(0, sys.argv[2]); from backend.env import parse_database_url as p; d = p(sys.argv[1]); print(d.host, d.port, d.user, d.name)' "$DATABASE_URL" "$ROOT")
 [[ "$pg_db" == *e2e* ]] || die "refusing to drop database $pg_db: the e2e database name must contain 'e2e'"
@@ -71,17 +71,16 @@ TOKEN=$("$PY" manage.py issue_token e2e --name "browser tests" 2>/dev/null | tai
 [[ -n "$TOKEN" ]] || die "could not issue an API token"
 
 # ── the application, as `make run` starts it ──────────────────────────────────────────────────────────────
-say "e2e: starting gunicorn on $BASE and a Celery worker with beat"
+say "e2e: starting gunicorn on $BASE and the Celery workers (with beat)"
 GUNICORN_THREADS=4 "$ROOT/.venv/bin/gunicorn" -c "$ROOT/deploy/gunicorn.conf.py" --workers 2 \
   --bind "$TANKODROM_BIND" --pid "$E2E_RUN/gunicorn.pid" >"$LOG/e2e-gunicorn.log" 2>&1 &
-"$ROOT/.venv/bin/celery" -A backend worker -B -Q default,ingest,analysis --concurrency 2 --loglevel INFO \
-  --pidfile "$E2E_RUN/celery.pid" --schedule "$VAR/celerybeat-schedule" >"$LOG/e2e-celery.log" 2>&1 &
+start_workers "$E2E_RUN" "e2e-"
 wait_for 60 "the e2e web server" curl -sf -o /dev/null "$BASE/healthz"
 
 # ── real data through the public API, then the browser ────────────────────────────────────────────────────
 say "e2e: seeding tests through the API"
 E2E_BASE_URL="$BASE" E2E_TOKEN="$TOKEN" node frontend/e2e/seed.mjs "$VAR/seed.json" \
-  || { tail -n 40 "$LOG/e2e-celery.log" >&2; die "seeding failed (logs: $LOG/e2e-gunicorn.log, $LOG/e2e-celery.log)"; }
+  || { tail -n 40 "$LOG/e2e-celery-uploads.log" >&2; die "seeding failed (logs: $LOG/e2e-gunicorn.log, $LOG/e2e-celery*.log)"; }
 say "e2e: browser specs (headless Chromium), screenshots in var/screenshots/"
 E2E_BASE_URL="$BASE" E2E_TOKEN="$TOKEN" E2E_SEED="$VAR/seed.json" E2E_SCREENSHOTS="$ROOT/var/screenshots" \
   node frontend/e2e/run.mjs

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -11,6 +14,29 @@ from django.db import models
 def new_upload_token() -> str:
     # The tank pastes it into the URL without encoding: 32 hex chars, as the real Overload issued.
     return secrets.token_hex(16)
+
+
+_HASHED = re.compile(r"^[0-9a-f]{64}$")
+
+
+def hash_upload_token(raw: str) -> str:
+    """What is stored of an upload token: its SHA-256 in hex (128 random bits: a fast hash is enough)."""
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class UploadTokenField(models.CharField):  # type: ignore[type-arg]
+    """An upload token stored as its hash, as API tokens are: whoever reads the database cannot push as the tank.
+
+    A raw token assigned to the field (32 hex chars, `new_upload_token`) is hashed on its way to the database; the
+    instance keeps the raw one in memory, so the code that creates a test can hand it out once (create.json), and
+    a test row read back holds the hash only. Compare a token sent by a tank with `hash_upload_token(sent)`.
+    """
+
+    def get_prep_value(self, value: Any) -> Any:
+        value = super().get_prep_value(value)
+        if isinstance(value, str) and not _HASHED.match(value):
+            return hash_upload_token(value)
+        return value
 
 
 class TestStatus(models.TextChoices):
@@ -49,7 +75,7 @@ class Test(models.Model):
     exit_reason = models.CharField(max_length=256, blank=True, default="")
     closed_by_silence = models.BooleanField(default=False)
 
-    upload_token = models.CharField(max_length=64, unique=True, default=new_upload_token)
+    upload_token = UploadTokenField(max_length=64, unique=True, default=new_upload_token)
     # True when the tank streamed per-second aggregates (source_id 0 in second_aggregates).
     has_stream = models.BooleanField(default=False)
     # The upload whose raw samples are the exact source of this test's figures, if any.

@@ -28,7 +28,7 @@ from django.http import QueryDict
 
 from analytics.tank_push import MonitoringChunk, PushFormatError, PushSecond, parse_monitoring, parse_push_data
 from analytics.tank_push_fast import parse_canonical_push_data
-from backend.loadtests.models import Test, TestStatus
+from backend.loadtests.models import Test, TestStatus, hash_upload_token
 from backend.loadtests.tokens import hash_token, resolve_token
 from backend.tankapi import buffer
 
@@ -83,7 +83,7 @@ class _CachedUser:
 
 @dataclass(frozen=True, slots=True)
 class _CachedTest:
-    upload_token: str
+    upload_token: str  # its hash (UploadTokenField)
     owner_id: int
     online: bool
     stopped: bool  # a stop was asked from the web
@@ -295,7 +295,7 @@ def check_access(job: int, query: QueryDict) -> Answer | str:
     if test is None:
         return error(f"job {job} does not exist", 404)
     upload_token = query.get("upload_token", "")
-    if not upload_token or not hmac.compare_digest(upload_token, test.upload_token):
+    if not upload_token or not hmac.compare_digest(hash_upload_token(upload_token), test.upload_token):
         return error(f"upload_token does not match job {job}", 403)
     raw = query.get("api_token")
     token_hash = ""

@@ -13,10 +13,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
-from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.loadtests.models import Upload, UploadStatus
+from backend.uploads import outcome
 from backend.uploads.storage import upload_path
 
 log = logging.getLogger(__name__)
@@ -43,18 +43,9 @@ def expire_abandoned_uploads(now: datetime | None = None) -> list[int]:
             f"abandoned: no bytes arrived for {idle_limit.total_seconds() / 3600:g} h "
             f"({upload.progress_bytes} of {upload.size_bytes} received); upload the file again"
         )
-        with transaction.atomic():
-            # Only if it is still receiving: a piece may have completed it since the query above.
-            if not Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(
-                status=UploadStatus.FAILED, error=error, finished_at=now
-            ):
-                continue
-            test = Test.objects.select_for_update().get(pk=upload.test_id)
-            if test.status == TestStatus.PROCESSING and test.active_upload_id is None and not test.has_stream:
-                test.status = TestStatus.FAILED
-                test.error = f"phout upload {upload.pk} failed: {error}"
-                test.save(update_fields=["status", "error"])
-        upload_path(upload.pk).unlink(missing_ok=True)
+        # Only if it is still receiving: a piece may have completed it since the query above.
+        if not outcome.fail_upload(int(upload.pk), error, only_from=(UploadStatus.RECEIVING,), now=now):
+            continue
         log.info("upload %s expired: %s", upload.pk, error)
         expired.append(int(upload.pk))
     return expired

@@ -42,10 +42,18 @@ from backend.celery_app import app as celery_app
 from backend.clickhouse import client, native
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.uploads import outcome
 from backend.uploads.digest import digest_of_file
 from backend.uploads.direct_io import ReadAhead
 from backend.uploads.follow import Abandoned, GrowingFile
-from backend.uploads.storage import DamagedGzip, open_decoded, open_stored, upload_path
+from backend.uploads.storage import (
+    DamagedGzip,
+    InflatesTooMuch,
+    max_inflated_bytes,
+    open_decoded,
+    open_stored,
+    upload_path,
+)
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +117,16 @@ def ingest_upload(upload_id: int, *, follow: bool = False, hashed_by_receiver: b
             cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ADVISORY_LOCK_NAMESPACE, upload_id])
 
 
+def ingestion_running(upload_id: int) -> bool:
+    """Whether some process ingests this upload now (holds its advisory lock; see ingest_upload)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [ADVISORY_LOCK_NAMESPACE, upload_id])
+        (locked,) = cursor.fetchone() or (False,)
+        if locked:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ADVISORY_LOCK_NAMESPACE, upload_id])
+    return not locked
+
+
 def _ingest_locked(upload_id: int) -> str:
     upload = Upload.objects.select_related("test").filter(pk=upload_id).first()
     if upload is None:
@@ -130,14 +148,13 @@ def _ingest_locked(upload_id: int) -> str:
             result = _load(upload, raw)
         return _activate(upload, result, path)
     except IngestError as exc:
-        _fail(upload, str(exc))
-        path.unlink(missing_ok=True)  # the file itself is the problem: keeping it would only fill the disk
+        _fail(upload, str(exc))  # the file itself is the problem: it is removed with the failure
         return UploadStatus.FAILED
     except client.ClickHouseUnavailable:
         raise  # the task retries later; the upload stays `parsing` and the next attempt starts clean
-    except Exception as exc:
+    except Exception:
         log.exception("ingestion of upload %s failed", upload_id)
-        _fail(upload, f"internal error while ingesting: {exc.__class__.__name__}: {exc}")
+        _fail(upload, internal_error(upload_id))
         return UploadStatus.FAILED
 
 
@@ -180,9 +197,9 @@ def _ingest_following(upload_id: int, hashed_by_receiver: bool) -> str:
         return UploadStatus.FAILED
     except client.ClickHouseUnavailable:
         raise  # not the upload's fault: the ordinary ingestion retries it, deleting what this left first
-    except Exception as exc:
+    except Exception:
         log.exception("following upload %s failed", upload_id)
-        _fail(upload, f"internal error while ingesting: {exc.__class__.__name__}: {exc}")
+        _fail(upload, internal_error(upload_id))
         return UploadStatus.FAILED
 
 
@@ -191,6 +208,15 @@ def fail_upload(upload_id: int, error: str) -> None:
     upload = Upload.objects.select_related("test").filter(pk=upload_id).first()
     if upload is not None and upload.status == UploadStatus.PARSING:
         _fail(upload, error)
+
+
+def internal_error(upload_id: int) -> str:
+    """What the uploader is told of a failure that is not the file's: never the exception's own text (it may hold
+    SQL, paths or a driver's internals); the server's log has it, under the upload's id."""
+    return (
+        f"internal error while ingesting upload {upload_id}: nothing of it was stored; the server's log has the "
+        "details. Upload the file again, or tell the administrator if it fails again"
+    )
 
 
 # ── loading ─────────────────────────────────────────────────────────────────────────────────────────────────
@@ -207,15 +233,16 @@ def _load(upload: Upload, raw: io.BufferedIOBase) -> IngestResult:
 
 
 def _load_reusing_memory(upload: Upload, raw: io.BufferedIOBase) -> IngestResult:
-    with _decoded_ahead(raw) as decoded:
+    with _decoded_ahead(raw, int(upload.size_bytes)) as decoded:
         return _load_decoded(upload, raw, decoded)
 
 
 @contextlib.contextmanager
-def _decoded_ahead(raw: io.BufferedIOBase) -> Iterator[io.BufferedIOBase | ReadAhead]:
+def _decoded_ahead(raw: io.BufferedIOBase, stored_bytes: int) -> Iterator[io.BufferedIOBase | ReadAhead]:
     """The upload's phout bytes. A gzipped one is inflated on a thread of its own, ahead of the parser: on the
-    parsing thread, inflating (~2.5 CPU-s for 10M lines) made the one stage every other waits for twice as long."""
-    decoded = open_decoded(raw)
+    parsing thread, inflating (~2.5 CPU-s for 10M lines) made the one stage every other waits for twice as long.
+    It may inflate to `max_inflated_bytes(stored_bytes)` at most (storage.py)."""
+    decoded = open_decoded(raw, max_inflated_bytes(stored_bytes))
     if decoded is raw:
         yield raw
         return
@@ -263,7 +290,7 @@ def _load_decoded(upload: Upload, raw: io.BufferedIOBase, decoded: io.BufferedIO
             aggregate_stage.put((last, cases))
         aggregate_stage.close()
         sample_stage.close()
-    except (NotPhout, DamagedGzip) as exc:
+    except (NotPhout, DamagedGzip, InflatesTooMuch) as exc:
         aggregate_stage.abort()
         sample_stage.abort()
         raise IngestError(str(exc)) from exc
@@ -654,19 +681,12 @@ def _activate(upload: Upload, result: IngestResult, path: Path) -> str:
 
 
 def _fail(upload: Upload, error: str) -> None:
-    log.info("upload %s failed: %s", upload.pk, error)
+    """Fail the upload (its file removed, its test released: backend/uploads/outcome.py), its rows deleted."""
     try:
         delete_upload_rows(int(upload.test_id), int(upload.pk))
     except client.ClickHouseUnavailable:
         log.warning("could not delete the rows of failed upload %s (ClickHouse down); they stay invisible", upload.pk)
-    with transaction.atomic():
-        test = Test.objects.select_for_update().get(pk=upload.test_id)
-        Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.FAILED, error=error, finished_at=timezone.now())
-        # A test that has other data (an earlier upload, the tank's stream) keeps it and its status.
-        if test.active_upload_id is None and not test.has_stream:
-            test.status = TestStatus.FAILED
-            test.error = f"phout upload {upload.pk} failed: {error}"
-            test.save(update_fields=["status", "error"])
+    outcome.fail_upload(int(upload.pk), error)
 
 
 def delete_upload_rows(test_id: int, upload_id: int) -> None:

@@ -9,16 +9,22 @@ When the last byte is in, the upload is queued for ingestion (`ingest` queue).
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import logging
+import os
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads import digest
+from backend.uploads import digest, outcome
 from backend.uploads.storage import (
     COMMIT_BYTES,
     BodyIncomplete,
@@ -31,6 +37,8 @@ from backend.uploads.storage import (
 )
 
 CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+)$")
+PIECE_LOCK_NAMESPACE = 4021  # pg advisory locks are (namespace, id) pairs: this one is "writing an upload's file"
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -75,6 +83,56 @@ def receive(
             413, f"a file of {total} bytes exceeds the limit of {limit} bytes (TANKODROM_MAX_UPLOAD_BYTES)"
         )
     upload = _upload_for(test, start, total, upload_id)
+    with _writing(upload, start):
+        return _store(test, upload, stream, start, end, total, length, whole_request=content_range is None)
+
+
+@contextlib.contextmanager
+def _writing(upload: Upload, start: int) -> Iterator[None]:
+    """Hold the upload for this request's write: two requests writing the same piece at once mixed their bytes in
+    the file. A PostgreSQL advisory lock of the session (no transaction stays open for the minutes a big piece
+    takes, and the server drops it if the process dies); the request that does not get it is answered 409 before
+    its body is read. Once held, the upload is checked again: the other request may have moved it on."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [PIECE_LOCK_NAMESPACE, upload.pk])
+        (locked,) = cursor.fetchone() or (False,)
+    if not locked:
+        raise ReceiveError(
+            409,
+            f"another request is writing upload {upload.pk} now: wait for it to end, then ask the upload's "
+            "received_bytes and send from there",
+            {"upload_id": upload.pk},
+        )
+    try:
+        upload.refresh_from_db()
+        if upload.status != UploadStatus.RECEIVING:
+            raise ReceiveError(
+                409, f"upload {upload.pk} is already complete ({upload.status})", {"upload_id": upload.pk}
+            )
+        if start != upload.progress_bytes:
+            have = upload.progress_bytes
+            raise ReceiveError(
+                409,
+                f"upload {upload.pk} has {have} bytes: the next piece must start there, not at {start}",
+                {"upload_id": upload.pk, "received_bytes": have},
+            )
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [PIECE_LOCK_NAMESPACE, upload.pk])
+
+
+def _store(
+    test: Test,
+    upload: Upload,
+    stream: Readable | Fillable,
+    start: int,
+    end: int,
+    total: int,
+    length: int,
+    *,
+    whole_request: bool,
+) -> Received:
     path = upload_path(upload.pk)
     whole = start == 0 and end + 1 == total
     hasher = digest.new_hasher() if whole else None
@@ -88,7 +146,9 @@ def receive(
 
     def committed(end_offset: int) -> None:
         # Bytes before end_offset are in the file for good: a broken piece resumes after them, a follow reads them.
-        Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(progress_bytes=end_offset)
+        if not Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(progress_bytes=end_offset):
+            # A follow judged what arrived so far and failed the upload: the rest of the body is not read.
+            raise BodyRefused(_failure_of(upload.pk))
         upload.progress_bytes = end_offset
         if follow is not None:
             follow.consider(end_offset)
@@ -104,25 +164,31 @@ def receive(
             on_commit=committed,
         )
     except BodyRefused as exc:
-        path.unlink(missing_ok=True)
-        Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.FAILED, error=str(exc))
-        raise ReceiveError(400, str(exc), {"upload_id": upload.pk}) from exc
+        outcome.fail_upload(int(upload.pk), str(exc))
+        raise ReceiveError(400, _failure_of(upload.pk), {"upload_id": upload.pk}) from exc
     except BodyIncomplete as exc:
-        if content_range is None:
+        if whole_request:
             # A whole-file PUT cannot be resumed: nothing of it is kept.
-            path.unlink(missing_ok=True)
-            Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.FAILED, error=str(exc))
+            outcome.fail_upload(int(upload.pk), str(exc))
             raise ReceiveError(400, str(exc), {"upload_id": upload.pk}) from exc
         # The bytes committed so far are intact; the client resumes after them.
         received = max(start, upload.progress_bytes)
         raise ReceiveError(400, str(exc), {"upload_id": upload.pk, "received_bytes": received}) from exc
+    except OSError as exc:
+        raise _storage_error(upload, path, exc, whole_request=whole_request) from exc
     upload.progress_bytes = end + 1
     upload.file_path = str(path)
     if end + 1 < total:
-        upload.save(update_fields=["progress_bytes", "file_path"])
+        if not Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(
+            progress_bytes=upload.progress_bytes, file_path=upload.file_path
+        ):
+            raise ReceiveError(400, _failure_of(upload.pk), {"upload_id": upload.pk})
         return Received(upload, complete=False)
-    with path.open("r+b") as f:
-        f.truncate(total)  # an earlier broken attempt may have written past the end
+    try:
+        with path.open("r+b") as f:
+            f.truncate(total)  # an earlier broken attempt may have written past the end
+    except FileNotFoundError:
+        pass  # a follow failed the upload and removed its file: the update below finds it failed
     upload.content_digest = digest.digest_of(hasher) if hasher is not None else ""
     upload.status = UploadStatus.PARSING
     completed = Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(
@@ -133,13 +199,47 @@ def receive(
     )
     if not completed:
         # A follow judged the file while it arrived (e.g. not phout) and failed the upload: say so.
-        failed = Upload.objects.get(pk=upload.pk)
-        raise ReceiveError(400, failed.error or f"upload {upload.pk} is {failed.status}", {"upload_id": upload.pk})
+        outcome.remove_file(int(upload.pk))
+        raise ReceiveError(400, _failure_of(upload.pk), {"upload_id": upload.pk})
     if test.active_upload_id is None and not test.has_stream:
         Test.objects.filter(pk=test.pk).update(status=TestStatus.PROCESSING, error="")
     upload_pk = int(upload.pk)
     transaction.on_commit(lambda: _queue_ingestion(upload_pk))
     return Received(upload, complete=True)
+
+
+def _failure_of(upload_id: int) -> str:
+    failed = Upload.objects.filter(pk=upload_id).values_list("status", "error").first()
+    if failed is None:
+        return f"upload {upload_id} was deleted"
+    status, error = failed
+    return str(error) or f"upload {upload_id} is {status}"
+
+
+# Errors of the file system that say the disk (or the user's quota) is full: the client may try again later.
+_NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def _storage_error(upload: Upload, path: Path, exc: OSError, *, whole_request: bool) -> ReceiveError:
+    """The body could not be written. A whole-file PUT is failed and its file removed; a resumable upload keeps the
+    bytes committed before (the rest is cut off, so the space is given back) and may resume once there is room."""
+    log.error("upload %s: could not write %s: %s", upload.pk, path, exc)
+    full = exc.errno in _NO_SPACE
+    reason = "the server's disk is full" if full else "the server could not write the file"
+    status = 507 if full else 503
+    if whole_request:
+        outcome.fail_upload(int(upload.pk), f"{reason}: nothing of the file was kept; upload it again later")
+        return ReceiveError(
+            status, f"{reason}: nothing of the file was kept; upload it again later", {"upload_id": upload.pk}
+        )
+    committed = Upload.objects.filter(pk=upload.pk).values_list("progress_bytes", flat=True).first() or 0
+    with contextlib.suppress(OSError):
+        os.truncate(path, committed)
+    return ReceiveError(
+        status,
+        f"{reason}: the upload keeps its first {committed} bytes; send the rest from there later",
+        {"upload_id": upload.pk, "received_bytes": committed},
+    )
 
 
 def _upload_for(test: Test, start: int, total: int, upload_id: str | None) -> Upload:
@@ -150,17 +250,9 @@ def _upload_for(test: Test, start: int, total: int, upload_id: str | None) -> Up
     upload = Upload.objects.filter(pk=int(upload_id), test=test).first()
     if upload is None:
         raise ReceiveError(404, f"upload {upload_id} of test {test.pk} not found")
-    if upload.status != UploadStatus.RECEIVING:
-        raise ReceiveError(409, f"upload {upload.pk} is already complete ({upload.status})", {"upload_id": upload.pk})
     if upload.size_bytes != total:
         raise ReceiveError(400, f"upload {upload.pk} was announced as {upload.size_bytes} bytes, not {total}")
-    if start != upload.progress_bytes:
-        raise ReceiveError(
-            409,
-            f"upload {upload.pk} has {upload.progress_bytes} bytes: the next piece must start there, not at {start}",
-            {"upload_id": upload.pk, "received_bytes": upload.progress_bytes},
-        )
-    return upload
+    return upload  # its status and where the piece starts are checked once it is held (_writing)
 
 
 def _queue_ingestion(upload_id: int) -> None:

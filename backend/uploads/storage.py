@@ -158,23 +158,54 @@ class DamagedGzip(Exception):
 _INFLATE_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error, cast("type[Exception]", isal_zlib.IsalError))
 
 
-class _Inflating(io.BufferedIOBase):
-    """A gzip stream's inflated bytes, a damaged stream's error raised as DamagedGzip with what went wrong."""
+class InflatesTooMuch(Exception):
+    """A gzip body that inflates beyond what its size allows (`max_inflated_bytes`): a bomb, or not a phout log."""
 
-    def __init__(self, raw: io.BufferedIOBase) -> None:
+
+def max_inflated_bytes(stored_bytes: int) -> int:
+    """How far a gzip body of this size may inflate: TANKODROM_MAX_INFLATE_RATIO times its size (phout compresses
+    3-10x), never less than INFLATE_FREE_BYTES, never more than TANKODROM_MAX_INFLATED_BYTES."""
+    by_ratio = max(int(settings.TANKODROM_MAX_INFLATE_RATIO) * stored_bytes, INFLATE_FREE_BYTES)
+    return min(by_ratio, int(settings.TANKODROM_MAX_INFLATED_BYTES))
+
+
+# A gzip body may always inflate to this much, whatever its ratio: small test files of repeated lines compress far
+# better than real logs.
+INFLATE_FREE_BYTES = 256 * 1024 * 1024
+
+
+class _Inflating(io.BufferedIOBase):
+    """A gzip stream's inflated bytes, a damaged stream's error raised as DamagedGzip with what went wrong, and
+    InflatesTooMuch once more than `limit` bytes came out (the inflating stops there: memory and time stay bounded)."""
+
+    def __init__(self, raw: io.BufferedIOBase, limit: int | None = None) -> None:
         super().__init__()
         self._gzip = igzip.IGzipFile(fileobj=raw, mode="rb")  # type: ignore[no-untyped-call]
+        self._limit = limit
+        self._out = 0
 
     def readable(self) -> bool:
         return True
 
     def read(self, size: int | None = -1, /) -> bytes:
         with _damage_named():
-            return self._gzip.read(size)
+            data = self._gzip.read(size)
+        self._count(len(data))
+        return data
 
     def readinto(self, buffer: memoryview | bytearray, /) -> int:  # type: ignore[override]
         with _damage_named():
-            return self._gzip.readinto(buffer)
+            n = self._gzip.readinto(buffer)
+        self._count(n)
+        return n
+
+    def _count(self, n: int) -> None:
+        self._out += n
+        if self._limit is not None and self._out > self._limit:
+            raise InflatesTooMuch(
+                f"the gzip file inflates to more than {self._limit} bytes, more than its size allows "
+                "(TANKODROM_MAX_INFLATE_RATIO, TANKODROM_MAX_INFLATED_BYTES): refused"
+            )
 
     def tell(self) -> int:
         return self._gzip.tell()
@@ -195,13 +226,13 @@ def _damage_named() -> Iterator[None]:
         raise DamagedGzip(message) from exc
 
 
-def open_decoded(raw: io.BufferedIOBase) -> io.BufferedIOBase:
+def open_decoded(raw: io.BufferedIOBase, max_inflated: int | None = None) -> io.BufferedIOBase:
     """The decompressed view of a stored body: gzip when it starts with gzip's magic bytes, else the file itself.
-    Reads of a gzip body that does not inflate raise DamagedGzip."""
+    Reads of a gzip body that does not inflate raise DamagedGzip; past `max_inflated` bytes, InflatesTooMuch."""
     magic = raw.read(2)
     raw.seek(0)
     if magic == GZIP_MAGIC:
-        return _Inflating(raw)
+        return _Inflating(raw, max_inflated)
     return raw
 
 

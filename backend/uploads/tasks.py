@@ -39,7 +39,10 @@ def ingest_upload(self: Any, upload_id: int) -> str:
         return outcome
     except ClickHouseUnavailable as exc:
         if self.request.retries >= MAX_RETRIES:
-            ingest.fail_upload(upload_id, f"storage unavailable, gave up after {MAX_RETRIES} retries: {exc}")
+            log.error("upload %s: ClickHouse unavailable through every retry, giving up: %s", upload_id, exc)
+            ingest.fail_upload(
+                upload_id, f"the sample store stayed unavailable through {MAX_RETRIES} retries: upload the file again"
+            )
             return "failed"
         log.warning("upload %s: ClickHouse unavailable, retrying: %s", upload_id, exc)
         raise self.retry(exc=exc) from exc
@@ -64,7 +67,19 @@ def follow_upload(upload_id: int, hashed_by_receiver: bool = False) -> str:
 
 @shared_task(name="backend.uploads.tasks.expire_abandoned_uploads", ignore_result=True)
 def expire_abandoned_uploads() -> list[int]:
-    """Periodic (beat): fail resumable uploads whose client stopped sending long ago (backend/uploads/expire.py)."""
+    """Periodic (beat): fail resumable uploads whose client stopped sending long ago (backend/uploads/expire.py),
+    then remove upload files no upload in flight owns (backend/uploads/outcome.py)."""
     from backend.uploads.expire import expire_abandoned_uploads as expire
+    from backend.uploads.outcome import remove_orphan_files
 
-    return expire()
+    expired = expire()
+    remove_orphan_files()
+    return expired
+
+
+@shared_task(name="backend.uploads.tasks.resume_stalled_uploads", ignore_result=True)
+def resume_stalled_uploads() -> list[int]:
+    """Periodic (beat): queue again the ingestions whose worker died (backend/uploads/resume.py)."""
+    from backend.uploads.resume import resume_stalled_uploads as resume
+
+    return resume()

@@ -355,7 +355,7 @@ def run_tankodrom(path: Path, monitor: PeakRss, var_dir: Path) -> tuple[float, s
             "backend",
             "worker",
             "-Q",
-            "ingest,analysis,default",
+            "uploads,ingest,analysis,default",
             "--pool",
             "solo",
             "--loglevel",
