@@ -16,7 +16,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import NotAuthenticated, NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 
 from backend.clickhouse.queries import purge
 from backend.loadtests.models import Test, TestStatus
-from backend.loadtests.permissions import can_create, can_read, can_write
+from backend.loadtests.permissions import can_create, test_or_404
 from backend.reports import cache, serializers, service
 from backend.reports.window import Window, WindowError, parse_window
 
@@ -45,17 +45,8 @@ def _authenticated(user: Any) -> bool:
 
 
 def get_test(request: Request, test_id: int, *, write: bool = False) -> Test:
-    test = Test.objects.select_related("owner").filter(pk=test_id).first()
-    if test is None:
-        raise NotFound(f"test {test_id} not found")
-    allowed = can_write(request.user, test) if write else can_read(request.user, test)
-    if not allowed:
-        if not _authenticated(request.user):
-            raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
-        if not write and test.is_private:
-            raise NotFound(f"test {test_id} not found")  # a private test's existence is not disclosed
-        raise PermissionDenied(f"you may not {'change' if write else 'read'} test {test_id}")
-    return test
+    """The one access check of the API (backend.loadtests.permissions.test_or_404), under the name views use."""
+    return test_or_404(request, test_id, write=write)
 
 
 def window_of(request: Request) -> Window:

@@ -12,10 +12,8 @@ from django.views.decorators.http import require_safe
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.core.errors import json_error
 from backend.loadtests.models import Test
-from backend.loadtests.permissions import can_read
+from backend.loadtests.permissions import can_read, readable_test
 from backend.sharing.preview import png_for_compare, png_for_test
-
-MAX_ID = 2**63 - 1  # ids are PostgreSQL bigints: a longer number names no test (and must not reach the query)
 
 
 def _png(request: HttpRequest, tests: list[Test], png: bytes) -> HttpResponse:
@@ -27,8 +25,8 @@ def _png(request: HttpRequest, tests: list[Test], png: bytes) -> HttpResponse:
 
 @require_safe  # some link expanders send HEAD first to learn the type and size
 def test_preview(request: HttpRequest, test_id: int) -> HttpResponse:
-    test = Test.objects.filter(pk=test_id).first() if test_id <= MAX_ID else None
-    if test is None or not can_read(request.user, test):
+    test = readable_test(request.user, test_id)
+    if test is None:
         return json_error(f"no test {test_id}", 404)
     try:
         return _png(request, [test], png_for_test(test))
@@ -39,11 +37,12 @@ def test_preview(request: HttpRequest, test_id: int) -> HttpResponse:
 @require_safe  # some link expanders send HEAD first to learn the type and size
 def compare_preview(request: HttpRequest, ids: str) -> HttpResponse:
     wanted = [int(part) for part in ids.split("/")]
-    found = {t.pk: t for t in Test.objects.filter(pk__in=[i for i in wanted if i <= MAX_ID])}
+    tests = []
     for test_id in wanted:
-        if test_id not in found or not can_read(request.user, found[test_id]):
+        test = readable_test(request.user, test_id)
+        if test is None:
             return json_error(f"no test {test_id}", 404)
-    tests = [found[i] for i in wanted]
+        tests.append(test)
     try:
         return _png(request, tests, png_for_compare(tests))
     except ClickHouseUnavailable:
