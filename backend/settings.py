@@ -41,6 +41,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before anything reads the body: an oversized request is refused from its Content-Length alone.
     "backend.accounts.middleware.BodySizeLimitMiddleware",
+    # NUL in the URL, a body without a length: refused before any view (backend/core/middleware.py).
+    "backend.core.middleware.RequestShapeMiddleware",
+    "backend.core.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -157,6 +160,12 @@ WHITENOISE_MAX_AGE = 3600
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # JSON with a nesting limit and no NUL or lone surrogates in its text (backend/core/parsers.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "backend.core.parsers.CheckedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "backend.loadtests.auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",

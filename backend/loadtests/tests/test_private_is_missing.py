@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, resolve
-from django.urls.resolvers import RegexPattern, RoutePattern
+from django.urls import get_resolver, resolve
 
+from backend.core.tests.url_examples import example_path, walk
 from backend.loadtests.models import Test
 from backend.loadtests.tokens import create_token
 
@@ -25,8 +25,6 @@ from backend.loadtests.tokens import create_token
 TEST_PARAMETERS = {"test_id", "job", "ids"}
 # Patterns that take the test in their query instead: URL name -> query parameter.
 QUERY_TEST_PARAMETERS = {"tank-push-monitoring": "job_id", "tank-writer": "jobno", "compare": "tests"}
-# Values for the other path parameters.
-OTHER_VALUES = {"name": ["quantiles", "configinitial"], "upload_id": ["1"]}
 # The tank's pushes are authorised by the test's own upload token, checked on the push path (backend/tankapi/push.py)
 # that is rewritten in the same session as this test; listed here so that the walk below still fails on any *new*
 # pattern that leaks.
@@ -34,57 +32,10 @@ NOT_YET_CHECKED = {"tank-push-data", "tank-push-monitoring", "tank-writer"}
 METHODS = ("get", "head", "post", "put", "patch", "delete")
 
 
-def _walk(patterns: list[URLPattern | URLResolver], prefix: str = "") -> Iterator[tuple[str, URLPattern]]:
-    for pattern in patterns:
-        if isinstance(pattern, URLResolver):
-            if str(pattern.pattern).startswith("admin/"):
-                continue  # staff only: everyone else is sent to the login page before any lookup
-            yield from _walk(pattern.url_patterns, prefix + _regex_of(pattern.pattern))
-        else:
-            yield prefix + _regex_of(pattern.pattern), pattern
-
-
-def _regex_of(pattern: Any) -> str:
-    if isinstance(pattern, RoutePattern):
-        return pattern.regex.pattern
-    assert isinstance(pattern, RegexPattern)
-    return pattern.regex.pattern
-
-
-def _first_alternative(group: str) -> str:
-    depth = 0
-    for i, char in enumerate(group):
-        depth += char == "("
-        depth -= char == ")"
-        if char == "|" and depth == 0:
-            return group[:i]
-    return group
-
-
-def _example(regex: str, values: dict[str, str]) -> str | None:
-    """A path matched by `regex`, with `values` for its named groups; None when a group has no fitting value."""
-    text = re.sub(r"(\\Z|\$)", "", regex.replace("^^", "").removeprefix("^"))
-    missing: list[str] = []
-
-    def named(match: re.Match[str]) -> str:
-        name, body = match.group(1), match.group(2)
-        for candidate in [values.get(name, ""), *OTHER_VALUES.get(name, [])]:
-            if candidate and re.fullmatch(body, candidate):
-                return candidate
-        missing.append(name)
-        return ""
-
-    text = re.sub(r"\(\?P<(\w+)>((?:[^()]|\([^()]*\)(?:\{[^}]*\}|[+*?])?)*)\)", named, text)
-    text = re.sub(r"\(\?:([^()]*)\)", lambda m: _first_alternative(m.group(1)), text)
-    text = text.replace("/?", "/").replace("\\.", ".").replace("\\-", "-")
-    text = re.sub(r"\[\^/\]\+", "x", text).replace("^", "")
-    return None if missing else "/" + text
-
-
 def _test_patterns() -> list[tuple[str, str, str | None]]:
     """(name or regex, regex, query parameter) of every pattern that names a test."""
     found = []
-    for regex, pattern in _walk(get_resolver().url_patterns):
+    for regex, pattern in walk(get_resolver().url_patterns):
         groups = set(re.findall(r"\(\?P<(\w+)>", regex))
         query = QUERY_TEST_PARAMETERS.get(pattern.name or "")
         if groups & TEST_PARAMETERS or query:
@@ -144,7 +95,7 @@ def test_a_private_test_answers_as_a_missing_one(
     for kind in ("private", "missing"):
         test_id = world[kind]
         ids = f"{test_id}/{world['public']}"
-        path = _example(regex, {"test_id": str(test_id), "job": str(test_id), "ids": ids})
+        path = example_path(regex, {"test_id": str(test_id), "job": str(test_id), "ids": ids})
         assert path is not None, f"cannot build a URL for {regex}"
         assert resolve(path).route == resolve(path).route  # it resolves (a bad example would 404 and prove nothing)
         query: dict[str, str] = {}
