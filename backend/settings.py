@@ -160,12 +160,9 @@ WHITENOISE_MAX_AGE = 3600
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    # JSON with a nesting limit and no NUL or lone surrogates in its text (backend/core/parsers.py).
-    "DEFAULT_PARSER_CLASSES": [
-        "backend.core.parsers.CheckedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON only (a form's text values would need coercing back to the schema's types), with a nesting limit and no
+    # NUL or lone surrogates in its text (backend/core/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["backend.core.parsers.CheckedJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "backend.loadtests.auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
@@ -185,6 +182,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Load-test results: upload, report, compare. Yandex.Tank's Overload protocol is served too.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Error answers and text-parameter rules every operation shares (backend/core/schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "backend.core.schema.add_common_errors",
+    ],
 }
 
 # A tank that dies without calling close.json is closed after this much silence.

@@ -25,3 +25,7 @@ urlpatterns = [
     path("", include("backend.sharing.urls")),
     path("", include("backend.web.urls")),
 ]
+
+# JSON answers under /api/ for what no view handles (backend/core/errors.py).
+handler404 = "backend.core.errors.not_found"
+handler500 = "backend.core.errors.server_error"

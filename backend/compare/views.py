@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from backend.compare import service
 from backend.compare.tasks import PENDING_TTL_S, compute_comparison, pending_key
+from backend.core import schema
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import can_read
 
@@ -34,20 +35,32 @@ class CompareView(APIView):
         parameters=[
             OpenApiParameter(
                 "tests",
-                OpenApiTypes.STR,
+                {
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                    "minItems": 2,
+                    "maxItems": service.MAX_TESTS,
+                    "uniqueItems": True,
+                },
+                style="form",
+                explode=False,
                 required=True,
-                description="test ids, comma-separated; the first is the baseline",
+                description="different test ids, comma-separated; the first is the baseline",
             ),
             OpenApiParameter(
                 "from",
-                OpenApiTypes.INT,
+                schema.WHOLE_UNIX_SECONDS,
                 description="window start: seconds from each test's start (align=start) or unix s",
             ),
-            OpenApiParameter("to", OpenApiTypes.INT, description="window end (exclusive), same scale as from"),
             OpenApiParameter(
-                "case", OpenApiTypes.STR, many=True, description="cases to include (repeatable); none = all"
+                "to", schema.WHOLE_UNIX_SECONDS, description="window end (exclusive), same scale as from; after from"
             ),
-            OpenApiParameter("q", OpenApiTypes.STR, description="quantile levels in percent, comma-separated"),
+            OpenApiParameter(
+                "case", schema.CASES, explode=True, description="cases to include (repeatable); none = all"
+            ),
+            OpenApiParameter(
+                "q", schema.PERCENTS, style="form", explode=False, description="quantile levels in percent, e.g. 50,99"
+            ),
             OpenApiParameter(
                 "align", OpenApiTypes.STR, enum=list(service.ALIGNMENTS), description="start (default) or absolute"
             ),

@@ -1,8 +1,9 @@
 """Request checks every view relies on, and the Content-Security-Policy header of every answer.
 
 `RequestShapeMiddleware` refuses, before any view runs, what no view can handle:
-- a NUL character in the path, or in the query outside the tank protocol (`/api/v1/components/a%00b/trend`): PostgreSQL cannot compare text
-  holding one, so it would fail as a 500 deep in a query; a 400 here covers every path parameter at once;
+- a NUL character in the path, or in the query outside the tank protocol (`/api/v1/components/a%00b/trend`):
+  PostgreSQL cannot compare text holding one, so it would fail as a 500 deep in a query; a 400 here covers every
+  path parameter at once;
 - a body sent without a Content-Length (`Transfer-Encoding: chunked`): Django reads such a body as empty, so a
   view would act on nothing (a test created without its fields). 411, as the phout upload already answers.
 

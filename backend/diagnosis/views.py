@@ -7,7 +7,7 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -65,6 +65,8 @@ class CheckView(APIView):
     )
     def get(self, request: Request, name: str, test_id: int) -> Response:
         test = _readable_test(request, test_id)
+        if test.component != name:  # as a missing test: the pair (component, test) names nothing
+            raise NotFound(f"test {test_id} is not a test of component {name!r}")
         try:
             body = service.check_test(name, test, request.user)
         except service.CheckError as exc:

@@ -6,7 +6,7 @@ credentials where they are needed, 403 when the user may not, 404 for a missing 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -23,20 +23,25 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.clickhouse.queries import purge
+from backend.core import schema
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_create, test_or_404
 from backend.reports import cache, serializers, service
 from backend.reports.window import Window, WindowError, parse_window
 
 WINDOW_PARAMETERS = [
-    OpenApiParameter("from", OpenApiTypes.INT, description="window start, unix s (response second), inclusive"),
-    OpenApiParameter("to", OpenApiTypes.INT, description="window end, unix s, exclusive"),
-    OpenApiParameter("case", OpenApiTypes.STR, many=True, description="case (tag), repeatable; none = overall"),
-    OpenApiParameter("q", OpenApiTypes.STR, description="quantile levels in percent, comma-separated, e.g. 50,99,99.9"),
+    OpenApiParameter("from", schema.UNIX_SECONDS, description="window start, unix s (response second), inclusive"),
+    OpenApiParameter("to", schema.UNIX_SECONDS, description="window end, unix s, exclusive; to <= from is empty"),
+    OpenApiParameter("case", schema.CASES, explode=True, description="case (tag), repeatable; none = overall"),
+    OpenApiParameter(
+        "q", schema.PERCENTS, style="form", explode=False, description="quantile levels in percent, e.g. 50,99,99.9"
+    ),
 ]
 CHART_PARAMETERS = [
     *WINDOW_PARAMETERS,
-    OpenApiParameter("compress_ratio", OpenApiTypes.STR, description="seconds per chart point, or 'auto' (default)"),
+    OpenApiParameter(
+        "compress_ratio", schema.COMPRESS_RATIO, description="seconds per chart point, or 'auto' (default)"
+    ),
 ]
 
 
@@ -64,6 +69,23 @@ class TestPagination(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 500
 
+    def get_page_size(self, request: Request) -> int:
+        # DRF falls back to the default on a bad page_size; the schema says it is a number from 1, so refuse.
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is not None and not (raw.isascii() and raw.isdigit() and int(raw) >= 1):
+            raise ValidationError({"page_size": f"a whole number from 1, got {raw!r}"})
+        return int(super().get_page_size(request) or self.page_size)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"] = {"type": "integer", "minimum": 1}
+                parameter["description"] = f"results per page (at most {self.max_page_size})"
+            if parameter["name"] == self.page_query_param:
+                parameter["schema"] = {"type": "integer", "minimum": 1}
+        return parameters
+
 
 def _time_bound(name: str, raw: str) -> datetime:
     """`since`/`until`: unix seconds or an ISO date/datetime (naive = UTC)."""
@@ -81,7 +103,12 @@ def _time_bound(name: str, raw: str) -> datetime:
         parsed = None
     if parsed is None:
         raise ValidationError({name: f"expected unix seconds or an ISO date, got {raw!r}"})
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    try:
+        return parsed.astimezone(UTC)  # PostgreSQL takes offsets below 16 h only; ISO allows up to 24
+    except OverflowError:  # 0001-01-01T00:00+01:00: before any datetime, so before every test
+        return datetime.min.replace(tzinfo=UTC)
 
 
 def readable_tests(user: Any) -> QuerySet[Test]:
@@ -96,14 +123,21 @@ def readable_tests(user: Any) -> QuerySet[Test]:
     return tests.filter(Q(is_private=False) | Q(owner=user))
 
 
+TIME_BOUND = {
+    "anyOf": [
+        {"type": "integer", "minimum": 0, "maximum": 253402300799},  # up to 9999-12-31
+        {"type": "string", "format": "date"},
+        {"type": "string", "format": "date-time"},
+    ]
+}
 LIST_PARAMETERS = [
     OpenApiParameter("search", OpenApiTypes.STR, description="in id, name, description, task, component, person"),
     OpenApiParameter("component", OpenApiTypes.STR),
     OpenApiParameter("person", OpenApiTypes.STR),
     OpenApiParameter("status", OpenApiTypes.STR, enum=[s.value for s in TestStatus]),
     OpenApiParameter("starred", OpenApiTypes.BOOL),
-    OpenApiParameter("since", OpenApiTypes.STR, description="created at or after (unix s or ISO date)"),
-    OpenApiParameter("until", OpenApiTypes.STR, description="created before (unix s or ISO date)"),
+    OpenApiParameter("since", TIME_BOUND, description="created at or after (unix s, or an ISO date or datetime)"),
+    OpenApiParameter("until", TIME_BOUND, description="created before (unix s, or an ISO date: that whole day)"),
 ]
 
 
@@ -133,21 +167,22 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
         for field in ("component", "person"):
             if params.get(field):
                 qs = qs.filter(**{field: params[field]})
-        if params.get("status"):
+        if "status" in params:
             if params["status"] not in TestStatus.values:
                 raise ValidationError({"status": f"one of {', '.join(TestStatus.values)}"})
             qs = qs.filter(status=params["status"])
-        if params.get("starred"):
+        if "starred" in params:
             value = params["starred"].lower()
             if value not in ("1", "0", "true", "false"):
                 raise ValidationError({"starred": "true or false"})
             qs = qs.filter(starred=value in ("1", "true"))
-        if params.get("since"):
+        if "since" in params:
             qs = qs.filter(created_at__gte=_time_bound("since", params["since"]))
-        if params.get("until"):
+        if "until" in params:
             until = _time_bound("until", params["until"])
             if parse_date(params["until"].strip()) is not None:
-                until += timedelta(days=1)  # a date names a whole day: until 2026-11-22 includes that day
+                # A date names a whole day: until 2026-11-22 includes that day (and 9999-12-31, everything).
+                until = until + timedelta(days=1) if until.date() < date.max else datetime.max.replace(tzinfo=UTC)
             qs = qs.filter(created_at__lt=until)
         return qs.order_by("-created_at", "-id")
 
@@ -186,7 +221,7 @@ class StarView(APIView):
     def post(self, request: Request, test_id: int) -> Response:
         return self._set(request, test_id, True)
 
-    @extend_schema(request=None, responses=serializers.StarSerializer, summary="Unstar a test")
+    @extend_schema(request=None, responses={200: serializers.StarSerializer}, summary="Unstar a test")
     def delete(self, request: Request, test_id: int) -> Response:
         return self._set(request, test_id, False)
 

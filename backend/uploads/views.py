@@ -38,12 +38,27 @@ def _upload_or_404(test: Test, upload_id: int) -> Upload:
     return upload
 
 
+# One or more phout lines: time, tag, 8 times and sizes, net code, HTTP code, tab-separated.
+PHOUT_TEXT = {
+    "type": "string",
+    "pattern": r"^([0-9]{10}\.[0-9]{3}\t[a-z_]{0,8}(\t[0-9]{1,6}){8}\t[0-9]{1,3}\t[0-9]{3}\n){1,20}$",
+    "description": "a phout file (Phantom, Pandora, BFG), plain or gzip",
+}
+
+
 class PhoutUploadView(APIView):
     parser_classes: list[type[BaseParser]] = []  # the body is streamed to disk by hand, never parsed
 
     @extend_schema(
-        request={"application/octet-stream": {"type": "string", "format": "binary"}},
-        parameters=[OpenApiParameter("upload", int, description="the upload a Content-Range piece belongs to")],
+        # Described as the text it is (gzip of it is taken as well): any bytes would not be a result file.
+        request={"text/tab-separated-values": PHOUT_TEXT},
+        parameters=[
+            OpenApiParameter(
+                "upload",
+                {"type": "integer", "minimum": 1, "maximum": 2**63 - 1},
+                description="the upload a Content-Range piece belongs to",
+            )
+        ],
         responses={202: dict},
         summary="Upload a phout file (plain or gzip) as the test's raw samples; resumable with Content-Range",
     )
@@ -91,7 +106,7 @@ class _Empty:
 
 class UploadListView(APIView):
     @extend_schema(
-        responses={200: dict},
+        responses={200: {"type": "array", "items": {"type": "object", "additionalProperties": True}}},
         summary="The test's phout uploads, newest first, with their progress",
         operation_id="v1_tests_uploads_list",  # the detail view would otherwise get the same id (check --deploy)
     )
@@ -142,7 +157,7 @@ class UploadDetailView(APIView):
         parameters=[
             OpenApiParameter(
                 "wait",
-                float,
+                {"type": "number", "minimum": 0},
                 description=f"wait up to this many seconds (at most {MAX_WAIT_S:g}) for the upload to be final "
                 "(ready, failed or superseded) before answering",
             )

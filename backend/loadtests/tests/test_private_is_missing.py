@@ -9,7 +9,6 @@ once with an id that names no test; the two answers must be the same once the id
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
