@@ -34,6 +34,8 @@ BODY_ERRORS = {
     "415": "unsupported Content-Type",
 }
 NO_NUL = "^[^\\u0000]*$"
+# Answers about finished tests carry an ETag and answer 304 to it (backend/reports/cache.py).
+REVALIDATED = ("/summary", "/report", "/charts/{name}", "/tables", "/monitoring", "/config", "/api/v1/compare")
 
 
 def _error_response(description: str) -> dict[str, Any]:
@@ -47,10 +49,14 @@ def _free_text(schema: dict[str, Any]) -> bool:
 
 def add_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     result.setdefault("components", {}).setdefault("schemas", {})[ERROR_SCHEMA_NAME] = ERROR_SCHEMA
-    for path_item in result.get("paths", {}).values():
+    for path, path_item in result.get("paths", {}).items():
         for method, operation in path_item.items():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
+            if method == "get" and path.endswith(REVALIDATED):
+                operation["responses"].setdefault(
+                    "304", {"description": "not modified: the If-None-Match ETag is current (finished tests only)"}
+                )
             errors = dict(COMMON_ERRORS)
             if method in ("post", "put", "patch", "delete"):
                 errors.update(WRITE_ERRORS)

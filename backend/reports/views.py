@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q, QuerySet
+from django.http.response import HttpResponseBase
 from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -240,19 +241,27 @@ class SummaryView(APIView):
         responses=serializers.SummarySerializer,
         summary="Cumulative figures of a window and cases (contract.md)",
     )
-    def get(self, request: Request, test_id: int) -> Response:
+    def get(self, request: Request, test_id: int) -> HttpResponseBase:
         test = get_test(request, test_id)
         window = window_of(request)
-        return Response(cache.cached(test, "summary", window, lambda: service.summary(test, window)))
+        return cache.conditional(
+            request,
+            [test],
+            lambda: Response(cache.cached(test, "summary", window, lambda: service.summary(test, window))),
+        )
 
 
 class ReportView(APIView):
     @extend_schema(responses=serializers.ReportSerializer, summary="What the report has: cases, span, sources")
-    def get(self, request: Request, test_id: int) -> Response:
+    def get(self, request: Request, test_id: int) -> HttpResponseBase:
         test = get_test(request, test_id)
-        report = dict(cache.cached(test, "report", Window(), lambda: service.report(test)))
-        report["status"] = test.status  # the cache outlives the status (post-processing sets ready after it)
-        return Response(report)
+
+        def build() -> Response:
+            report = dict(cache.cached(test, "report", Window(), lambda: service.report(test)))
+            report["status"] = test.status  # the cache outlives the status (post-processing sets ready after it)
+            return Response(report)
+
+        return cache.conditional(request, [test], build)
 
 
 class ChartView(APIView):
@@ -265,12 +274,16 @@ class ChartView(APIView):
         responses=serializers.ChartSerializer,
         summary="One chart as a Plotly figure: " + ", ".join(service.CHART_NAMES),
     )
-    def get(self, request: Request, test_id: int, name: str) -> Response:
+    def get(self, request: Request, test_id: int, name: str) -> HttpResponseBase:
         test = get_test(request, test_id)
         if name not in service.CHART_NAMES:
             raise NotFound(f"unknown chart {name!r}; charts: {', '.join(service.CHART_NAMES)}")
         window = window_of(request)
-        return Response(cache.cached(test, f"chart:{name}", window, lambda: service.chart(test, name, window)))
+        return cache.conditional(
+            request,
+            [test],
+            lambda: Response(cache.cached(test, f"chart:{name}", window, lambda: service.chart(test, name, window))),
+        )
 
 
 class TablesView(APIView):
@@ -279,10 +292,14 @@ class TablesView(APIView):
         responses=serializers.TablesSerializer,
         summary="Cumulative quantiles per case, HTTP and net codes, per-case summary (never downsampled)",
     )
-    def get(self, request: Request, test_id: int) -> Response:
+    def get(self, request: Request, test_id: int) -> HttpResponseBase:
         test = get_test(request, test_id)
         window = window_of(request)
-        return Response(cache.cached(test, "tables", window, lambda: service.tables(test, window)))
+        return cache.conditional(
+            request,
+            [test],
+            lambda: Response(cache.cached(test, "tables", window, lambda: service.tables(test, window))),
+        )
 
 
 class MonitoringView(APIView):
@@ -291,14 +308,18 @@ class MonitoringView(APIView):
         responses=serializers.MonitoringSerializer,
         summary="Monitoring per host, grouped (cpu, memory, load, network, disk, custom), as figures",
     )
-    def get(self, request: Request, test_id: int) -> Response:
+    def get(self, request: Request, test_id: int) -> HttpResponseBase:
         test = get_test(request, test_id)
         window = window_of(request)
-        return Response(cache.cached(test, "monitoring", window, lambda: service.monitoring(test, window)))
+        return cache.conditional(
+            request,
+            [test],
+            lambda: Response(cache.cached(test, "monitoring", window, lambda: service.monitoring(test, window))),
+        )
 
 
 class ConfigView(APIView):
     @extend_schema(responses=serializers.ConfigSerializer, summary="The tank configs uploaded with the test")
-    def get(self, request: Request, test_id: int) -> Response:
+    def get(self, request: Request, test_id: int) -> HttpResponseBase:
         test = get_test(request, test_id)
-        return Response(service.config(test), status=status.HTTP_200_OK)
+        return cache.conditional(request, [test], lambda: Response(service.config(test), status=status.HTTP_200_OK))
