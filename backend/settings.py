@@ -44,6 +44,8 @@ MIDDLEWARE = [
     # NUL in the URL, a body without a length: refused before any view (backend/core/middleware.py).
     "backend.core.middleware.RequestShapeMiddleware",
     "backend.core.middleware.ContentSecurityPolicyMiddleware",
+    # Anonymous reads of a finished public test's report answers, from memory after a one-row version check.
+    "backend.reports.shared_answers.SharedAnswersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

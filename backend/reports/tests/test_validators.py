@@ -97,3 +97,30 @@ def test_compare_of_finished_tests_and_the_preview_have_validators(finished: Tes
         assert first.status_code == 200, (path, first.content[:200])
         assert first["Cache-Control"] == "public, max-age=60"
         assert Client().get(path, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+
+
+def test_anonymous_readers_share_answers_until_the_test_changes(finished: Test, monkeypatch: Any) -> None:
+    from backend.reports import cache, service
+
+    calls: list[str] = []
+    real_summary = service.summary
+    monkeypatch.setattr(service, "summary", lambda *a, **k: calls.append("summary") or real_summary(*a, **k))
+    cache.rendered.clear()
+    path = f"/api/v1/tests/{finished.pk}/summary?q=50"  # not the default view: never in Redis, computed each time
+    first = Client().get(path)
+    for _ in range(5):
+        again = Client().get(path)
+        assert again.status_code == 200 and again.content == first.content and again["ETag"] == first["ETag"]
+    assert calls == ["summary"], calls  # computed once, then served from the copy
+    # Made private: the next anonymous request is a 404 like a missing test, not the copy.
+    Test.objects.filter(pk=finished.pk).update(is_private=True)
+    assert Client().get(path).status_code == 404
+    Test.objects.filter(pk=finished.pk).update(is_private=False)
+    # A new upload: a new version, computed anew.
+    upload = Upload.objects.create(test=finished, status="ready")
+    Test.objects.filter(pk=finished.pk).update(active_upload=upload)
+    assert Client().get(path)["ETag"] != first["ETag"]
+    assert len(calls) == 2
+    # Deleted: gone at once.
+    Test.objects.filter(pk=finished.pk).delete()
+    assert Client().get(path).status_code == 404
