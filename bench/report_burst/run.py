@@ -31,7 +31,6 @@ import os
 import random
 import re
 import socket
-import statistics
 import subprocess
 import sys
 import time

@@ -104,7 +104,12 @@ def test_anonymous_readers_share_answers_until_the_test_changes(finished: Test, 
 
     calls: list[str] = []
     real_summary = service.summary
-    monkeypatch.setattr(service, "summary", lambda *a, **k: calls.append("summary") or real_summary(*a, **k))
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append("summary")
+        return real_summary(*args, **kwargs)
+
+    monkeypatch.setattr(service, "summary", counted)
     cache.rendered.clear()
     path = f"/api/v1/tests/{finished.pk}/summary?q=50"  # not the default view: never in Redis, computed each time
     first = Client().get(path)
