@@ -41,6 +41,11 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before anything reads the body: an oversized request is refused from its Content-Length alone.
     "backend.accounts.middleware.BodySizeLimitMiddleware",
+    # NUL in the URL, a body without a length: refused before any view (backend/core/middleware.py).
+    "backend.core.middleware.RequestShapeMiddleware",
+    "backend.core.middleware.ContentSecurityPolicyMiddleware",
+    # Anonymous reads of a finished public test's report answers, from memory after a one-row version check.
+    "backend.reports.shared_answers.SharedAnswersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -165,6 +170,9 @@ WHITENOISE_MAX_AGE = 3600
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # JSON only (a form's text values would need coercing back to the schema's types), with a nesting limit and no
+    # NUL or lone surrogates in its text (backend/core/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["backend.core.parsers.CheckedJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "backend.loadtests.auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
@@ -184,6 +192,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Load-test results: upload, report, compare. Yandex.Tank's Overload protocol is served too.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Error answers and text-parameter rules every operation shares (backend/core/schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "backend.core.schema.add_common_errors",
+    ],
 }
 
 # A tank that dies without calling close.json is closed after this much silence.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from backend.core.fields import StrictCharField
 from backend.loadtests.models import ApiToken
 
 
@@ -28,7 +29,7 @@ class TokenSerializer(serializers.ModelSerializer[ApiToken]):
 
 
 class TokenNameSerializer(serializers.Serializer[None]):
-    name = serializers.CharField(max_length=128, allow_blank=True, required=False, default="", trim_whitespace=True)
+    name = StrictCharField(max_length=128, allow_blank=True, required=False, default="", trim_whitespace=True)
 
 
 class CreatedTokenSerializer(TokenSerializer):

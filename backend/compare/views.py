@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http.response import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -19,8 +20,10 @@ from rest_framework.views import APIView
 
 from backend.compare import service
 from backend.compare.tasks import PENDING_TTL_S, compute_comparison, pending_key
+from backend.core import schema
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import can_read
+from backend.reports import cache as reports_cache
 
 POLL_INTERVAL_S = 0.05
 
@@ -34,20 +37,32 @@ class CompareView(APIView):
         parameters=[
             OpenApiParameter(
                 "tests",
-                OpenApiTypes.STR,
+                {
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                    "minItems": 2,
+                    "maxItems": service.MAX_TESTS,
+                    "uniqueItems": True,
+                },
+                style="form",
+                explode=False,
                 required=True,
-                description="test ids, comma-separated; the first is the baseline",
+                description="different test ids, comma-separated; the first is the baseline",
             ),
             OpenApiParameter(
                 "from",
-                OpenApiTypes.INT,
+                schema.WHOLE_UNIX_SECONDS,
                 description="window start: seconds from each test's start (align=start) or unix s",
             ),
-            OpenApiParameter("to", OpenApiTypes.INT, description="window end (exclusive), same scale as from"),
             OpenApiParameter(
-                "case", OpenApiTypes.STR, many=True, description="cases to include (repeatable); none = all"
+                "to", schema.WHOLE_UNIX_SECONDS, description="window end (exclusive), same scale as from; after from"
             ),
-            OpenApiParameter("q", OpenApiTypes.STR, description="quantile levels in percent, comma-separated"),
+            OpenApiParameter(
+                "case", schema.CASES, explode=True, description="cases to include (repeatable); none = all"
+            ),
+            OpenApiParameter(
+                "q", schema.PERCENTS, style="form", explode=False, description="quantile levels in percent, e.g. 50,99"
+            ),
             OpenApiParameter(
                 "align", OpenApiTypes.STR, enum=list(service.ALIGNMENTS), description="start (default) or absolute"
             ),
@@ -59,7 +74,7 @@ class CompareView(APIView):
             404: OpenApiTypes.OBJECT,
         },
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponseBase:
         try:
             params = service.parse_params(request.query_params, request.query_params.getlist("case"))
         except service.BadRequest as exc:
@@ -71,6 +86,10 @@ class CompareView(APIView):
             if test is None or not can_read(request.user, test):
                 return Response({"error": f"test {test_id} not found"}, status=404)
         tests = [by_id[i] for i in params.test_ids]
+        # A comparison of finished tests never changes: validators and 304 as for a report (backend/reports/cache.py).
+        return reports_cache.conditional(request, tests, lambda: self._answer(params, tests))
+
+    def _answer(self, params: Any, tests: list[Test]) -> Response:
         key = service.cache_key(params, tests)
         found = cache.get(key)
         if found is None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -41,3 +42,21 @@ def json_exception_handler(exc: Exception, context: dict[str, Any]) -> Response 
 def json_error(message: str, status: int, **extra: Any) -> JsonResponse:
     """For plain Django views (tank protocol, uploads) that do not go through DRF."""
     return JsonResponse({"error": message, **extra}, status=status)
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's 404 (no URL pattern matched, e.g. a test id that is not a number): JSON under /api/."""
+    if _is_api(request):
+        return json_error(f"no such URL: {request.path}", 404)
+    return defaults.page_not_found(request, exception or Http404())
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """An uncaught exception: JSON under /api/, never the internals."""
+    if _is_api(request):
+        return json_error("internal error; it is logged", 500)
+    return defaults.server_error(request)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass
 
 import redis
@@ -62,3 +64,63 @@ def check_celery() -> Check:
 
 def run_all() -> list[Check]:
     return [check_clickhouse(), check_postgres(), check_redis(), check_celery()]
+
+
+# The shallow check: the last full check, refreshed in the background once it is FRESH_S old. A poll costs a lock
+# and a clock read; the first poll of a process waits for one check, since there is nothing to answer with yet.
+FRESH_S = 5.0
+FRESH_DEGRADED_S = 1.0  # a failing check is retried sooner, so that recovery (a start-up) is seen at once
+_state_lock = threading.Lock()
+_last: list[tuple[float, list[Check]]] = []  # [(monotonic time of the check, checks)], at most one entry
+_refreshing = threading.Event()
+
+
+def _refresh() -> None:
+    try:
+        _refresh_in_this_thread()
+    finally:
+        connection.close()  # this thread's own PostgreSQL connection (Django's are per thread)
+
+
+def recent() -> tuple[list[Check], float]:
+    """The last full check and its age in seconds; starts a refresh when it is older than FRESH_S."""
+    with _state_lock:
+        last = _last[0] if _last else None
+        fresh_s = FRESH_S if last is not None and all(c.ok for c in last[1]) else FRESH_DEGRADED_S
+        stale = last is None or time.monotonic() - last[0] >= fresh_s
+        start = stale and not _refreshing.is_set()
+        if start:
+            _refreshing.set()
+    if last is None:
+        if start:
+            _refresh_in_this_thread()
+        else:
+            _wait_for_first()
+        with _state_lock:
+            last = _last[0]
+    elif start:
+        threading.Thread(target=_refresh, name="healthz-refresh", daemon=True).start()
+    return last[1], time.monotonic() - last[0]
+
+
+def _refresh_in_this_thread() -> None:
+    try:
+        checks = run_all()
+        with _state_lock:
+            _last[:] = [(time.monotonic(), checks)]
+    finally:
+        _refreshing.clear()
+
+
+def _wait_for_first() -> None:
+    deadline = time.monotonic() + 10.0
+    while not _last and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if not _last:
+        _refresh_in_this_thread()
+
+
+def forget() -> None:
+    """Drop the remembered check (tests)."""
+    with _state_lock:
+        _last.clear()

@@ -7,27 +7,18 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.diagnosis import service
 from backend.loadtests.models import Test
-from backend.loadtests.permissions import can_read
+from backend.loadtests.permissions import test_or_404
 
 
 def _readable_test(request: Request, test_id: int) -> Test:
-    test = Test.objects.select_related("owner").filter(pk=test_id).first()
-    if test is None:
-        raise NotFound(f"test {test_id} not found")
-    if not can_read(request.user, test):
-        if not getattr(request.user, "is_authenticated", False):
-            raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
-        if test.is_private:
-            raise NotFound(f"test {test_id} not found")  # a private test's existence is not disclosed
-        raise PermissionDenied(f"you may not read test {test_id}")
-    return test
+    return test_or_404(request, test_id)
 
 
 class Conflict(APIException):
@@ -74,6 +65,8 @@ class CheckView(APIView):
     )
     def get(self, request: Request, name: str, test_id: int) -> Response:
         test = _readable_test(request, test_id)
+        if test.component != name:  # as a missing test: the pair (component, test) names nothing
+            raise NotFound(f"test {test_id} is not a test of component {name!r}")
         try:
             body = service.check_test(name, test, request.user)
         except service.CheckError as exc:

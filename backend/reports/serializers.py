@@ -10,6 +10,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from backend.core.fields import JSONListField, StrictCharField, strict_field_mapping
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_write
 
@@ -18,12 +19,16 @@ class TestSerializer(serializers.ModelSerializer[Test]):
     """A test's metadata, status and sources. `target` ("host:port") is accepted as a shorthand on writes."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
-    target = serializers.CharField(required=False, allow_blank=True, max_length=540)
+    serializer_field_mapping = strict_field_mapping()  # JSON types as the schema gives them (backend/core/fields.py)
+    target = StrictCharField(required=False, allow_blank=True, max_length=540)
     active_upload = serializers.IntegerField(source="active_upload_id", read_only=True, allow_null=True)
     can_write = serializers.SerializerMethodField(help_text="whether the caller may edit, star or delete it")
     stop_requested = serializers.SerializerMethodField(
         help_text="a stop was asked from the web (POST /api/v1/tests/<id>/stop) and the test is still online"
     )
+    # JSON columns: checked as the JSON parser checks a body, also when sent as a form field; never null.
+    loadscheme = JSONListField(required=False, help_text="as the tank sent it (list of str or dicts)")
+    notify = JSONListField(required=False)
 
     class Meta:
         model = Test

@@ -6,37 +6,43 @@ credentials where they are needed, 403 when the user may not, 404 for a missing 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q, QuerySet
+from django.http.response import HttpResponseBase
 from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import NotAuthenticated, NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.clickhouse.queries import purge
+from backend.core import schema
 from backend.loadtests.models import Test, TestStatus
-from backend.loadtests.permissions import can_create, can_read, can_write
+from backend.loadtests.permissions import can_create, test_or_404
 from backend.reports import cache, serializers, service
 from backend.reports.window import Window, WindowError, parse_window
 
 WINDOW_PARAMETERS = [
-    OpenApiParameter("from", OpenApiTypes.INT, description="window start, unix s (response second), inclusive"),
-    OpenApiParameter("to", OpenApiTypes.INT, description="window end, unix s, exclusive"),
-    OpenApiParameter("case", OpenApiTypes.STR, many=True, description="case (tag), repeatable; none = overall"),
-    OpenApiParameter("q", OpenApiTypes.STR, description="quantile levels in percent, comma-separated, e.g. 50,99,99.9"),
+    OpenApiParameter("from", schema.UNIX_SECONDS, description="window start, unix s (response second), inclusive"),
+    OpenApiParameter("to", schema.UNIX_SECONDS, description="window end, unix s, exclusive; to <= from is empty"),
+    OpenApiParameter("case", schema.CASES, explode=True, description="case (tag), repeatable; none = overall"),
+    OpenApiParameter(
+        "q", schema.PERCENTS, style="form", explode=False, description="quantile levels in percent, e.g. 50,99,99.9"
+    ),
 ]
 CHART_PARAMETERS = [
     *WINDOW_PARAMETERS,
-    OpenApiParameter("compress_ratio", OpenApiTypes.STR, description="seconds per chart point, or 'auto' (default)"),
+    OpenApiParameter(
+        "compress_ratio", schema.COMPRESS_RATIO, description="seconds per chart point, or 'auto' (default)"
+    ),
 ]
 
 
@@ -45,17 +51,8 @@ def _authenticated(user: Any) -> bool:
 
 
 def get_test(request: Request, test_id: int, *, write: bool = False) -> Test:
-    test = Test.objects.select_related("owner").filter(pk=test_id).first()
-    if test is None:
-        raise NotFound(f"test {test_id} not found")
-    allowed = can_write(request.user, test) if write else can_read(request.user, test)
-    if not allowed:
-        if not _authenticated(request.user):
-            raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
-        if not write and test.is_private:
-            raise NotFound(f"test {test_id} not found")  # a private test's existence is not disclosed
-        raise PermissionDenied(f"you may not {'change' if write else 'read'} test {test_id}")
-    return test
+    """The one access check of the API (backend.loadtests.permissions.test_or_404), under the name views use."""
+    return test_or_404(request, test_id, write=write)
 
 
 def window_of(request: Request) -> Window:
@@ -72,6 +69,23 @@ class TestPagination(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 500
+
+    def get_page_size(self, request: Request) -> int:
+        # DRF falls back to the default on a bad page_size; the schema says it is a number from 1, so refuse.
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is not None and not (raw.isascii() and raw.isdigit() and int(raw) >= 1):
+            raise ValidationError({"page_size": f"a whole number from 1, got {raw!r}"})
+        return int(super().get_page_size(request) or self.page_size)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"] = {"type": "integer", "minimum": 1}
+                parameter["description"] = f"results per page (at most {self.max_page_size})"
+            if parameter["name"] == self.page_query_param:
+                parameter["schema"] = {"type": "integer", "minimum": 1}
+        return parameters
 
 
 def _time_bound(name: str, raw: str) -> datetime:
@@ -90,7 +104,12 @@ def _time_bound(name: str, raw: str) -> datetime:
         parsed = None
     if parsed is None:
         raise ValidationError({name: f"expected unix seconds or an ISO date, got {raw!r}"})
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    try:
+        return parsed.astimezone(UTC)  # PostgreSQL takes offsets below 16 h only; ISO allows up to 24
+    except OverflowError:  # 0001-01-01T00:00+01:00: before any datetime, so before every test
+        return datetime.min.replace(tzinfo=UTC)
 
 
 def readable_tests(user: Any) -> QuerySet[Test]:
@@ -105,14 +124,21 @@ def readable_tests(user: Any) -> QuerySet[Test]:
     return tests.filter(Q(is_private=False) | Q(owner=user))
 
 
+TIME_BOUND = {
+    "anyOf": [
+        {"type": "integer", "minimum": 0, "maximum": 253402300799},  # up to 9999-12-31
+        {"type": "string", "format": "date"},
+        {"type": "string", "format": "date-time"},
+    ]
+}
 LIST_PARAMETERS = [
     OpenApiParameter("search", OpenApiTypes.STR, description="in id, name, description, task, component, person"),
     OpenApiParameter("component", OpenApiTypes.STR),
     OpenApiParameter("person", OpenApiTypes.STR),
     OpenApiParameter("status", OpenApiTypes.STR, enum=[s.value for s in TestStatus]),
     OpenApiParameter("starred", OpenApiTypes.BOOL),
-    OpenApiParameter("since", OpenApiTypes.STR, description="created at or after (unix s or ISO date)"),
-    OpenApiParameter("until", OpenApiTypes.STR, description="created before (unix s or ISO date)"),
+    OpenApiParameter("since", TIME_BOUND, description="created at or after (unix s, or an ISO date or datetime)"),
+    OpenApiParameter("until", TIME_BOUND, description="created before (unix s, or an ISO date: that whole day)"),
 ]
 
 
@@ -142,21 +168,22 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
         for field in ("component", "person"):
             if params.get(field):
                 qs = qs.filter(**{field: params[field]})
-        if params.get("status"):
+        if "status" in params:
             if params["status"] not in TestStatus.values:
                 raise ValidationError({"status": f"one of {', '.join(TestStatus.values)}"})
             qs = qs.filter(status=params["status"])
-        if params.get("starred"):
+        if "starred" in params:
             value = params["starred"].lower()
             if value not in ("1", "0", "true", "false"):
                 raise ValidationError({"starred": "true or false"})
             qs = qs.filter(starred=value in ("1", "true"))
-        if params.get("since"):
+        if "since" in params:
             qs = qs.filter(created_at__gte=_time_bound("since", params["since"]))
-        if params.get("until"):
+        if "until" in params:
             until = _time_bound("until", params["until"])
             if parse_date(params["until"].strip()) is not None:
-                until += timedelta(days=1)  # a date names a whole day: until 2026-11-22 includes that day
+                # A date names a whole day: until 2026-11-22 includes that day (and 9999-12-31, everything).
+                until = until + timedelta(days=1) if until.date() < date.max else datetime.max.replace(tzinfo=UTC)
             qs = qs.filter(created_at__lt=until)
         return qs.order_by("-created_at", "-id")
 
@@ -195,7 +222,7 @@ class StarView(APIView):
     def post(self, request: Request, test_id: int) -> Response:
         return self._set(request, test_id, True)
 
-    @extend_schema(request=None, responses=serializers.StarSerializer, summary="Unstar a test")
+    @extend_schema(request=None, responses={200: serializers.StarSerializer}, summary="Unstar a test")
     def delete(self, request: Request, test_id: int) -> Response:
         return self._set(request, test_id, False)
 
@@ -214,19 +241,27 @@ class SummaryView(APIView):
         responses=serializers.SummarySerializer,
         summary="Cumulative figures of a window and cases (contract.md)",
     )
-    def get(self, request: Request, test_id: int) -> Response:
+    def get(self, request: Request, test_id: int) -> HttpResponseBase:
         test = get_test(request, test_id)
         window = window_of(request)
-        return Response(cache.cached(test, "summary", window, lambda: service.summary(test, window)))
+        return cache.conditional(
+            request,
+            [test],
+            lambda: Response(cache.cached(test, "summary", window, lambda: service.summary(test, window))),
+        )
 
 
 class ReportView(APIView):
     @extend_schema(responses=serializers.ReportSerializer, summary="What the report has: cases, span, sources")
-    def get(self, request: Request, test_id: int) -> Response:
+    def get(self, request: Request, test_id: int) -> HttpResponseBase:
         test = get_test(request, test_id)
-        report = dict(cache.cached(test, "report", Window(), lambda: service.report(test)))
-        report["status"] = test.status  # the cache outlives the status (post-processing sets ready after it)
-        return Response(report)
+
+        def build() -> Response:
+            report = dict(cache.cached(test, "report", Window(), lambda: service.report(test)))
+            report["status"] = test.status  # the cache outlives the status (post-processing sets ready after it)
+            return Response(report)
+
+        return cache.conditional(request, [test], build)
 
 
 class ChartView(APIView):
@@ -239,12 +274,16 @@ class ChartView(APIView):
         responses=serializers.ChartSerializer,
         summary="One chart as a Plotly figure: " + ", ".join(service.CHART_NAMES),
     )
-    def get(self, request: Request, test_id: int, name: str) -> Response:
+    def get(self, request: Request, test_id: int, name: str) -> HttpResponseBase:
         test = get_test(request, test_id)
         if name not in service.CHART_NAMES:
             raise NotFound(f"unknown chart {name!r}; charts: {', '.join(service.CHART_NAMES)}")
         window = window_of(request)
-        return Response(cache.cached(test, f"chart:{name}", window, lambda: service.chart(test, name, window)))
+        return cache.conditional(
+            request,
+            [test],
+            lambda: Response(cache.cached(test, f"chart:{name}", window, lambda: service.chart(test, name, window))),
+        )
 
 
 class TablesView(APIView):
@@ -253,10 +292,14 @@ class TablesView(APIView):
         responses=serializers.TablesSerializer,
         summary="Cumulative quantiles per case, HTTP and net codes, per-case summary (never downsampled)",
     )
-    def get(self, request: Request, test_id: int) -> Response:
+    def get(self, request: Request, test_id: int) -> HttpResponseBase:
         test = get_test(request, test_id)
         window = window_of(request)
-        return Response(cache.cached(test, "tables", window, lambda: service.tables(test, window)))
+        return cache.conditional(
+            request,
+            [test],
+            lambda: Response(cache.cached(test, "tables", window, lambda: service.tables(test, window))),
+        )
 
 
 class MonitoringView(APIView):
@@ -265,14 +308,18 @@ class MonitoringView(APIView):
         responses=serializers.MonitoringSerializer,
         summary="Monitoring per host, grouped (cpu, memory, load, network, disk, custom), as figures",
     )
-    def get(self, request: Request, test_id: int) -> Response:
+    def get(self, request: Request, test_id: int) -> HttpResponseBase:
         test = get_test(request, test_id)
         window = window_of(request)
-        return Response(cache.cached(test, "monitoring", window, lambda: service.monitoring(test, window)))
+        return cache.conditional(
+            request,
+            [test],
+            lambda: Response(cache.cached(test, "monitoring", window, lambda: service.monitoring(test, window))),
+        )
 
 
 class ConfigView(APIView):
     @extend_schema(responses=serializers.ConfigSerializer, summary="The tank configs uploaded with the test")
-    def get(self, request: Request, test_id: int) -> Response:
+    def get(self, request: Request, test_id: int) -> HttpResponseBase:
         test = get_test(request, test_id)
-        return Response(service.config(test), status=status.HTTP_200_OK)
+        return cache.conditional(request, [test], lambda: Response(service.config(test), status=status.HTTP_200_OK))

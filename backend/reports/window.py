@@ -61,8 +61,8 @@ def _unix_seconds(name: str, raw: str | None) -> int | None:
 def parse_window(query: QueryDict) -> Window:
     from_ts = _unix_seconds("from", query.get("from"))
     to_ts = _unix_seconds("to", query.get("to"))
-    if from_ts is not None and to_ts is not None and to_ts <= from_ts:
-        raise WindowError("to must be greater than from (the window is [from, to))")
+    if from_ts is not None and to_ts is not None and to_ts < from_ts:
+        to_ts = from_ts  # [from, to) with to before from holds no second: an empty window, as [from, from)
     cases: list[str] = []
     for raw in query.getlist("case"):
         # Overload put several tags in one parameter, comma-separated; both forms are accepted.

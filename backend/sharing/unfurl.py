@@ -5,8 +5,9 @@
 which the template escapes and renders.
 
 A link-preview bot fetches the page without a session, so what it sees is what anyone with the link may read.
-A test that the requester may not read (private, or a private instance) unfurls as a bare title that names only
-its number: its name, figures and picture stay behind the login.
+A test that the requester may not read (private, or a private instance) unfurls exactly as a missing one (no card;
+a comparison: a bare title naming only the numbers of its URL): its name, figures and picture stay behind the
+login, and so does the fact that it exists.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from django.urls import reverse
 
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.loadtests.models import Test
-from backend.loadtests.permissions import can_read
+from backend.loadtests.permissions import readable_test
 from backend.sharing.summary import summarize, summary_line
 
 MetaTag = tuple[str, str, str]  # ("property" or "name", key, content)
@@ -66,11 +67,10 @@ def _line(test: Test) -> str:
 
 
 def head_tags(request: HttpRequest, kind: str, ids: list[int]) -> list[MetaTag]:
-    tests = {t.pk: t for t in Test.objects.filter(pk__in=[i for i in ids if 0 < i < 2**63])}
-    if kind == "test" and ids and ids[0] in tests:
-        test = tests[ids[0]]
-        if not can_read(request.user, test):
-            return _bare(f"Test #{test.pk}")
+    if kind == "test" and ids:
+        test = readable_test(request.user, ids[0])
+        if test is None:  # missing, or not readable: the same (permissions.py)
+            return []
         return _card(
             title_of(test),
             _line(test),
@@ -79,10 +79,10 @@ def head_tags(request: HttpRequest, kind: str, ids: list[int]) -> list[MetaTag]:
         )
     if kind == "compare" and ids:
         title = "Compare " + " vs ".join(f"#{i}" for i in ids)
-        ordered = [tests.get(i) for i in ids]
-        if any(t is None or not can_read(request.user, t) for t in ordered):
-            return _bare(title)
+        ordered = [readable_test(request.user, i) for i in ids]
         readable = [t for t in ordered if t is not None]
+        if len(readable) < len(ordered):
+            return _bare(title)
         description = " — ".join(f"#{t.pk}: {_line(t)}" for t in readable)
         joined = "/".join(str(i) for i in ids)
         return _card(title, description, f"/compare/{joined}", f"/preview/compare/{joined}.png")

@@ -6,45 +6,51 @@ confirmed to a stranger). Pictures of readable tests are public to caches only w
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_safe
 
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.core.errors import json_error
 from backend.loadtests.models import Test
-from backend.loadtests.permissions import can_read
+from backend.loadtests.permissions import can_read, readable_test
+from backend.reports.cache import conditional
 from backend.sharing.preview import png_for_compare, png_for_test
 
-MAX_ID = 2**63 - 1  # ids are PostgreSQL bigints: a longer number names no test (and must not reach the query)
 
+def _png(request: HttpRequest, tests: list[Test], png: Callable[[], bytes]) -> HttpResponseBase:
+    """The picture, or a 304 when the client has it (finished tests: backend/reports/cache.py)."""
 
-def _png(request: HttpRequest, tests: list[Test], png: bytes) -> HttpResponse:
-    response = HttpResponse(png, content_type="image/png")
-    anonymous_can_read = all(can_read(None, t) for t in tests)
-    response["Cache-Control"] = "public, max-age=300" if anonymous_can_read else "private, max-age=300"
+    def build() -> HttpResponse:
+        try:
+            return HttpResponse(png(), content_type="image/png")
+        except ClickHouseUnavailable:
+            return json_error("storage temporarily unavailable, retry later", 503)
+
+    response = conditional(request, tests, build)
+    if response.status_code == 200 and "ETag" not in response:  # an online test: a short while, then drawn anew
+        anonymous_can_read = all(can_read(None, t) for t in tests)
+        response["Cache-Control"] = "public, max-age=300" if anonymous_can_read else "private, max-age=300"
     return response
 
 
 @require_safe  # some link expanders send HEAD first to learn the type and size
-def test_preview(request: HttpRequest, test_id: int) -> HttpResponse:
-    test = Test.objects.filter(pk=test_id).first() if test_id <= MAX_ID else None
-    if test is None or not can_read(request.user, test):
+def test_preview(request: HttpRequest, test_id: int) -> HttpResponseBase:
+    test = readable_test(request.user, test_id)
+    if test is None:
         return json_error(f"no test {test_id}", 404)
-    try:
-        return _png(request, [test], png_for_test(test))
-    except ClickHouseUnavailable:
-        return json_error("storage temporarily unavailable, retry later", 503)
+    return _png(request, [test], lambda: png_for_test(test))
 
 
 @require_safe  # some link expanders send HEAD first to learn the type and size
-def compare_preview(request: HttpRequest, ids: str) -> HttpResponse:
+def compare_preview(request: HttpRequest, ids: str) -> HttpResponseBase:
     wanted = [int(part) for part in ids.split("/")]
-    found = {t.pk: t for t in Test.objects.filter(pk__in=[i for i in wanted if i <= MAX_ID])}
+    tests = []
     for test_id in wanted:
-        if test_id not in found or not can_read(request.user, found[test_id]):
+        test = readable_test(request.user, test_id)
+        if test is None:
             return json_error(f"no test {test_id}", 404)
-    tests = [found[i] for i in wanted]
-    try:
-        return _png(request, tests, png_for_compare(tests))
-    except ClickHouseUnavailable:
-        return json_error("storage temporarily unavailable, retry later", 503)
+        tests.append(test)
+    return _png(request, tests, lambda: png_for_compare(tests))

@@ -57,8 +57,8 @@ def _owned_test(request: HttpRequest, job: int) -> Test | JsonResponse:
     user = _token_user(request)
     if user is None:
         return _error("unknown or revoked api_token", 401)
-    test = Test.objects.filter(pk=job).first()
-    if test is None:
+    test = permissions.readable_test(user, int(job))
+    if test is None:  # a test this user may not read is answered as missing (permissions.py)
         return _error(f"job {job} does not exist", 404)
     if not permissions.can_write(user, test):
         return _error(f"api_token may not write job {job}", 403)
@@ -193,10 +193,10 @@ def close_job(request: HttpRequest, job: int) -> HttpResponse:
 @csrf_exempt
 def job_summary(request: HttpRequest, job: int) -> HttpResponse:
     """GET api/job/N/summary.json (Lunapark imbalance): the description, as Lunapark answered."""
-    test = Test.objects.filter(pk=job).values("description", "name", "status").first()
-    if test is None:
+    test = permissions.readable_test(_token_user(request) or getattr(request, "user", None), int(job))
+    if test is None:  # a test this caller may not read is answered as missing (permissions.py)
         return _error(f"job {job} does not exist", 404)
-    return _array([{"dsc": test["description"], "name": test["name"], "status": test["status"]}])
+    return _array([{"dsc": test.description, "name": test.name, "status": test.status}])
 
 
 @csrf_exempt

@@ -13,25 +13,22 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotAuthenticated, NotFound, ParseError, PermissionDenied
+from rest_framework.exceptions import NotAuthenticated, NotFound, ParseError
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.loadtests.models import Test, Upload, UploadStatus
-from backend.loadtests.permissions import can_read, can_write
+from backend.loadtests.permissions import test_or_404
 from backend.tankapi.socket_body import SocketBody
 from backend.uploads import receive
 from backend.uploads.ingest import upload_summary
 from backend.uploads.storage import Readable
 
 
-def _test_or_404(test_id: int) -> Test:
-    test = Test.objects.filter(pk=test_id).first()
-    if test is None:
-        raise NotFound(f"test {test_id} not found")
-    return test
+def _test_or_404(request: Request, test_id: int, *, write: bool = False) -> Test:
+    return test_or_404(request, test_id, write=write)
 
 
 def _upload_or_404(test: Test, upload_id: int) -> Upload:
@@ -41,21 +38,34 @@ def _upload_or_404(test: Test, upload_id: int) -> Upload:
     return upload
 
 
+# One or more phout lines: time, tag, 8 times and sizes, net code, HTTP code, tab-separated.
+PHOUT_TEXT = {
+    "type": "string",
+    "pattern": r"^([0-9]{10}\.[0-9]{3}\t[a-z_]{0,8}(\t[0-9]{1,6}){8}\t[0-9]{1,3}\t[0-9]{3}\n){1,20}$",
+    "description": "a phout file (Phantom, Pandora, BFG), plain or gzip",
+}
+
+
 class PhoutUploadView(APIView):
     parser_classes: list[type[BaseParser]] = []  # the body is streamed to disk by hand, never parsed
 
     @extend_schema(
-        request={"application/octet-stream": {"type": "string", "format": "binary"}},
-        parameters=[OpenApiParameter("upload", int, description="the upload a Content-Range piece belongs to")],
+        # Described as the text it is (gzip of it is taken as well): any bytes would not be a result file.
+        request={"text/tab-separated-values": PHOUT_TEXT},
+        parameters=[
+            OpenApiParameter(
+                "upload",
+                {"type": "integer", "minimum": 1, "maximum": 2**63 - 1},
+                description="the upload a Content-Range piece belongs to",
+            )
+        ],
         responses={202: dict},
         summary="Upload a phout file (plain or gzip) as the test's raw samples; resumable with Content-Range",
     )
     def put(self, request: Request, test_id: int) -> Response:
-        test = _test_or_404(test_id)
         if not (request.user and request.user.is_authenticated):
             raise NotAuthenticated("an API token is required: header 'Authorization: Token <token>' or ?api_token=")
-        if not can_write(request.user, test):
-            raise PermissionDenied(f"you may not upload into test {test_id}")
+        test = _test_or_404(request, test_id, write=True)
         raw_length = request.META.get("CONTENT_LENGTH") or ""
         if not raw_length.isdigit():
             return Response(
@@ -96,14 +106,12 @@ class _Empty:
 
 class UploadListView(APIView):
     @extend_schema(
-        responses={200: dict},
+        responses={200: {"type": "array", "items": {"type": "object", "additionalProperties": True}}},
         summary="The test's phout uploads, newest first, with their progress",
         operation_id="v1_tests_uploads_list",  # the detail view would otherwise get the same id (check --deploy)
     )
     def get(self, request: Request, test_id: int) -> Response:
-        test = _test_or_404(test_id)
-        if not can_read(request.user, test):
-            raise PermissionDenied(f"you may not read test {test_id}")
+        test = _test_or_404(request, test_id)
         uploads = Upload.objects.filter(test=test).order_by("-id")
         return Response([upload_summary(u, test.active_upload_id) for u in uploads])
 
@@ -149,7 +157,7 @@ class UploadDetailView(APIView):
         parameters=[
             OpenApiParameter(
                 "wait",
-                float,
+                {"type": "number", "minimum": 0},
                 description=f"wait up to this many seconds (at most {MAX_WAIT_S:g}) for the upload to be final "
                 "(ready, failed or superseded) before answering",
             )
@@ -159,11 +167,9 @@ class UploadDetailView(APIView):
     )
     def get(self, request: Request, test_id: int, upload_id: int) -> Response:
         wait_s = _wait_seconds(request)
-        test = _test_or_404(test_id)
-        if not can_read(request.user, test):
-            raise PermissionDenied(f"you may not read test {test_id}")
+        test = _test_or_404(request, test_id)
         upload = _upload_or_404(test, upload_id)
         if wait_s and _wait_until_final(int(upload.pk), str(upload.status), wait_s):
-            test = _test_or_404(test_id)  # its active upload may have changed with it
+            test = _test_or_404(request, test_id)  # its active upload may have changed with it
             upload = _upload_or_404(test, upload_id)
         return Response(upload_summary(upload, test.active_upload_id))

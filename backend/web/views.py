@@ -18,7 +18,7 @@ from django.middleware.csrf import get_token
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_safe
 
-from backend.loadtests.models import Test
+from backend.loadtests.permissions import readable_test
 from backend.sharing.unfurl import head_tags
 
 # index.html and the manifest are read once per build: keyed by path and mtime, so a rebuild is picked up
@@ -99,9 +99,10 @@ def test_list(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def test_report(request: HttpRequest, test_id: int) -> HttpResponse:
-    # A missing test still gets the app (it shows a readable "not found"), but with a 404 status for robots.
-    exists = Test.objects.filter(pk=test_id).exists()
-    return _render(request, "test", [test_id], status=200 if exists else 404)
+    # A missing test still gets the app (it shows a readable "not found"), but with a 404 status for robots; a
+    # test this user may not read is answered exactly as a missing one (permissions.py).
+    readable = readable_test(request.user, test_id) is not None
+    return _render(request, "test", [test_id], status=200 if readable else 404)
 
 
 @require_safe

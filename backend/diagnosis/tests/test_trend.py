@@ -87,7 +87,7 @@ def test_check_without_history_passes_with_a_note(owner: User, owner_api: APICli
 def test_check_errors(owner: User, owner_api: APIClient) -> None:
     (test,) = history(owner, [100.0])
     wrong = owner_api.get(f"/api/v1/components/web/check/{test.pk}")
-    assert wrong.status_code == 400 and "belongs to component 'api'" in wrong.json()["error"]
+    assert wrong.status_code == 404 and "not a test of component 'web'" in wrong.json()["error"]
     running = new_test(owner, component="api", status=TestStatus.ONLINE)
     busy = owner_api.get(f"/api/v1/components/api/check/{running.pk}")
     assert busy.status_code == 409 and "still online" in busy.json()["error"]

@@ -1,0 +1,85 @@
+"""Serializer fields shared by the API's apps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.exceptions import ParseError
+
+from backend.core.parsers import check_tree, loads_checked
+
+
+class CheckedJSONField(serializers.JSONField):
+    """A JSON value held by a JSON column: the parser's limits (depth, no NUL or lone surrogates) also apply when it
+    arrives as a form field's text, which DRF decodes itself; null is refused unless allowed (the column is NOT
+    NULL, and null would fail there as a 500)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        try:
+            if getattr(data, "is_json_string", False):
+                value = loads_checked(str(data))
+            else:
+                check_tree(data)
+                value = data
+        except ParseError as exc:
+            raise serializers.ValidationError(str(exc.detail)) from None
+        if value is None and not self.allow_null:
+            raise serializers.ValidationError("must not be null")
+        return super().to_internal_value(value)
+
+
+@extend_schema_field({"type": "array", "items": {}})
+class JSONListField(CheckedJSONField):
+    def to_internal_value(self, data: Any) -> Any:
+        value = super().to_internal_value(data)
+        if not isinstance(value, list):
+            raise serializers.ValidationError("must be a JSON list")
+        return value
+
+
+# JSON-typed scalars. DRF's fields coerce (`"name": 0` becomes "0", `"is_private": "yes"` becomes true, `"instances":
+# "12"` becomes 12), so a body the schema calls invalid is accepted. The API takes JSON only: each value must already
+# have the type the schema gives it.
+
+
+class StrictCharField(serializers.CharField):
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+def strict_field_mapping() -> dict[Any, Any]:
+    """ModelSerializer.serializer_field_mapping with the strict scalars."""
+    from django.db import models
+
+    mapping = dict(serializers.ModelSerializer.serializer_field_mapping)
+    mapping[models.CharField] = StrictCharField
+    mapping[models.TextField] = StrictCharField
+    for model_field in (
+        models.IntegerField,
+        models.BigIntegerField,
+        models.SmallIntegerField,
+        models.PositiveIntegerField,
+        models.PositiveSmallIntegerField,
+        models.PositiveBigIntegerField,
+    ):
+        mapping[model_field] = StrictIntegerField
+    mapping[models.BooleanField] = StrictBooleanField
+    return mapping

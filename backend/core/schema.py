@@ -1,0 +1,88 @@
+"""drf-spectacular post-processing of the OpenAPI schema: what every operation shares, said once.
+
+- Error answers. Every operation can answer `{"error": "..."}` with 400 (a bad parameter or body), 401 (a bad
+  token: authentication runs before the view), 403, 404 (a missing test, or one the caller may not read) and 503
+  (ClickHouse unavailable); writes also 429 (the write rate), and operations with a body 411, 413 and 415.
+- Text parameters. NUL cannot be stored or compared by PostgreSQL and is refused in any URL
+  (backend/core/middleware.py): free-text query and path parameters say so with a pattern.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ERROR_SCHEMA_NAME = "Error"
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "error": {"type": "string", "description": "what is wrong, naming the field or parameter"},
+        "details": {"description": "the same per field, when there are several"},
+    },
+    "required": ["error"],
+}
+COMMON_ERRORS = {
+    "400": "bad parameter or body (named in `error`)",
+    "401": "invalid or revoked API token, or credentials needed",
+    "403": "the caller may not do this",
+    "404": "no such test or object (a private test looks missing to those who may not read it)",
+    "503": "storage temporarily unavailable, retry later",
+}
+WRITE_ERRORS = {"429": "too many writes; retry after the Retry-After header's seconds"}
+BODY_ERRORS = {
+    "411": "Content-Length required (chunked bodies are not read)",
+    "413": "body over the size limit",
+    "415": "unsupported Content-Type",
+}
+NO_NUL = "^[^\\u0000]*$"
+# Answers about finished tests carry an ETag and answer 304 to it (backend/reports/cache.py).
+REVALIDATED = ("/summary", "/report", "/charts/{name}", "/tables", "/monitoring", "/config", "/api/v1/compare")
+
+
+def _error_response(description: str) -> dict[str, Any]:
+    ref = {"$ref": f"#/components/schemas/{ERROR_SCHEMA_NAME}"}
+    return {"description": description, "content": {"application/json": {"schema": ref}}}
+
+
+def _free_text(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "string" and not ({"enum", "pattern", "format"} & set(schema))
+
+
+def add_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    result.setdefault("components", {}).setdefault("schemas", {})[ERROR_SCHEMA_NAME] = ERROR_SCHEMA
+    for path, path_item in result.get("paths", {}).items():
+        for method, operation in path_item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            if method == "get" and path.endswith(REVALIDATED):
+                operation["responses"].setdefault(
+                    "304", {"description": "not modified: the If-None-Match ETag is current (finished tests only)"}
+                )
+            errors = dict(COMMON_ERRORS)
+            if method in ("post", "put", "patch", "delete"):
+                errors.update(WRITE_ERRORS)
+            if "requestBody" in operation:
+                errors.update(BODY_ERRORS)
+            for status, description in errors.items():
+                operation["responses"].setdefault(status, _error_response(description))
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                if _free_text(schema):
+                    schema["pattern"] = NO_NUL
+                items = schema.get("items", {})
+                if schema.get("type") == "array" and _free_text(items):
+                    items["pattern"] = NO_NUL
+    return result
+
+
+# Query parameters several apps share, described as the server parses them. An empty value means "not given".
+def _or_empty(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "string", "enum": [""]}]}
+
+
+UNIX_SECONDS = _or_empty({"type": "number", "minimum": 0, "maximum": 2**32 - 1})
+WHOLE_UNIX_SECONDS = _or_empty({"type": "integer", "minimum": 0, "maximum": 2**32 - 1})
+PERCENTS = {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 100}, "maxItems": 30}
+CASES = {"type": "array", "items": {"type": "string", "pattern": "^[^,\\u0000]*$"}, "maxItems": 100}
+COMPRESS_RATIO = {
+    "anyOf": [{"type": "integer", "minimum": 1, "maximum": 86_400}, {"type": "string", "enum": ["auto", ""]}]
+}

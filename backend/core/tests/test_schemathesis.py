@@ -1,0 +1,103 @@
+"""Schemathesis across the whole JSON API, every check on: the OpenAPI schema (`/api/schema/`) and the server agree.
+
+Schemathesis's own engine runs as its command line would (`st run --checks all`): every phase (the schema's
+examples, its coverage scenarios, generated valid and invalid data, stateful sequences through the schema's links),
+every check (no 5xx; only documented status codes, content types, headers and bodies; invalid data refused; valid
+data accepted; authentication declared is enforced; ...), against the production entry (the ASGI door in front of
+Django, under uvicorn) in a thread, with the API token of the staff owner of two stored tests that have rows in
+ClickHouse. Half of the generated test ids are pointed at those tests, so the report code runs on real data with
+arbitrary windows, cases and quantile levels rather than stopping at a 404.
+
+Bounded (EXAMPLES_PER_OPERATION generated cases per operation, a fixed seed) to stay part of `make test`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import schemathesis
+from schemathesis.config import SchemathesisConfig
+from schemathesis.engine import Status, events, from_schema
+
+from backend.accounts.tests.conftest import make_account
+from backend.loadtests.models import Test, Upload
+from backend.sharing.tests.rows import insert_samples, insert_seconds
+from backend.testing import LiveASGIServer
+
+EXAMPLES_PER_OPERATION = 12
+
+
+@pytest.fixture
+def fuzz_world(transactional_db: None, clickhouse: None, redis_db: object) -> dict[str, Any]:
+    operator = make_account("operator", staff=True)
+    streamed = Test.objects.create(
+        owner=operator.user, name="streamed", status="ready", has_stream=True, component="api"
+    )
+    insert_seconds(streamed.pk, 0, 20, fast_ms=20, slow_ms=300, fast=90, slow=10, http_500=1)
+    uploaded = Test.objects.create(owner=operator.user, name="uploaded", status="ready", component="api")
+    upload = Upload.objects.create(test=uploaded, status="ready")
+    insert_samples(uploaded.pk, upload.pk, [1 + i % 250 for i in range(600)])
+    insert_seconds(uploaded.pk, upload.pk, 6, fast_ms=50, slow_ms=240, fast=99, slow=1)
+    Test.objects.filter(pk=uploaded.pk).update(active_upload=upload)
+    return {"token": operator.raw, "test_ids": [streamed.pk, uploaded.pk]}
+
+
+def _config(token: str) -> SchemathesisConfig:
+    return SchemathesisConfig.from_dict(
+        {
+            "seed": 19,
+            "headers": {"Authorization": f"Token {token}"},
+            "generation": {"max-examples": EXAMPLES_PER_OPERATION},
+            "checks": {"enabled": True},
+            "phases": {"stateful": {"enabled": True, "max-steps": 20}},
+        }
+    )
+
+
+def _describe(recorder: Any, case_id: str, failure: Any) -> str:
+    interaction = recorder.interactions.get(case_id)
+    request = ""
+    if interaction is not None:
+        body = (interaction.request.body or b"")[:300]
+        request = f"{interaction.request.method} {interaction.request.uri} body={body!r}"
+        if interaction.response is not None:
+            request += f" -> {interaction.response.status_code} {interaction.response.content[:300]!r}"
+    return f"[{failure.code}] {failure.operation}: {failure.title}: {failure.message.strip()[:400]}\n    {request}"
+
+
+def test_the_api_and_its_schema_agree(fuzz_world: dict[str, Any]) -> None:
+    with LiveASGIServer(threads=4) as server:
+        _run(server.url, fuzz_world)
+
+
+def _run(url: str, fuzz_world: dict[str, Any]) -> None:
+    schema = schemathesis.openapi.from_url(f"{url}/api/schema/?format=json", config=_config(fuzz_world["token"]))
+    test_ids = fuzz_world["test_ids"]
+
+    @schema.hook
+    def map_path_parameters(ctx: Any, path_parameters: dict[str, Any] | None) -> dict[str, Any] | None:
+        for name in ("test_id",):
+            value = (path_parameters or {}).get(name)
+            if isinstance(value, int) and value % 2 == 0:
+                path_parameters[name] = test_ids[(value // 2) % len(test_ids)]  # type: ignore[index]
+        return path_parameters
+
+    failures: list[str] = []
+    errors: list[str] = []
+    scenarios = 0
+    for event in from_schema(schema).execute():
+        if isinstance(event, events.ScenarioFinished):
+            scenarios += 1
+            for case_id, checks in event.recorder.checks.items():
+                for check in checks:
+                    if check.status == Status.FAILURE and check.failure_info is not None:
+                        failures.append(_describe(event.recorder, case_id, check.failure_info.failure))
+        elif isinstance(event, events.NonFatalError | events.FatalError):
+            errors.append(
+                f"{getattr(event, 'label', '')}: {event.value!r}"[:600] if hasattr(event, "value") else str(event)
+            )
+    unique = sorted(set(failures))
+    print(f"schemathesis: {scenarios} scenarios, {len(unique)} distinct failures")
+    assert scenarios > 20, "the engine ran almost nothing: the test would prove nothing"
+    assert unique == [] and errors == [], "\n".join(unique + errors)

@@ -1,0 +1,336 @@
+"""A link to a report posted in a busy chat: `--users` people open it within `--spread-s` seconds.
+
+Builds, in databases of its own (PostgreSQL `tk_report_burst`, ClickHouse `tankodrom_report_burst`, Redis db 5),
+one finished test with `--lines` raw phout rows (an uploaded test, 10 cases, a ramp), post-processed as the worker
+would (its default views warmed), then starts the app as deploy/ runs it (gunicorn with deploy/gunicorn.conf.py,
+uvicorn workers) and replays what a browser with an empty cache fetches when it opens `/<id>`:
+the page, its three assets (the app's script and style, the chart chunk), then the page's API calls (who am I, the
+test, report, summary, analysis and the Overview tab's three charts), six connections per user as a browser uses.
+Each user starts at a uniformly random moment within the spread; a page's time runs from its first request to its
+last answer.
+
+Baseline, in the same run against the same server: the same users with the same arrival, each fetching a static
+file (the app's stylesheet, served by WhiteNoise) as many times as a page makes requests: what the server and this
+load generator cost for that many requests when the answer costs nothing.
+
+The measured phases hold the exclusive benchmark lock (/tmp/tankodrom-bench.lock); building the data does not.
+
+    .venv/bin/python bench/report_burst/run.py --lines 1000000
+    .venv/bin/python bench/report_burst/run.py --lines 10000000 --users 200 --spread-s 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import fcntl
+import importlib.util
+import json
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import h11
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+PY = ROOT / ".venv/bin/python"
+PG_DB = "tk_report_burst"
+CH_DB = "tankodrom_report_burst"
+REDIS_URL = "redis://127.0.0.1:6379/5"
+LOCK = "/tmp/tankodrom-bench.lock"
+CONNECTIONS_PER_USER = 6  # what a browser opens to one host
+
+
+def _report_api() -> Any:
+    """bench/report_api/run.py's data builders (a ramp of raw samples and their per-second rows)."""
+    spec = importlib.util.spec_from_file_location("report_api_run", ROOT / "bench/report_api/run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def app_env(var_dir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="backend.settings",
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{PG_DB}",
+        CLICKHOUSE_DATABASE=CH_DB,
+        REDIS_URL=REDIS_URL,
+        CELERY_BROKER_URL=REDIS_URL,
+        TANKODROM_VAR_DIR=str(var_dir),
+        PYTHONPATH=str(ROOT),
+    )
+    return env
+
+
+def build_test(lines: int, env: dict[str, str]) -> int:
+    """The finished test with `lines` raw rows, its default views warmed; its id."""
+    subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", PG_DB], check=True)
+    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", PG_DB], check=True)
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    import numpy as np
+    from django.contrib.auth.models import User
+    from django.core.cache import cache
+    from django.core.management import call_command
+
+    from backend.clickhouse import client, migrate
+    from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+    from backend.reports.tasks import postprocess_test
+
+    call_command("migrate", verbosity=0)
+    call_command("collectstatic", "--noinput", verbosity=0)
+    client.drop_database()
+    migrate.apply_all()
+    cache.clear()
+    builders = _report_api()
+    owner = User.objects.create_user("bench")
+    test = Test.objects.create(owner=owner, name="release 1.2 vs prod", status=TestStatus.READY, component="api")
+    upload = Upload.objects.create(test=test, status=UploadStatus.READY)
+    t0 = 1_790_000_000
+    seconds = max(60, lines // 10_000)
+    cols, cases = builders._sample_columns(np.random.default_rng(19), lines, t0, seconds, 10)
+    builders._store_upload(test.pk, upload.pk, cols, cases)
+    first, last = int(cols.receive_sec.min()), int(cols.receive_sec.max())
+    Test.objects.filter(pk=test.pk).update(active_upload=upload, first_ts=first, last_ts=last)
+    postprocess_test(test.pk)
+    return int(test.pk)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def gunicorn(env: dict[str, str], port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    cmd = [str(ROOT / ".venv/bin/gunicorn"), "-c", str(ROOT / "deploy/gunicorn.conf.py")]
+    cmd += ["--bind", f"127.0.0.1:{port}"]
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"gunicorn did not start; see {log}")
+            time.sleep(0.2)
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+# ── the load generator: asyncio connections speaking HTTP/1.1 through h11 ─────────────────────────────────────
+
+
+class Connection:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.conn = h11.Connection(h11.CLIENT)
+
+    async def get(self, target: str) -> tuple[int, int]:
+        """(status, body bytes) of GET target; reconnects when the server closed the connection."""
+        if self.writer is None or self.conn.our_state is not h11.IDLE:
+            await self._connect()
+        assert self.reader is not None and self.writer is not None
+        request = h11.Request(method="GET", target=target, headers=[("Host", "127.0.0.1"), ("Accept", "*/*")])
+        self.writer.write(self.conn.send(request) + self.conn.send(h11.EndOfMessage()))
+        status, size = 0, 0
+        while True:
+            event = self.conn.next_event()
+            if event is h11.NEED_DATA:
+                self.conn.receive_data(await self.reader.read(65536))
+            elif isinstance(event, h11.Response):
+                status = event.status_code
+            elif isinstance(event, h11.Data):
+                size += len(event.data)
+            elif isinstance(event, h11.EndOfMessage):
+                break
+            elif isinstance(event, h11.ConnectionClosed):
+                raise ConnectionError("closed mid-answer")
+        if self.conn.our_state is h11.DONE and self.conn.their_state is h11.DONE:
+            self.conn.start_next_cycle()
+        return status, size
+
+    async def _connect(self) -> None:
+        await self.close()
+        self.conn = h11.Connection(h11.CLIENT)
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(Exception):
+                await self.writer.wait_closed()
+            self.writer = None
+
+
+@dataclass
+class Outcome:
+    page_s: list[float] = field(default_factory=list)
+    request_s: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    requests: int = 0
+
+
+async def _fetch_all(port: int, targets: list[str], outcome: Outcome) -> None:
+    """Fetch targets over CONNECTIONS_PER_USER connections, as a browser does."""
+    queue = list(targets)
+    connections = [Connection(port) for _ in range(min(CONNECTIONS_PER_USER, len(targets)))]
+
+    async def work(connection: Connection) -> None:
+        while queue:
+            target = queue.pop(0)
+            started = time.perf_counter()
+            try:
+                status, _size = await connection.get(target)
+            except (OSError, h11.ProtocolError, ConnectionError) as exc:
+                outcome.errors.append(f"{target}: {exc!r}")
+                continue
+            outcome.request_s.append(time.perf_counter() - started)
+            outcome.requests += 1
+            if status != 200:
+                outcome.errors.append(f"{target}: {status}")
+        await connection.close()
+
+    await asyncio.gather(*(work(c) for c in connections))
+
+
+async def _user(port: int, delay_s: float, steps: list[list[str]], outcome: Outcome) -> None:
+    await asyncio.sleep(delay_s)
+    started = time.perf_counter()
+    for step in steps:
+        await _fetch_all(port, step, outcome)
+    outcome.page_s.append(time.perf_counter() - started)
+
+
+def burst(port: int, users: int, spread_s: float, steps: list[list[str]], seed: int) -> tuple[Outcome, float]:
+    rng = random.Random(seed)
+    delays = sorted(rng.uniform(0, spread_s) for _ in range(users))
+    outcome = Outcome()
+
+    async def main() -> float:
+        started = time.perf_counter()
+        await asyncio.gather(*(_user(port, d, steps, outcome) for d in delays))
+        return time.perf_counter() - started
+
+    import uvloop
+
+    wall_s = uvloop.run(main())
+    return outcome, wall_s
+
+
+def page_steps(port: int, test_id: int) -> list[list[str]]:
+    """What opening /<id> fetches: the page, then its assets, then the page's API calls (the Overview tab)."""
+    import requests
+
+    html = requests.get(f"http://127.0.0.1:{port}/{test_id}", timeout=30).text
+    assets = sorted(set(re.findall(r'(?:src|href)="(/static/[^"]+)"', html)))
+    api = [
+        "/api/v1/me",
+        f"/api/v1/tests/{test_id}/",
+        f"/api/v1/tests/{test_id}/report",
+        f"/api/v1/tests/{test_id}/summary",
+        f"/api/v1/tests/{test_id}/analysis",
+        *(f"/api/v1/tests/{test_id}/charts/{n}?compress_ratio=auto" for n in ("quantiles", "http_codes", "net_codes")),
+    ]
+    return [[f"/{test_id}"], assets, api]
+
+
+def _stats(values_s: list[float]) -> dict[str, float]:
+    if not values_s:
+        return {}
+    ordered = sorted(values_s)
+
+    def pct(p: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000, 1)
+
+    return {"p50_ms": pct(0.5), "p95_ms": pct(0.95), "p99_ms": pct(0.99), "max_ms": round(ordered[-1] * 1000, 1)}
+
+
+def summarize(name: str, outcome: Outcome, wall_s: float) -> dict[str, Any]:
+    return {
+        "what": name,
+        "pages": len(outcome.page_s),
+        "requests": outcome.requests,
+        "errors": len(outcome.errors),
+        "first_errors": outcome.errors[:5],
+        "wall_s": round(wall_s, 2),
+        "req_per_s": round(outcome.requests / wall_s, 1) if wall_s else 0.0,
+        "page": _stats(outcome.page_s),
+        "request": _stats(outcome.request_s),
+    }
+
+
+@contextlib.contextmanager
+def exclusive_lock() -> Iterator[None]:
+    with open(LOCK, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, default=1_000_000, help="raw phout rows of the test")
+    parser.add_argument("--users", type=int, default=200)
+    parser.add_argument("--spread-s", type=float, default=5.0, help="users arrive uniformly within this many s")
+    parser.add_argument("--seed", type=int, default=19)
+    parser.add_argument("--out", type=Path, help="write the results as JSON here too")
+    args = parser.parse_args()
+
+    var_dir = ROOT / "var" / "bench_report_burst"
+    var_dir.mkdir(parents=True, exist_ok=True)
+    env = app_env(var_dir)
+    built = time.perf_counter()
+    test_id = build_test(args.lines, env)
+    print(f"test {test_id}: {args.lines} lines built in {time.perf_counter() - built:.1f} s", flush=True)
+
+    port = free_port()
+    with exclusive_lock(), gunicorn(env, port, var_dir / "gunicorn.log"):
+        steps = page_steps(port, test_id)
+        per_page = sum(len(s) for s in steps)
+        static = steps[1][0] if steps[1] else "/static/admin/css/base.css"
+        baseline_steps = [[static] * per_page]
+        # Warm-up: one page, so that each worker has imported what the views use before the clock runs.
+        burst(port, 4, 0.1, steps, args.seed)
+        results = {
+            "lines": args.lines,
+            "users": args.users,
+            "spread_s": args.spread_s,
+            "requests_per_page": per_page,
+            "workers": "deploy/gunicorn.conf.py (GUNICORN_WORKERS or max(2, cpus))",
+            "cpus": os.cpu_count(),
+            "baseline_static": summarize(
+                f"static file {static}", *burst(port, args.users, args.spread_s, baseline_steps, args.seed)
+            ),
+            "report_page": summarize(
+                f"/{test_id} and its requests", *burst(port, args.users, args.spread_s, steps, args.seed)
+            ),
+        }
+    print(json.dumps(results, indent=2))
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
