@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from analytics.histogram import BIN_COUNT, BIN_EDGES_US
+from analytics.histogram import BIN_COUNT, BIN_EDGES_US, histogram_quantiles
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -256,22 +256,11 @@ def _resample(matrix: FloatArray, n: int, rng: np.random.Generator) -> FloatArra
 def hist_quantiles_ms(
     counts: FloatArray, lower_ms: FloatArray, upper_ms: FloatArray, levels: Sequence[float]
 ) -> FloatArray:
-    """Quantiles of histograms (rows of `counts`), linear within a bin. Returns (rows × levels); NaN if empty."""
-    counts2 = np.atleast_2d(counts)
-    cum = np.cumsum(counts2, axis=1)
-    total = cum[:, -1:]
-    out = np.full((counts2.shape[0], len(levels)), np.nan)
-    for j, level in enumerate(levels):
-        rank = total[:, 0] * level / 100.0
-        # First bin whose cumulative count reaches the rank (at least the first non-empty one).
-        idx = np.minimum((cum < rank[:, None]).sum(axis=1), counts2.shape[1] - 1)
-        rows = np.arange(counts2.shape[0])
-        before = np.where(idx > 0, cum[rows, np.maximum(idx - 1, 0)], 0.0)
-        in_bin = counts2[rows, idx]
-        frac = np.where(in_bin > 0, (rank - before) / np.where(in_bin > 0, in_bin, 1.0), 1.0)
-        frac = np.clip(frac, 0.0, 1.0)
-        value = lower_ms[idx] + (upper_ms[idx] - lower_ms[idx]) * frac
-        out[:, j] = np.where(total[:, 0] > 0, value, np.nan)
+    """Quantiles of histograms (rows of `counts`) by the one histogram rule (`analytics.histogram`).
+
+    Returns (rows × levels); NaN where a histogram is empty.
+    """
+    out: FloatArray = np.atleast_2d(histogram_quantiles(np.atleast_2d(counts), levels, lower_ms, upper_ms))
     return out
 
 
