@@ -24,7 +24,6 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-
 def parse_levels(text: str | None) -> tuple[float, ...]:
     """Parse `q=50,99.9` (percents); raise ValueError naming the bad item. None or '' gives the defaults."""
     if text is None or not text.strip():

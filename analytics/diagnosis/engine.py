@@ -49,6 +49,7 @@ from analytics.diagnosis.usl import UslFit, fit_usl
 
 # Error and timeout shares below these are noise worth no finding.
 TIMEOUT_SHARE_FINDING = 0.001
+INFERRED_END_S = 10
 DISCARDED_SHARE_FINDING = 0.001
 
 
@@ -513,6 +514,9 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     figures: dict[str, dict[str, Any]] = {}
 
     onset = find_onset(series, crit, ramp=ramp)
+    if onset is not None and inferred is not None and onset.index >= len(series) - INFERRED_END_S:
+        # A plan read off the start rate ends as the generator winds down: there an end looks like a break.
+        onset = None
     limit = generator_limit(series, planned, crit, data.configured_instances)
     if onset is not None:
         findings.append(_imbalance_finding(series, planned, crit, onset, ramp, inferred is not None))

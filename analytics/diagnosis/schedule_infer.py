@@ -83,9 +83,9 @@ def _segment(y: FloatArray, penalty: float, min_len: int) -> list[tuple[int, int
     back = np.zeros(n + 1, dtype=np.int64)
     kind = np.zeros(n + 1, dtype=np.int64)  # 0 flat, 1 sloped
     for j in range(min_len, n + 1):
-        i = np.arange(0, j - min_len + 1)
-        sw, st, stt = cw[j] - cw[i], cwt[j] - cwt[i], cwtt[j] - cwtt[i]
-        sy, syy, sty = cwy[j] - cwy[i], cwyy[j] - cwyy[i], cwty[j] - cwty[i]
+        starts = np.arange(0, j - min_len + 1)
+        sw, st, stt = cw[j] - cw[starts], cwt[j] - cwt[starts], cwtt[j] - cwtt[starts]
+        sy, syy, sty = cwy[j] - cwy[starts], cwyy[j] - cwyy[starts], cwty[j] - cwty[starts]
         flat = syy - sy * sy / sw
         det = sw * stt - st * st
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -93,24 +93,24 @@ def _segment(y: FloatArray, penalty: float, min_len: int) -> list[tuple[int, int
         intercept = (sy - slope * st) / sw
         sloped = syy - 2 * intercept * sy - 2 * slope * sty + intercept**2 * sw + 2 * intercept * slope * st
         sloped = sloped + slope**2 * stt
-        cost_flat = best[i] + np.maximum(flat, 0.0) + penalty
-        cost_sloped = best[i] + np.maximum(sloped, 0.0) + 2 * penalty
+        cost_flat = best[starts] + np.maximum(flat, 0.0) + penalty
+        cost_sloped = best[starts] + np.maximum(sloped, 0.0) + 2 * penalty
         use_sloped = cost_sloped < cost_flat
         cost = np.where(use_sloped, cost_sloped, cost_flat)
         k = int(np.argmin(cost))
-        best[j], back[j], kind[j] = cost[k], int(i[k]), int(use_sloped[k])
+        best[j], back[j], kind[j] = cost[k], int(starts[k]), int(use_sloped[k])
     pieces: list[tuple[int, int, float, float]] = []
-    j = n
-    while j > 0:
-        i = int(back[j])
-        seg_t, seg_y, seg_w = t[i:j], y[i:j], w[i:j]
-        if kind[j] and j - i >= 2:
+    end = n
+    while end > 0:
+        begin = int(back[end])
+        seg_t, seg_y, seg_w = t[begin:end], y[begin:end], w[begin:end]
+        if kind[end] and end - begin >= 2:
             slope, intercept = np.polyfit(seg_t, seg_y, 1, w=np.sqrt(seg_w))
-            pieces.append((i, j, float(intercept + slope * i), float(intercept + slope * (j - 1))))
+            pieces.append((begin, end, float(intercept + slope * begin), float(intercept + slope * (end - 1))))
         else:
             level = float(np.average(seg_y, weights=seg_w))
-            pieces.append((i, j, level, level))
-        j = i
+            pieces.append((begin, end, level, level))
+        end = begin
     return pieces[::-1]
 
 
@@ -191,7 +191,9 @@ def _segments(pieces: list[Piece]) -> list[Segment]:
                 prev, cur = pieces[run_end - 1], pieces[run_end]
                 first_inc = pieces[i + 1].start_rps - pieces[i].start_rps if run_end > i + 1 else None
                 inc = cur.start_rps - prev.start_rps
-                if inc == 0 or (first_inc is not None and (first_inc * inc <= 0 or not _close(inc, first_inc, STEP_TOLERANCE, 2))):
+                if inc == 0 or (
+                    first_inc is not None and (first_inc * inc <= 0 or not _close(inc, first_inc, STEP_TOLERANCE, 2))
+                ):
                     break
                 if not _close(cur.duration_s, pieces[i].duration_s, STEP_TOLERANCE, 1) and run_end < len(pieces) - 1:
                     break

@@ -111,7 +111,7 @@ def slower_tail(
     seconds, values = trial_data
     out = values.copy()
     order = np.argsort(seconds, kind="stable")
-    uniq, starts = np.unique(seconds[order], return_index=True)
+    _, starts = np.unique(seconds[order], return_index=True)
     for begin, end in zip(starts, [*starts[1:], order.size], strict=True):
         idx = order[begin:end]
         cut = float(np.percentile(values[idx], from_level))

@@ -9,13 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 from analytics.diagnosis import DiagnosisInput, TestSeries
-from analytics.tests.real_runs import load
+from analytics.tests.real_runs import Run, load
 
 START_TS = 1_700_000_000
 
 
 def diagnosis_input(name: str, load_scheme: object = None) -> DiagnosisInput:
-    run = load(name)
+    return series_input(load(name), load_scheme)
+
+
+def series_input(run: Run, load_scheme: object = None) -> DiagnosisInput:
     n = run.seconds
     resps = np.bincount(run.second, minlength=n).astype(np.float64)
     starts = np.bincount(np.floor(run.start_s).astype(np.int64), minlength=n)[:n].astype(np.float64)

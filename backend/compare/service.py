@@ -38,12 +38,13 @@ MAX_SECOND = 2**32 - 1  # ClickHouse stores seconds as UInt32
 MAX_ID = 2**63 - 1  # PostgreSQL bigint
 ALIGNMENTS = ("start", "absolute")
 METHOD = (
-    "Block bootstrap over seconds: each test's per-second response-time histograms (tank bin grid) are "
-    "resampled in blocks of consecutive seconds (about n^(1/3) s, longer when seconds are strongly "
-    "correlated), 1000 times per test; intervals are simultaneous 97% bands over all judged levels "
-    "(max-|t|, widened to Student-t for the number of blocks). 'worse'/'better' only when the whole "
-    "interval lies beyond 1% of the baseline (and one histogram bin for streamed data); levels with fewer "
-    "than 10 responses beyond them are not judged. Code shares: the same bootstrap, floor 0.1 percentage "
+    "Paired sign-flip test over stretches of seconds: each test's seconds since its own start are cut into "
+    "blocks (as short as leaves 5 responses beyond a level), and per level the 20%-trimmed mean of the blocks' "
+    "log ratio of quantiles (test / baseline) estimates the change; swapping the tests within units of "
+    "consecutive blocks (at least 4 s and the correlation time) gives its distribution under no difference. "
+    "Intervals are simultaneous 95% bands over all judged levels (max-|t|). 'worse'/'better' only when the "
+    "whole interval lies beyond 1% of the baseline (and one histogram bin for streamed data); levels with "
+    "fewer than 10 responses beyond them are not judged. Code shares: a block bootstrap, floor 0.1 percentage "
     "point. Values are exact order statistics when raw samples exist. Details: docs/compare.md."
 )
 
@@ -141,7 +142,7 @@ def data_version(test: Test) -> str:
 
 def cache_key(params: CompareParams, tests: Sequence[Test]) -> str:
     blob = json.dumps([params.to_dict(), [data_version(t) for t in tests]], sort_keys=True, default=str)
-    return "compare:v1:" + hashlib.sha256(blob.encode()).hexdigest()
+    return "compare:v2:" + hashlib.sha256(blob.encode()).hexdigest()
 
 
 def page_url(params: CompareParams) -> str:
@@ -214,7 +215,9 @@ def _quantiles_json(result: QuantileComparison) -> dict[str, Any]:
         "count": result.counts,
         "quantiles_ms": per_level(result.values_ms),
         "diff_ms": per_level(result.diff_ms),
+        "diff_pct": per_level(result.diff_pct),
         "interval_ms": per_level(intervals),
+        "interval_pct": per_level([[list(v) if v is not None else None for v in row] for row in result.interval_pct]),
         "verdict": per_level(result.verdict),
         "verdict_notes": {_key(level): note for level, note in result.notes.items()},
     }
@@ -282,7 +285,7 @@ def build(params: CompareParams, tests: Sequence[Test], settings: CompareSetting
                 [c.latency.get(case, SparseCounts.empty()) for c in counts],
                 params.levels,
                 exact_ms=exact,
-                tau_s=overall.tau_s,  # a case's seconds drift with its test's: no need to estimate it again
+                tau_s=overall.block_s,  # a case's seconds drift with its test's: its units are as long
                 settings=settings,
             )
         )
