@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+import numpy as np
+
 from analytics.compare import (
     DEFAULT_LEVELS,
     CodeComparison,
@@ -23,8 +25,10 @@ from analytics.compare import (
     SparseCounts,
     compare_codes,
     compare_quantiles,
+    time_step_s,
 )
-from analytics.compare_load import LoadComparison, compare_by_load
+from analytics.compare_load import LoadComparison, compare_by_load, rps_per_second
+from analytics.diagnosis.schedule_infer import infer_schedule
 from analytics.figures_compare import by_load_figure, distribution_figure, quantiles_figure
 from backend.clickhouse.queries import compare as queries
 from backend.clickhouse.queries.selection import Selection
@@ -171,6 +175,18 @@ def is_ramp(test: Test) -> bool:
     return False
 
 
+def looks_like_ramp(data: SparseCounts) -> bool:
+    """A test without a schedule (phout only) whose response rate climbs as a line or in steps (schedule_infer)."""
+    rates = rps_per_second(data)
+    if len(rates) < 10:
+        return False
+    seconds = np.array(sorted(rates), dtype=np.int64)
+    step = time_step_s(data)
+    dense = np.zeros(int((seconds[-1] - seconds[0]) // step) + 1)
+    dense[(seconds - seconds[0]) // step] = [rates[int(s)] for s in seconds]
+    return infer_schedule(dense).scheme.is_ramp
+
+
 @dataclass
 class _Loaded:
     test: Test
@@ -297,7 +313,11 @@ def build(params: CompareParams, tests: Sequence[Test], settings: CompareSetting
         "distribution": distribution_figure(labels, relative_overall),
     }
     by_load: dict[str, Any] | None = None
-    if any(is_ramp(t) for t in tests):
+    # A ramp without a schedule (phout only) is recognised by its response rate.
+    if any(
+        is_ramp(t) or (not t.loadscheme and looks_like_ramp(rel))
+        for t, rel in zip(tests, relative_overall, strict=True)
+    ):
         load_result = compare_by_load(relative_overall, params.levels, settings=settings)
         by_load = _by_load_json(load_result, len(tests))
         figures["quantiles_by_load"] = by_load_figure(
