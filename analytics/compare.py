@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from analytics.histogram import BIN_COUNT, BIN_EDGES_US
+from analytics.histogram import BIN_COUNT, BIN_EDGES_US, histogram_quantiles
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -47,6 +47,14 @@ MID_MS: FloatArray = (LOWER_MS + UPPER_MS) / 2.0
 # smoothly, and the resampled histograms have fewer columns. Reported values never come from this grid: they
 # are exact order statistics, or quantiles of the tank's own grid for streamed tests.
 COARSE_REL_WIDTH = 0.02
+FULL_FLIPS_UP_TO = 12  # units: every sign pattern (4096) up to there, else 2000 drawn at random
+MIN_BLOCKS = 8  # blocks (and units) a level needs at the least to be judged
+LOG_FLOOR_MS = 0.001  # log ratios of quantiles: a 0 ms quantile counts as 1 µs
+MIN_UNIT_SLOTS = 4  # flip units of at least 4 slots: neighbouring seconds of a run are alike (measured on real runs)
+BISECTION_STEPS = 12  # interval ends to 1/4000 of the units' spread
+WARMUP_RATIO = 1.5  # a first second whose median is 1.5x the steady one is still warming up
+# The paired test's estimate leaves out the 20 % most extreme units at each end (a spike, a longer warm-up).
+TRIM_SHARE = 0.2
 LOG_BASE = 1.0 + COARSE_REL_WIDTH
 
 
@@ -81,9 +89,12 @@ class CompareSettings:
     # Nominal 97%: with a few dozen blocks the bootstrap's real coverage runs 1-2 points under nominal
     # (simulated, analytics/tests/test_compare.py), and what we promise is "same" in >= 95% of A/A runs.
     confidence: float = 0.97
+    # The quantiles' sign-flip test is exact for exchangeable blocks: its nominal level is its real one.
+    flip_confidence: float = 0.95
     rel_floor: float = 0.01  # a quantile difference under 1% of the baseline is never called real
     share_floor: float = 0.001  # nor is a code share difference under 0.1 percentage point
     min_tail: int = 10  # responses needed beyond a level (in each test) to judge it
+    min_block_tail: float = 5.0  # responses a block needs beyond a level, on average, for its quantile there
     seed: int = 20170424  # fixed: the same data always gives the same verdicts (and cache entries agree)
 
 
@@ -256,22 +267,11 @@ def _resample(matrix: FloatArray, n: int, rng: np.random.Generator) -> FloatArra
 def hist_quantiles_ms(
     counts: FloatArray, lower_ms: FloatArray, upper_ms: FloatArray, levels: Sequence[float]
 ) -> FloatArray:
-    """Quantiles of histograms (rows of `counts`), linear within a bin. Returns (rows × levels); NaN if empty."""
-    counts2 = np.atleast_2d(counts)
-    cum = np.cumsum(counts2, axis=1)
-    total = cum[:, -1:]
-    out = np.full((counts2.shape[0], len(levels)), np.nan)
-    for j, level in enumerate(levels):
-        rank = total[:, 0] * level / 100.0
-        # First bin whose cumulative count reaches the rank (at least the first non-empty one).
-        idx = np.minimum((cum < rank[:, None]).sum(axis=1), counts2.shape[1] - 1)
-        rows = np.arange(counts2.shape[0])
-        before = np.where(idx > 0, cum[rows, np.maximum(idx - 1, 0)], 0.0)
-        in_bin = counts2[rows, idx]
-        frac = np.where(in_bin > 0, (rank - before) / np.where(in_bin > 0, in_bin, 1.0), 1.0)
-        frac = np.clip(frac, 0.0, 1.0)
-        value = lower_ms[idx] + (upper_ms[idx] - lower_ms[idx]) * frac
-        out[:, j] = np.where(total[:, 0] > 0, value, np.nan)
+    """Quantiles of histograms (rows of `counts`) by the one histogram rule (`analytics.histogram`).
+
+    Returns (rows × levels); NaN where a histogram is empty.
+    """
+    out: FloatArray = np.atleast_2d(histogram_quantiles(np.atleast_2d(counts), levels, lower_ms, upper_ms))
     return out
 
 
@@ -286,7 +286,10 @@ class QuantileComparison:
     interval_ms: list[list[tuple[float, float] | None]]
     verdict: list[list[str | None]]
     notes: dict[float, str] = field(default_factory=dict)
-    tau_s: list[float] = field(default_factory=list)  # the correlation time used for each test
+    block_s: list[float] = field(default_factory=list)  # per test: the block length of its paired test (0: none)
+    diff_pct: list[list[float | None]] = field(default_factory=list)  # the difference in % of the baseline
+    interval_pct: list[list[tuple[float, float] | None]] = field(default_factory=list)
+    warmup_s: int = 0  # seconds at the start left out of the verdicts as a warm-up (the longest of any pair)
 
 
 @dataclass(frozen=True)
@@ -321,6 +324,186 @@ def _round(value: float, digits: int = 3) -> float:
     return float(round(value, digits))
 
 
+def _slot_matrix(data: SparseCounts, index: IntArray, n_keys: int) -> FloatArray:
+    """Dense (slot × key) counts, one row per time slot from the test's first slot (empty slots included), so that
+    row k of two tests is the k-th slot since each one's start."""
+    if data.seconds.size == 0:
+        return np.zeros((0, n_keys))
+    step = time_step_s(data)
+    rows = (data.seconds - int(data.seconds.min())) // step
+    n_rows = int(rows.max()) + 1
+    flat = np.bincount(
+        rows * n_keys + index[data.keys], weights=data.counts.astype(np.float64), minlength=n_rows * n_keys
+    )
+    out: FloatArray = flat.reshape(n_rows, n_keys).astype(np.float64)
+    return out
+
+
+def _blocks(matrix: FloatArray, n_slots: int, length: int) -> FloatArray:
+    """The first `n_slots` rows summed in consecutive blocks of `length` (the remainder joins the last block)."""
+    k = max(n_slots // length, 1)
+    group = np.minimum(np.arange(n_slots) // length, k - 1)
+    out = np.zeros((k, matrix.shape[1]))
+    np.add.at(out, group, matrix[:n_slots])
+    return out
+
+
+def _flip_signs(n_blocks: int, rng: np.random.Generator, n_random: int) -> FloatArray:
+    """Sign patterns for a sign-flip test: all 2^K when few, else `n_random` random ones (plus the identity)."""
+    if n_blocks <= FULL_FLIPS_UP_TO:
+        codes = np.arange(2**n_blocks)[:, None]
+        bits = (codes >> np.arange(n_blocks)[None, :]) & 1
+    else:
+        bits = np.vstack([np.zeros((1, n_blocks), dtype=np.int64), rng.integers(0, 2, size=(n_random, n_blocks))])
+    out: FloatArray = 1.0 - 2.0 * bits.astype(np.float64)
+    return out
+
+
+def _trimmed_means(values: FloatArray, trim: float) -> FloatArray:
+    """Means over axis -2 (blocks) without the `trim` share of the lowest and of the highest values."""
+    k = values.shape[-2]
+    cut = math.floor(trim * k)
+    if cut == 0:
+        out: FloatArray = values.mean(axis=-2)
+        return out
+    # A partial sort is enough: only which values fall outside the middle matters.
+    middle = np.partition(values, [cut, k - cut - 1], axis=-2)[..., cut : k - cut, :]
+    out = middle.mean(axis=-2)
+    return out
+
+
+@dataclass(frozen=True)
+class _Paired:
+    """The paired block test of one test against the baseline, on log quantiles."""
+
+    mean_log: FloatArray  # per level: trimmed mean over blocks of log(test / baseline)
+    low_log: FloatArray  # per level: the interval of the log ratio
+    high_log: FloatArray
+    judged: npt.NDArray[np.bool_]
+    block_s: float
+    n_blocks: int
+
+
+def _paired_log_test(
+    base: FloatArray,
+    other: FloatArray,
+    lower: FloatArray,
+    upper: FloatArray,
+    levels: Sequence[float],
+    judged: npt.NDArray[np.bool_],
+    step_s: int,
+    min_block_slots: int,
+    cfg: CompareSettings,
+    rng: np.random.Generator,
+) -> _Paired | None:
+    """A sign-flip permutation test of the per-block log ratios of the two tests' quantiles.
+
+    Block k of each test is its k-th stretch of slots since its own start, as short as the level's tail allows
+    (`min_block_tail` responses beyond the level). Per level, the estimate is the 20 %-trimmed mean over blocks of
+    log(test's quantile / baseline's) (a warm-up or a spike in one test moves a few blocks, not the estimate). If
+    the two tests come from the same system, swapping the tests inside a unit of consecutive blocks is as likely
+    as the data: every sign pattern over the units gives the estimate's distribution under "no difference"
+    (exact, whatever the spread). Units are at least MIN_UNIT_SLOTS slots and the correlation time of the log
+    ratios; the band is simultaneous over the judged levels (max-|t|)."""
+    n_slots = min(base.shape[0], other.shape[0])
+    longest = n_slots // MIN_BLOCKS
+    if longest < 1:
+        return None
+    per_slot = min(base[:n_slots].sum() / n_slots, other[:n_slots].sum() / n_slots)
+    level_arr = np.asarray(levels, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        need = np.ceil(cfg.min_block_tail / np.maximum((100.0 - level_arr) / 100.0 * max(per_slot, 1e-9), 1e-12))
+    need = np.maximum(need, 1)
+    usable = judged & (need <= longest)
+    if not usable.any():
+        return None
+    unit = int(min(max(need[usable].max(), min_block_slots, 1), longest))
+    for j in np.flatnonzero(usable):
+        length = _divisor_at_least(unit, int(need[j]))
+        d = _block_log_ratios(base, other, n_slots - n_slots % unit, length, lower, upper, levels[int(j)])
+        unit = int(min(max(unit, math.ceil(_ar1_time(d[np.isfinite(d)]) * length)), longest))
+    # Enough units that the sign patterns can reach each level's share of the error rate (Bonferroni) 16 times over.
+    min_units = max(MIN_BLOCKS, math.ceil(math.log2(16.0 * int(usable.sum()) / (1.0 - cfg.flip_confidence))))
+    unit = min(max(unit, MIN_UNIT_SLOTS), max(n_slots // min_units, 1))
+    n_units = n_slots // unit
+    signs = _flip_signs(n_units, rng, 2 * cfg.n_resamples)
+    # Bonferroni over the judged levels: every level's interval holds at once in `flip_confidence` of the cases.
+    alpha = (1.0 - cfg.flip_confidence) / max(int(usable.sum()), 1)
+    low_all = np.zeros(len(levels))
+    high_all = np.zeros(len(levels))
+    mean_all = np.zeros(len(levels))
+    done = np.zeros(len(levels), dtype=bool)
+    for j in np.flatnonzero(usable):
+        length = _divisor_at_least(unit, int(need[j]))
+        d = _block_log_ratios(base, other, n_units * unit, length, lower, upper, levels[int(j)])
+        ok = np.isfinite(d)
+        if ok.sum() < MIN_BLOCKS:
+            continue
+        unit_of = (np.arange(d.size) * length // unit)[ok]
+        # One value per unit (the mean of its blocks' log ratios): what the signs flip and the trimmed mean trims.
+        per_unit = np.bincount(unit_of, weights=d[ok], minlength=n_units)
+        blocks_in = np.bincount(unit_of, minlength=n_units)
+        present = blocks_in > 0
+        low, estimate, high = _inverted_interval(per_unit[present] / blocks_in[present], signs[:, present], alpha)
+        low_all[j], mean_all[j], high_all[j], done[j] = low, estimate, high, True
+    if not done.any():
+        return None
+    return _Paired(mean_all, low_all, high_all, done, float(unit * step_s), n_units)
+
+
+def _inverted_interval(d: FloatArray, signs: FloatArray, alpha: float) -> tuple[float, float, float]:
+    """(low, estimate, high): the shifts δ of the log ratios `d` that the sign-flip test does not reject at `alpha`.
+
+    The estimate is the trimmed mean of d. For a shift δ the test flips the signs of d - δ by units (`signs`, one
+    row per pattern, one column per block) and asks how often a flipped trimmed mean is as far from 0 as the real
+    one: exact when the blocks' residuals are symmetric, and the interval it inverts to never gets wider because
+    the change itself is large (flipping d itself would)."""
+    estimate = float(_trimmed_means(d[:, None], TRIM_SHARE)[0])
+
+    def p_value(delta: float) -> float:
+        x = d - delta
+        observed = abs(float(_trimmed_means(x[:, None], TRIM_SHARE)[0]))
+        null = np.abs(_trimmed_means((signs * x)[:, :, None], TRIM_SHARE)[:, 0])
+        return float(np.mean(null >= observed - 1e-12))
+
+    span = 2.0 * float(np.abs(d - estimate).max()) + 1e-6
+    bounds: list[float] = []
+    for direction in (-1.0, 1.0):
+        inside, outside = estimate, estimate + direction * span
+        if p_value(outside) > alpha:  # the test cannot reject anything this data allows: the widest interval
+            bounds.append(outside)
+            continue
+        for _ in range(BISECTION_STEPS):
+            middle = (inside + outside) / 2.0
+            if p_value(middle) > alpha:
+                inside = middle
+            else:
+                outside = middle
+        bounds.append(inside)
+    return bounds[0], estimate, bounds[1]
+
+
+def _divisor_at_least(unit: int, minimum: int) -> int:
+    """The smallest divisor of `unit` that is at least `minimum` (blocks nest in the flip units)."""
+    for length in range(max(minimum, 1), unit + 1):
+        if unit % length == 0:
+            return length
+    return unit
+
+
+def _block_log_ratios(
+    base: FloatArray, other: FloatArray, n_slots: int, length: int, lower: FloatArray, upper: FloatArray, level: float
+) -> FloatArray:
+    """log(other's quantile / base's quantile) at `level` in each block of `length` slots (NaN: a block is empty)."""
+    n_blocks = n_slots // length
+    a = base[: n_blocks * length].reshape(n_blocks, length, -1).sum(axis=1)
+    b = other[: n_blocks * length].reshape(n_blocks, length, -1).sum(axis=1)
+    qa = hist_quantiles_ms(a, lower, upper, [level])[:, 0]
+    qb = hist_quantiles_ms(b, lower, upper, [level])[:, 0]
+    out: FloatArray = np.log(np.maximum(qb, LOG_FLOOR_MS)) - np.log(np.maximum(qa, LOG_FLOOR_MS))
+    return out
+
+
 def compare_quantiles(
     tests: Sequence[SparseCounts],
     levels: Sequence[float] = DEFAULT_LEVELS,
@@ -333,14 +516,14 @@ def compare_quantiles(
 
     `tests` are per-second histograms on the tank grid (keys = bin indexes), or already coarsened.
     `exact_ms[i]`, when given, holds test i's exact quantiles (order statistics of its raw samples, one per
-    level); they are reported and differenced, while the noise comes from the block bootstrap of the
-    histograms. Without them the reported values are quantiles of the histograms on the tank's grid.
-    `tau_s` overrides the correlation times estimated from the data (a case can borrow its test's).
+    level); they are reported and differenced. Without them the reported values are quantiles of the histograms
+    on the tank's grid. The verdicts and intervals come from the paired block test (module docstring).
+    `tau_s` gives each test's correlation time (s), the shortest block worth using (a case can borrow its
+    test's); by default it is estimated from the paired series of per-second medians.
     """
     cfg = settings or CompareSettings()
     levels_t = tuple(float(x) for x in levels)
     rng = np.random.default_rng(cfg.seed)
-    # Only bins that hold data in some test matter: a few hundred columns instead of 3721.
     fine = list(tests)
     tests = [coarsen(t) for t in tests]
     used = np.unique(np.concatenate([t.keys for t in tests])) if tests else np.zeros(0, dtype=np.int64)
@@ -350,24 +533,19 @@ def compare_quantiles(
 
     counts = [t.total for t in tests]
     points: list[FloatArray] = []
-    boots: list[FloatArray | None] = []
-    taus: list[float] = []
-    blocks: list[int] = []
+    matrices: list[FloatArray] = []
+    steps: list[int] = []
     for i, test in enumerate(tests):
-        tau = float(tau_s[i]) if tau_s is not None else correlation_time_s(test, MID_MS)
-        taus.append(tau)
-        matrix = _block_matrix(test, index, used.size, tau)
-        blocks.append(int(matrix.shape[0]))
-        if matrix.shape[0] == 0:
-            points.append(np.full(len(levels_t), np.nan))
-            boots.append(None)
-            continue
-        hist_point = hist_quantiles_ms(matrix.sum(axis=0), lower, upper, levels_t)[0]
+        matrix = _slot_matrix(test, index, used.size)
+        matrices.append(matrix)
+        steps.append(time_step_s(test))
         given = exact_ms[i] if exact_ms is not None else None
-        points.append(np.asarray(given, dtype=np.float64) if given is not None else _fine_quantiles(fine[i], levels_t))
-        resampled = hist_quantiles_ms(_resample(matrix, cfg.n_resamples, rng), lower, upper, levels_t)
-        # Deviations of the resamples from the histogram estimate they scatter around.
-        boots.append((resampled - hist_point) * _small_sample_factor(matrix.shape[0]))
+        if test.total == 0:
+            points.append(np.full(len(levels_t), np.nan))
+        else:
+            points.append(
+                np.asarray(given, dtype=np.float64) if given is not None else _fine_quantiles(fine[i], levels_t)
+            )
 
     judged = np.array([_judgeable(level, counts, cfg.min_tail) for level in levels_t], dtype=bool)
     notes = {
@@ -378,46 +556,126 @@ def compare_quantiles(
     exact_flags = [exact_ms is not None and exact_ms[i] is not None for i in range(len(tests))]
     values: list[list[float | None]] = [[_none_if_nan(v) for v in p] for p in points]
     diff: list[list[float | None]] = [[None if np.isnan(v) else 0.0 for v in points[0]]] if tests else []
+    diff_pct: list[list[float | None]] = [[None if np.isnan(v) else 0.0 for v in points[0]]] if tests else []
     interval: list[list[tuple[float, float] | None]] = [[None] * len(levels_t)] if tests else []
+    interval_pct: list[list[tuple[float, float] | None]] = [[None] * len(levels_t)] if tests else []
     verdict: list[list[str | None]] = [[None] * len(levels_t)] if tests else []
-    base_boot = boots[0] if tests else None
+    blocks_s: list[float] = [0.0] if tests else []
+    warmups: list[int] = []
     for i in range(1, len(tests)):
         d = points[i] - points[0]
         diff.append([_none_if_nan(v) for v in d])
-        other_boot = boots[i]
-        if base_boot is None or other_boot is None:
-            interval.append([None] * len(levels_t))
-            verdict.append([None] * len(levels_t))
-            continue
-        dev = other_boot - base_boot
-        sd = dev.std(axis=0)
-        c = _student_widening(_band_constant(dev[:, judged], sd[judged], cfg.confidence), min(blocks[0], blocks[i]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(points[0] > 0, d / points[0] * 100.0, np.nan)
+        diff_pct.append([None if not np.isfinite(v) else _round(float(v), 1) for v in rel])
+        step = max(steps[0], steps[i])
+        if tau_s is not None:
+            tau = max(float(tau_s[0]), float(tau_s[i]))
+        else:
+            tau = _paired_correlation_time_s(matrices[0], matrices[i], lower, upper) * step
+        skip = max(_warmup_slots(matrices[0], lower, upper), _warmup_slots(matrices[i], lower, upper))
+        paired = _paired_log_test(
+            matrices[0][skip:],
+            matrices[i][skip:],
+            lower,
+            upper,
+            levels_t,
+            judged,
+            step,
+            math.ceil(tau / step),
+            cfg,
+            rng,
+        )
+        if skip and paired is not None:
+            warmups.append(skip * step)
         row_int: list[tuple[float, float] | None] = []
+        row_pct: list[tuple[float, float] | None] = []
         row_ver: list[str | None] = []
-        for j in range(len(levels_t)):
-            if not judged[j] or np.isnan(d[j]):
+        for j, level in enumerate(levels_t):
+            if np.isnan(d[j]):
                 row_int.append(None)
-                row_ver.append("same" if not np.isnan(d[j]) else None)
+                row_pct.append(None)
+                row_ver.append(None)
                 continue
-            low, high = float(d[j] - c * sd[j]), float(d[j] + c * sd[j])
+            if paired is None or not paired.judged[j]:
+                if judged[j] and level not in notes:
+                    notes[level] = (
+                        "too few responses beyond this level in stretches of the tests' seconds to tell it from noise"
+                    )
+                row_int.append(None)
+                row_pct.append(None)
+                row_ver.append("same")
+                continue
+            low_log, high_log = float(paired.low_log[j]), float(paired.high_log[j])
+            base = float(points[0][j])
+            low, high = base * math.expm1(low_log), base * math.expm1(high_log)
             row_int.append((_round(low), _round(high)))
-            floor = cfg.rel_floor * abs(float(points[0][j]))
+            row_pct.append((_round(math.expm1(low_log) * 100.0, 1), _round(math.expm1(high_log) * 100.0, 1)))
+            floor = cfg.rel_floor * abs(base)
             if not (exact_flags[0] and exact_flags[i]):
-                floor = max(floor, _bin_width_ms(float(points[0][j])))
+                floor = max(floor, _bin_width_ms(base))
             row_ver.append(_verdict(low, high, floor, higher_is_worse=True))
         interval.append(row_int)
+        interval_pct.append(row_pct)
         verdict.append(row_ver)
-    return QuantileComparison(levels_t, counts, values, diff, interval, verdict, notes, taus)
+        blocks_s.append(paired.block_s if paired is not None else 0.0)
+    return QuantileComparison(
+        levels_t,
+        counts,
+        values,
+        diff,
+        interval,
+        verdict,
+        notes,
+        blocks_s,
+        diff_pct=diff_pct,
+        interval_pct=interval_pct,
+        warmup_s=max(warmups, default=0),
+    )
 
 
-def _student_widening(c: float, n_blocks: int) -> float:
-    """The Student-t quantile with n_blocks - 1 degrees of freedom at the tail probability of normal quantile c.
+def _warmup_slots(matrix: FloatArray, lower: FloatArray, upper: FloatArray) -> int:
+    """Slots of a warm-up at the start: the first slots whose median is above WARMUP_RATIO × the median of the
+    test's second half (at most a third of the test). They are left out of the paired test: a warm-up differs from
+    run to run far more than the service does, and says nothing about the service's steady speed."""
+    n = matrix.shape[0]
+    if n < 6:
+        return 0
+    medians = hist_quantiles_ms(matrix, lower, upper, [50.0])[:, 0]
+    steady = float(np.nanmedian(medians[n // 2 :])) if np.isfinite(medians[n // 2 :]).any() else math.nan
+    if not math.isfinite(steady) or steady <= 0:
+        return 0
+    slow = np.flatnonzero(np.nan_to_num(medians[: n // 3], nan=0.0) > WARMUP_RATIO * steady)
+    return int(slow.max()) + 1 if slow.size else 0
 
-    The bootstrap treats its standard errors as known; estimated from b blocks they are not, which matters
-    when seconds stay correlated for long and blocks are few (Cornish-Fisher expansion of t in 1/ν).
-    """
-    nu = max(n_blocks - 1, 2)
-    return c + (c**3 + c) / (4 * nu) + (5 * c**5 + 16 * c**3 + 3 * c) / (96 * nu**2)
+
+def _paired_correlation_time_s(base: FloatArray, other: FloatArray, lower: FloatArray, upper: FloatArray) -> float:
+    """Correlation time (in slots) of the per-slot log-median ratio of two tests, as `correlation_time_s` reads it.
+
+    The difference, not each test's own series: a warm-up both tests share cancels in it, a drift of either does
+    not."""
+    n = min(base.shape[0], other.shape[0])
+    if n < 4:
+        return 1.0
+    qa = hist_quantiles_ms(base[:n], lower, upper, [50.0])[:, 0]
+    qb = hist_quantiles_ms(other[:n], lower, upper, [50.0])[:, 0]
+    ok = np.isfinite(qa) & np.isfinite(qb)
+    series = np.log(np.maximum(qb[ok], LOG_FLOOR_MS)) - np.log(np.maximum(qa[ok], LOG_FLOOR_MS))
+    return _ar1_time(series)
+
+
+def _ar1_time(series: FloatArray) -> float:
+    if series.size < 4:
+        return 1.0
+    centred = series - series.mean()
+    denom = float((centred * centred).sum())
+    if denom <= 0:
+        return 1.0
+    rho1 = float((centred[1:] * centred[:-1]).sum()) / denom
+    rho2 = float((centred[2:] * centred[:-2]).sum()) / denom
+    phi = rho2 / rho1 if rho1 > 0.2 and rho2 > 0 else rho1
+    phi = min(max(phi, 0.0), 0.95)
+    return (1.0 + phi) / (1.0 - phi)
 
 
 def _small_sample_factor(n_blocks: int) -> float:

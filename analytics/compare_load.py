@@ -3,7 +3,7 @@
 Two ramps rarely reach a given load at the same second (different start, different slope, a stage added),
 so comparing them second by second mixes load levels. Here each second is labelled with its load (responses
 per second), seconds of every test are grouped into common RPS bands over the range all tests covered, and each
-band is compared with `analytics.compare.compare_quantiles` (block bootstrap within the band's seconds).
+band is compared with `analytics.compare.compare_quantiles` (the band's seconds of each test, in their order).
 """
 
 from __future__ import annotations
@@ -80,12 +80,20 @@ def compare_by_load(
     while edge <= high:
         top = edge + step
         picked: list[SparseCounts] = []
-        for test, load in zip(tests, loads, strict=True):
-            seconds = [s for s, rps in load.items() if edge <= rps < top]
+        chosen: list[list[int]] = []
+        for load in loads:
+            seconds = sorted(s for s, rps in load.items() if edge <= rps < top)
             if len(seconds) < min_seconds:
                 break
-            picked.append(test.select_seconds(np.isin(test.seconds, np.asarray(seconds, dtype=np.int64))))
+            chosen.append(seconds)
         else:
+            fewest = min(len(c) for c in chosen)
+            for test, seconds in zip(tests, chosen, strict=True):
+                band = test.select_seconds(np.isin(test.seconds, np.asarray(seconds, dtype=np.int64)))
+                # Slot k of every test covers the same part of the band (the k-th of `fewest` stretches of its
+                # seconds there, in order), so that the paired test pairs like loads even when one ramp is slower.
+                rank = np.searchsorted(np.asarray(seconds, dtype=np.int64), band.seconds)
+                picked.append(SparseCounts(rank * fewest // len(seconds), band.keys, band.counts))
             bands.append(LoadBand(edge, top, compare_quantiles(picked, levels, settings=settings)))
         edge = top
     return LoadComparison(bands)

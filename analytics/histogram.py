@@ -98,3 +98,58 @@ def native_grid() -> NativeGrid:
     each 10 µs step below 500 ms, the linear pieces' first edges, steps and first indexes, the table's step, the
     grid's last edge and the number of bins."""
     return _BELOW_LIMIT, _SEGMENT_EDGE_US, _SEGMENT_STEP_US, _SEGMENT_INDEX, _TABLE_STEP_US, MAX_HIST_US, BIN_COUNT
+
+
+LOWER_EDGES_US: npt.NDArray[np.int64] = np.concatenate([[0], BIN_EDGES_US[:-1]]).astype(np.int64)
+
+
+def lower_rank(n: int | npt.NDArray[np.int64], levels_pct: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """0-based rank of the quantile at each level among n values: floor((n - 1) * p), the "lower" order statistic.
+
+    Shape: levels for a scalar n, (rows, levels) for an array of n. Exact and histogram quantiles share it.
+    """
+    fractions = np.asarray(levels_pct, dtype=np.float64) / 100.0
+    n_arr = np.asarray(n, dtype=np.float64)
+    # Rounding guard: (n-1)*p computed in float may land a hair under an integer it equals exactly.
+    raw = (np.maximum(n_arr, 1.0)[..., None] - 1.0) * fractions
+    return np.floor(raw + 1e-9).astype(np.int64)
+
+
+def histogram_quantiles(
+    counts: npt.ArrayLike,
+    levels_pct: npt.ArrayLike,
+    lower: npt.ArrayLike | None = None,
+    upper: npt.ArrayLike | None = None,
+) -> npt.NDArray[np.float64]:
+    """The one rule for a quantile read off a histogram, used by the report, compare, diagnosis and trends.
+
+    The quantile is the order statistic of rank floor((n - 1) * p) (as for raw samples, `lower_rank`); it lies in
+    the bin where the cumulative count first exceeds that rank, and the k values of that bin are taken as spread
+    evenly over it, the rank's own value at the middle of its share: lower + width * (rank - before + 0.5) / k.
+    So the estimate never leaves the bin of the exact value. `counts` is one histogram or a matrix of them (one per
+    row; counts may be fractional, e.g. resampled weights); `lower`/`upper` are each column's edges (default: the
+    tank's grid in µs, columns = bin indexes). Returns (levels,) or (rows, levels); NaN where a histogram is empty.
+    """
+    matrix = np.asarray(counts, dtype=np.float64)
+    single = matrix.ndim == 1
+    matrix = np.atleast_2d(matrix)
+    low = LOWER_EDGES_US.astype(np.float64) if lower is None else np.asarray(lower, dtype=np.float64)
+    high = BIN_EDGES_US.astype(np.float64) if upper is None else np.asarray(upper, dtype=np.float64)
+    n_rows, n_bins = matrix.shape
+    cum = np.cumsum(matrix, axis=1)
+    totals = cum[:, -1] if n_bins else np.zeros(n_rows)
+    levels = np.atleast_1d(np.asarray(levels_pct, dtype=np.float64))
+    out = np.full((n_rows, levels.size), np.nan)
+    if n_bins == 0:
+        return out[0] if single else out
+    ranks = lower_rank(np.round(totals).astype(np.int64), levels)  # (rows, levels)
+    rows = np.arange(n_rows)
+    for j in range(levels.size):
+        rank = ranks[:, j].astype(np.float64)
+        # First bin whose cumulative count exceeds the rank (the tolerance absorbs float sums of weights).
+        idx = np.minimum((cum <= rank[:, None] + 1e-9).sum(axis=1), n_bins - 1)
+        before = np.where(idx > 0, cum[rows, np.maximum(idx - 1, 0)], 0.0)
+        in_bin = matrix[rows, idx]
+        fraction = np.clip((rank - before + 0.5) / np.where(in_bin > 0, in_bin, 1.0), 0.0, 1.0)
+        out[:, j] = np.where(totals > 0, low[idx] + (high[idx] - low[idx]) * fraction, np.nan)
+    return out[0] if single else out

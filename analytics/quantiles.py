@@ -15,16 +15,13 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from analytics.histogram import BIN_COUNT, BIN_EDGES_US
+from analytics.histogram import BIN_COUNT, BIN_EDGES_US, LOWER_EDGES_US, histogram_quantiles, lower_rank
 
 DEFAULT_LEVELS_PCT: tuple[float, ...] = (50.0, 75.0, 80.0, 85.0, 90.0, 95.0, 98.0, 99.0, 100.0)
 MAX_LEVELS = 30
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-# Lower edge of each bin, indexed like BIN_EDGES_US (bin i is [LOWER[i], BIN_EDGES_US[i])).
-_LOWER_EDGES_US: IntArray = np.concatenate([[0], BIN_EDGES_US[:-1]]).astype(np.int64)
 
 
 def parse_levels(text: str | None) -> tuple[float, ...]:
@@ -57,11 +54,7 @@ def level_key(level_pct: float) -> str:
 
 def _ranks(n: int | IntArray, levels_pct: Sequence[float]) -> IntArray:
     """0-based rank of the lower order statistic for each level: floor((n - 1) * p)."""
-    fractions = np.asarray(levels_pct, dtype=np.float64) / 100.0
-    n_arr = np.asarray(n, dtype=np.int64)
-    # Rounding guard: (n-1)*p computed in float may land a hair under an integer it equals exactly.
-    raw = (np.maximum(n_arr, 1)[..., None] - 1) * fractions
-    return np.floor(raw + 1e-9).astype(np.int64)
+    return lower_rank(n, levels_pct)
 
 
 def exact_quantiles(values: npt.ArrayLike, levels_pct: Sequence[float]) -> FloatArray:
@@ -99,28 +92,12 @@ def dense_histogram(bins: npt.ArrayLike, counts: npt.ArrayLike) -> IntArray:
 
 
 def histogram_quantiles_us(hist: npt.ArrayLike, levels_pct: Sequence[float]) -> FloatArray:
-    """Quantiles (µs) from dense histograms: one row of counts per bin, or a matrix with one histogram per row.
+    """Quantiles (µs) from dense histograms on the tank's grid: one row of counts per bin, or a matrix with one
+    histogram per row (`analytics.histogram.histogram_quantiles`, the one rule everywhere).
 
     Returns shape (levels,) for one histogram, (rows, levels) for a matrix; NaN where a histogram is empty.
     """
-    counts = np.asarray(hist, dtype=np.int64)
-    single = counts.ndim == 1
-    matrix = counts[None, :] if single else counts
-    cum = np.cumsum(matrix, axis=1)
-    totals = cum[:, -1]
-    ranks = _ranks(totals, levels_pct)  # (rows, levels)
-    out = np.full(ranks.shape, np.nan)
-    for row in np.nonzero(totals > 0)[0]:
-        row_cum = cum[row]
-        b = np.searchsorted(row_cum, ranks[row], side="right")
-        before = np.where(b > 0, row_cum[np.maximum(b - 1, 0)], 0)
-        in_bin = matrix[row, b]
-        # Place the k-th value proportionally inside its bin: an estimate, but never outside the bin.
-        fraction = (ranks[row] - before + 0.5) / in_bin
-        low = _LOWER_EDGES_US[b]
-        high = BIN_EDGES_US[b]
-        out[row] = low + (high - low) * fraction
-    return out[0] if single else out
+    return histogram_quantiles(hist, levels_pct)
 
 
 def sparse_histogram_quantiles_us(
@@ -134,7 +111,7 @@ def bin_width_us(value_us: float) -> int:
     """Width of the grid bin holding `value_us` (the error bound of a histogram quantile there)."""
     idx = int(np.searchsorted(BIN_EDGES_US, value_us, side="right"))
     idx = min(max(idx, 1), BIN_COUNT - 1)
-    return int(BIN_EDGES_US[idx] - _LOWER_EDGES_US[idx])
+    return int(BIN_EDGES_US[idx] - LOWER_EDGES_US[idx])
 
 
 def as_ms_dict(levels_pct: Iterable[float], values_us: Iterable[float]) -> dict[str, float | None]:

@@ -45,7 +45,7 @@ def _error_of(response: Response) -> str:
     return f"HTTP {response.status_code}: {str(body)[:200]}"
 
 
-def create_test(api: Api, meta: dict[str, str]) -> int:
+def create_test(api: Api, meta: dict[str, Any]) -> int:
     response = api.call("POST", "/api/v1/tests/", json_body=meta)
     if response.status_code != 201:
         raise CliError(f"could not create the test: {_error_of(response)}")
@@ -169,11 +169,20 @@ def wait_for_test(api: Api, test_id: int, timeout_s: float) -> str | None:
         time.sleep(next(delays))
 
 
-def _meta(args: argparse.Namespace) -> dict[str, str]:
+def _meta(args: argparse.Namespace) -> dict[str, Any]:
     fields = ("name", "description", "component", "version", "task")
-    meta = {name: getattr(args, name) for name in fields if getattr(args, name) is not None}
+    meta: dict[str, Any] = {name: getattr(args, name) for name in fields if getattr(args, name) is not None}
     meta.setdefault("name", Path(args.file).name)
+    if args.schedule:
+        meta["loadscheme"] = [args.schedule]
     return meta
+
+
+def set_schedule(api: Api, test_id: int, schedule: str) -> None:
+    """Give an existing test its schedule (the diagnosis checks the service against it)."""
+    response = api.call("PATCH", f"/api/v1/tests/{test_id}/", json_body={"loadscheme": [schedule]})
+    if response.status_code != 200:
+        raise CliError(f"could not set the schedule of test {test_id}: {_error_of(response)}")
 
 
 def _token(args: argparse.Namespace) -> str:
@@ -195,6 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--test", type=int, help="upload into this existing test instead of creating one")
     for name in ("name", "description", "component", "version", "task"):
         up.add_argument(f"--{name}", help=f"the new test's {name}")
+    up.add_argument(
+        "--schedule",
+        help="the load schedule, in Phantom's or Pandora's syntax: 'line(1,400,20s) const(400,20s)', "
+        "'step(300,3000,450,12s)' (without it the diagnosis reads the profile off the request start rate)",
+    )
     up.add_argument("--server", default=os.environ.get("TANKODROM_URL", DEFAULT_SERVER), help="server base URL")
     up.add_argument("--token", help="API token (default: $TANKODROM_TOKEN)")
     up.add_argument("--token-file", help="file holding the API token")
@@ -220,6 +234,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         raise CliError(f"--server: {exc}") from exc
     test_id = args.test if args.test is not None else create_test(api, _meta(args))
+    if args.test is not None and args.schedule:
+        set_schedule(api, test_id, args.schedule)
     upload_id = upload_file(api, test_id, path, max(1, int(args.chunk_mb * 1024 * 1024)), args.quiet)
     print(f"test {test_id}: upload {upload_id} received", file=sys.stderr)
     code = 0

@@ -34,11 +34,22 @@ from analytics.diagnosis.imbalance import (
 )
 from analytics.diagnosis.loadscheme import LoadScheme, LoadSchemeError, parse_load_scheme
 from analytics.diagnosis.monitoring import monitoring_hints
-from analytics.diagnosis.types import Annotation, Finding, FloatArray, MonitoringSeries, TestSeries, utc_clock
+from analytics.diagnosis.schedule_infer import InferredSchedule, infer_schedule
+from analytics.diagnosis.types import (
+    Annotation,
+    Finding,
+    FloatArray,
+    MonitoringSeries,
+    TestSeries,
+    percent,
+    rolling_median,
+    utc_clock,
+)
 from analytics.diagnosis.usl import UslFit, fit_usl
 
 # Error and timeout shares below these are noise worth no finding.
 TIMEOUT_SHARE_FINDING = 0.001
+INFERRED_END_S = 10
 DISCARDED_SHARE_FINDING = 0.001
 
 
@@ -48,6 +59,9 @@ class DiagnosisInput:
     load_scheme: Any = None  # as the tank sent it (list of str or dicts)
     configured_instances: int | None = None
     monitoring: list[MonitoringSeries] = field(default_factory=list)
+    # Requests started in each second of `series.ts` (Pandora's discarded ones included): the load profile of a
+    # test whose schedule nobody gave (a phout-only upload) is read off it.
+    starts: FloatArray | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,8 @@ class DiagnosisResult:
     scheme_error: str | None = None
     # [from, to) unix s of the steady stage q99 was taken over (its longest unbroken stretch), for exact re-reads.
     steady_span: tuple[int, int] | None = None
+    # The schedule read off the request start rate when none was given (Phantom's syntax), else None.
+    inferred_schedule: str | None = None
 
 
 def _scheme(raw: Any) -> tuple[LoadScheme, str | None]:
@@ -92,6 +108,18 @@ def planned_series(series: TestSeries, scheme: LoadScheme) -> FloatArray:
         inside = offsets < from_scheme.size
         planned[inside] = from_scheme[offsets[inside]]
     return planned
+
+
+def inferred_plan(series: TestSeries, starts: FloatArray | None) -> InferredSchedule | None:
+    """The schedule read off the requests started per second, when the generator sent no plan and none was given."""
+    if float(series.planned_rps.max(initial=0.0)) > 0 or is_closed_model(series) or len(series) == 0:
+        return None
+    counts = starts if starts is not None and starts.size == len(series) else series.resps
+    offsets = (series.ts - series.ts[0]).astype(np.int64)
+    dense = np.zeros(int(offsets[-1]) + 1)
+    dense[offsets] = counts
+    inferred = infer_schedule(dense)
+    return inferred if inferred.scheme.segments else None
 
 
 def _is_ramp(planned: FloatArray, scheme: LoadScheme) -> bool:
@@ -126,7 +154,14 @@ def _steady_mask(series: TestSeries, planned: FloatArray, scheme: LoadScheme) ->
     return series.resps > 0
 
 
-def _imbalance_finding(series: TestSeries, planned: FloatArray, crit: Criteria, onset: Onset, ramp: bool) -> Finding:
+def sustained_peak_rps(answered: FloatArray) -> float:
+    """The most responses per second the service kept up for 5 s (the peak of their rolling median)."""
+    return float(rolling_median(answered, 5).max(initial=0.0)) if answered.size else 0.0
+
+
+def _imbalance_finding(
+    series: TestSeries, planned: FloatArray, crit: Criteria, onset: Onset, ramp: bool, inferred: bool
+) -> Finding:
     i = onset.index
     ts = int(series.ts[i])
     before = slice(max(0, i - 10), i)
@@ -138,6 +173,10 @@ def _imbalance_finding(series: TestSeries, planned: FloatArray, crit: Criteria, 
     planned_here = float(near.max()) if near.size else None
     achieved = float(np.median(crit.answered_rps[before])) if i > 0 else float(crit.answered_rps[i])
     rps = planned_here if planned_here else achieved
+    if inferred:
+        # The plan was read off the requests the generator managed to start, which stop following the schedule
+        # once the service holds its instances: the most the service answered, sustained, is where it broke.
+        rps = sustained_peak_rps(crit.answered_rps)
     why = {
         "behind": "answered responses fell below 90 % of the planned RPS",
         "errors": "the error share rose above its early level",
@@ -156,19 +195,31 @@ def _imbalance_finding(series: TestSeries, planned: FloatArray, crit: Criteria, 
         "error_share_after": round(float(np.mean(crit.error_share[after])), 4),
         "baseline_q95_ms": round(crit.baseline_q95_ms, 1),
     }
+    facts = _onset_facts(evidence)
     if ramp:
+        where = (
+            f"at {rps:.0f} RPS (the most it answered for 5 s in a row; the load profile was read off the request "
+            "start rate)"
+            if inferred
+            else f"at {rps:.0f} RPS"
+        )
+        before_text = (
+            f"Before it, {evidence['answered_rps_before']:g} responses/s with q95 {evidence['q95_ms_before']:g} ms; "
+            if evidence["q95_ms_before"] is not None
+            else ""
+        )
         return Finding(
             kind="imbalance",
             severity="critical",
             title=f"Imbalance at {rps:.0f} RPS ({utc_clock(ts)} UTC)",
             text=(
-                f"The service stopped keeping up at {rps:.0f} RPS, {utc_clock(ts)} UTC: {why}. "
-                f"Before it, {evidence['answered_rps_before']} responses/s with q95 {evidence['q95_ms_before']} ms; "
-                f"after it, {evidence['answered_rps_after']} responses/s with q95 {evidence['q95_ms_after']} ms. "
+                f"The service stopped keeping up {where}, {utc_clock(ts)} UTC: {why}. {before_text}"
+                f"after it, {evidence['answered_rps_after']:g} responses/s with q95 {evidence['q95_ms_after']:g} ms. "
                 "This is the capacity found by this ramp; plan production load below it."
             ),
-            evidence={**evidence, "imbalance_rps": round(rps, 1)},
+            evidence={**evidence, "imbalance_rps": round(rps, 1), "planned_from": "inferred" if inferred else "plan"},
             annotations=[Annotation(ts, f"imbalance {rps:.0f} RPS")],
+            facts=[("Imbalance", f"{rps:.0f} RPS at {utc_clock(ts)} UTC"), *facts],
         )
     if onset.end_index >= len(series):
         return Finding(
@@ -177,11 +228,16 @@ def _imbalance_finding(series: TestSeries, planned: FloatArray, crit: Criteria, 
             title=f"Service overloaded from {utc_clock(ts)} UTC",
             text=(
                 f"At a steady load the service stopped keeping up from {utc_clock(ts)} UTC to the end: {why}. "
-                f"q95 went from {evidence['q95_ms_before']} ms to {evidence['q95_ms_after']} ms. "
-                "The planned rate is above what the service sustains."
+                + (
+                    f"q95 went from {evidence['q95_ms_before']:g} ms to {evidence['q95_ms_after']:g} ms. "
+                    if evidence["q95_ms_before"] is not None
+                    else f"q95 was {evidence['q95_ms_after']:g} ms after it. "
+                )
+                + "The planned rate is above what the service sustains."
             ),
-            evidence={**evidence, "until_ts": None},
+            evidence=evidence,
             annotations=[Annotation(ts, "overload")],
+            facts=[("Overloaded from", f"{utc_clock(ts)} UTC to the end"), *facts],
         )
     end_ts = int(series.ts[onset.end_index])
     return Finding(
@@ -195,13 +251,40 @@ def _imbalance_finding(series: TestSeries, planned: FloatArray, crit: Criteria, 
         ),
         evidence={**evidence, "until_ts": end_ts},
         annotations=[Annotation(ts, "overload"), Annotation(end_ts, "recovered")],
+        facts=[("Failed to keep up", f"{utc_clock(ts)}–{utc_clock(end_ts)} UTC ({end_ts - ts} s)"), *facts],
     )
+
+
+def _onset_facts(evidence: dict[str, Any]) -> list[tuple[str, str]]:
+    facts: list[tuple[str, str]] = []
+    if evidence.get("planned_rps") is not None:
+        facts.append(("Planned", f"{evidence['planned_rps']:g} RPS"))
+    pairs = (
+        ("Answered", "answered_rps_before", "answered_rps_after", " responses/s"),
+        ("q95", "q95_ms_before", "q95_ms_after", " ms"),
+    )
+    for label, before, after, unit in pairs:
+        if evidence.get(before) is not None:
+            facts.append((label, f"{evidence[before]:g}{unit} before, {evidence[after]:g}{unit} after"))
+        else:
+            facts.append((label, f"{evidence[after]:g}{unit} after"))
+    if evidence.get("error_share_after") is not None:
+        before_share = evidence.get("error_share_before")
+        facts.append(
+            (
+                "Errors",
+                (f"{percent(before_share)} before, " if before_share is not None else "")
+                + f"{percent(evidence['error_share_after'])} after",
+            )
+        )
+    return facts
 
 
 def _generator_finding(series: TestSeries, limit: GeneratorLimit, onset: Onset | None) -> Finding:
     ts = int(series.ts[limit.index])
+    instances = f"all {limit.max_instances} instances" if limit.max_instances else "all its instances"
     reason = {
-        "instances_at_max": f"all {limit.max_instances} instances were busy while responses fell behind the plan",
+        "instances_at_max": f"{instances} were busy while responses fell behind the plan",
         "discarded": "the generator discarded requests it had no free instance for (net code 777)",
         "littles_law": (
             f"the planned {limit.planned_rps:.0f} RPS is above what {limit.max_instances} instances can send "
@@ -210,34 +293,46 @@ def _generator_finding(series: TestSeries, limit: GeneratorLimit, onset: Onset |
         ),
     }[limit.reason]
     first = onset is None or limit.index <= onset.index
+    # Advice only with its figure: the instances needed follow from the planned peak, unknown without a plan.
     advice = (
-        f"Give it more instances: at {limit.mean_ms:.0f} ms per response the planned peak needs about "
+        f" Give it more instances: at {limit.mean_ms:.0f} ms per response the planned peak needs about "
         f"{limit.recommended_instances} (with 20 % headroom)."
         if limit.recommended_instances
-        else "Give it more instances."
+        else ""
     )
     lead = (
         "The generator, not the service, was the limit: the figures after this second say nothing about the service."
         if first
         else "After the service broke, the generator also ran out of instances."
     )
+    facts: list[tuple[str, str]] = [("From", f"{utc_clock(ts)} UTC")]
+    if limit.max_instances:
+        facts.append(("Instances", f"{limit.max_instances}"))
+    facts.append(("Mean response time", f"{limit.mean_ms:.0f} ms"))
+    if limit.planned_rps > 0:
+        facts.append(("Planned", f"{limit.planned_rps:.0f} RPS"))
+    if limit.ceiling_rps:
+        facts.append(("Most the instances can send", f"{limit.ceiling_rps:.0f} RPS"))
+    if limit.recommended_instances:
+        facts.append(("Instances needed", f"{limit.recommended_instances}"))
     return Finding(
         kind="generator_limited",
         severity="critical" if first else "warning",
         title=f"The result is limited by the generator from {utc_clock(ts)} UTC",
-        text=f"The result is limited by the generator from {utc_clock(ts)} UTC: {reason}. {lead} {advice}",
+        text=f"The result is limited by the generator from {utc_clock(ts)} UTC: {reason}. {lead}{advice}",
         evidence={
             "ts": ts,
             "second_index": limit.index,
             "reason": limit.reason,
             "max_instances": limit.max_instances,
             "mean_ms": round(limit.mean_ms, 2),
-            "planned_rps": round(limit.planned_rps, 1),
+            "planned_rps": round(limit.planned_rps, 1) if limit.planned_rps > 0 else None,
             "ceiling_rps": round(limit.ceiling_rps, 1) if limit.ceiling_rps else None,
             "recommended_instances": limit.recommended_instances,
             "before_imbalance": first,
         },
         annotations=[Annotation(ts, "generator limit")],
+        facts=facts,
     )
 
 
@@ -264,9 +359,9 @@ def _code_findings(series: TestSeries) -> list[Finding]:
             Finding(
                 kind=kind,
                 severity="warning",
-                title=f"{count / total:.1%} of requests {what.split(',')[0].split(' (')[0]}",
+                title=f"{percent(count / total)} of requests {what.split(',')[0].split(' (')[0]}",
                 text=(
-                    f"{int(count)} of {int(total)} requests ({count / total:.2%}) {what}; the first at "
+                    f"{int(count)} of {int(total)} requests ({percent(count / total)}) {what}; the first at "
                     f"{utc_clock(series.ts[first])} UTC, most ({int(counts[peak])}) at "
                     f"{utc_clock(series.ts[peak])} UTC."
                 ),
@@ -278,6 +373,11 @@ def _code_findings(series: TestSeries) -> list[Finding]:
                     "peak_count": int(counts[peak]),
                 },
                 annotations=[Annotation(int(series.ts[first]), f"first {kind}")],
+                facts=[
+                    ("Requests", f"{int(count)} of {int(total)} ({percent(count / total)})"),
+                    ("First", f"{utc_clock(series.ts[first])} UTC"),
+                    ("Most in one second", f"{int(counts[peak])} at {utc_clock(series.ts[peak])} UTC"),
+                ],
             )
         )
     return findings
@@ -370,6 +470,7 @@ def _regime_finding(series: TestSeries, change: RegimeChange) -> Finding:
             "statistic": round(change.statistic, 1),
         },
         annotations=[Annotation(ts, f"q95 {direction}")],
+        facts=[("q95", f"{change.before_ms:.1f} ms before, {change.after_ms:.1f} ms after")],
     )
 
 
@@ -378,9 +479,10 @@ def _error_regime_finding(series: TestSeries, change: ErrorRegimeChange) -> Find
     return Finding(
         kind="error_regime_change",
         severity="warning",
-        title=f"Errors rose to {change.after_share:.1%} of requests at {utc_clock(ts)} UTC",
+        title=f"Errors rose to {percent(change.after_share)} of requests at {utc_clock(ts)} UTC",
         text=(
-            f"The error share rose from {change.before_share:.2%} to {change.after_share:.2%} at {utc_clock(ts)} UTC "
+            f"The error share rose from {percent(change.before_share)} to {percent(change.after_share)} at "
+            f"{utc_clock(ts)} UTC "
             "and stayed there, below the level of an overload: something started failing part of the requests "
             "(a dependency, a node of a pool, a cache). The HTTP and net code charts show which codes."
         ),
@@ -390,6 +492,7 @@ def _error_regime_finding(series: TestSeries, change: ErrorRegimeChange) -> Find
             "error_share_after": round(change.after_share, 5),
         },
         annotations=[Annotation(ts, "errors rose")],
+        facts=[("Error share", f"{percent(change.before_share)} before, {percent(change.after_share)} after")],
     )
 
 
@@ -398,6 +501,9 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     scheme, scheme_error = _scheme(data.load_scheme)
     if len(series) == 0:
         return DiagnosisResult([], {}, None, None, None, None, None, scheme_error)
+    inferred = inferred_plan(series, data.starts) if not scheme.segments else None
+    if inferred is not None:
+        scheme = inferred.scheme
     planned = planned_series(series, scheme)
     closed = is_closed_model(series)
     # In a closed model response times grow with concurrency by design (the USL finding describes that), so
@@ -408,9 +514,12 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     figures: dict[str, dict[str, Any]] = {}
 
     onset = find_onset(series, crit, ramp=ramp)
+    if onset is not None and inferred is not None and onset.index >= len(series) - INFERRED_END_S:
+        # A plan read off the start rate ends as the generator winds down: there an end looks like a break.
+        onset = None
     limit = generator_limit(series, planned, crit, data.configured_instances)
     if onset is not None:
-        findings.append(_imbalance_finding(series, planned, crit, onset, ramp))
+        findings.append(_imbalance_finding(series, planned, crit, onset, ramp, inferred is not None))
     if limit is not None:
         findings.append(_generator_finding(series, limit, onset))
     if onset is None and not ramp and not closed:
@@ -421,6 +530,21 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
         if errors_change is not None:
             findings.append(_error_regime_finding(series, errors_change))
     findings.extend(_code_findings(series))
+    if inferred is not None and inferred.text:
+        findings.append(
+            Finding(
+                kind="load_profile",
+                severity="info",
+                title="Load profile read off the request start rate",
+                text=(
+                    f"No schedule was given, so it was read off the requests started in each second: {inferred.text}. "
+                    "Give the schedule (tankodrom upload --schedule, or the test's loadscheme) to check the service "
+                    "against what was planned."
+                ),
+                evidence={"schedule": inferred.text, "ramp": ramp},
+                facts=[("Schedule (inferred)", inferred.text), ("Load", "a ramp" if ramp else "steady")],
+            )
+        )
 
     points = closed_model_points(series, planned)
     if points is not None:
@@ -466,6 +590,7 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
         generator_limited_ts=int(series.ts[limit.index]) if limit is not None else None,
         scheme_error=scheme_error,
         steady_span=_longest_run(series.ts, steady),
+        inferred_schedule=inferred.text if inferred is not None else None,
     )
 
 

@@ -6,7 +6,8 @@ Three per-second criteria, each smoothed by a 5 s rolling median so that one bad
 - latency: q95 above max(3 × its early level, early level + 50 ms).
 A criterion fires at the first second that starts a sustained bad stretch (`first_sustained`); the imbalance is
 the earliest criterion. The latency onset is then placed precisely by a mean-shift change point on log q95 near
-it (a threshold crossing lags a jump by a second or two; the change point sits on the jump).
+it (a threshold crossing lags a jump by a second or two; the change point sits on the jump), and counts only
+where q95 jumped there (three times its level of the ten seconds before), not where it grew with the load.
 A steady test with no onset is also checked for a regime change of its quantiles (a significant mean shift of
 log q95 by 1.5× or more), which catches a service that degraded without falling behind.
 """
@@ -24,6 +25,7 @@ from analytics.diagnosis.types import FloatArray, TestSeries, first_sustained, r
 SMOOTH_S = 5
 BEHIND_RATIO = 0.9
 REGIME_MIN_RATIO = 1.5
+LATENCY_JUMP_RATIO = 3.0
 REGIME_MIN_STATISTIC = 8.0
 
 
@@ -61,7 +63,8 @@ def criteria(series: TestSeries, planned_rps: FloatArray) -> Criteria:
 
     early = _early(len(series))
     has_answers = series.resps[early] > 0
-    baseline_q95 = float(np.median(series.q95_ms[early][has_answers])) if has_answers.any() else 0.0
+    # The lower quartile: a generator's first seconds (connections, its own start-up) can be slow for a while.
+    baseline_q95 = float(np.percentile(series.q95_ms[early][has_answers], 25)) if has_answers.any() else 0.0
     baseline_err = float(np.median(error_share[early])) if len(series) else 0.0
 
     planned_known = np.isfinite(planned_rps) & (planned_rps >= 1.0)
@@ -114,10 +117,24 @@ def find_onset(series: TestSeries, crit: Criteria, *, ramp: bool = True) -> Onse
         if index >= 0:
             if name == "latency":
                 index = _refine_latency(series.q95_ms, index)
+                if not latency_jumped(series.q95_ms, series.resps, index):
+                    continue
             onsets.append(Onset(index, name, _stretch_end(bad, index)))
     if not onsets:
         return None
     return min(onsets, key=lambda o: (o.index, o.criterion))
+
+
+def latency_jumped(q95_ms: FloatArray, resps: FloatArray, index: int, window_s: int = 10) -> bool:
+    """Did q95 jump at `index`, not merely drift up with the load? Its median over the next `window_s` seconds must
+    be LATENCY_JUMP_RATIO times the median over the previous ones (seconds without responses left out). A ramp's
+    response times grow with its load; only a jump marks where the service stopped keeping up (a 10 % step of q95
+    while every request is served is not one)."""
+    before = q95_ms[max(0, index - window_s) : index][resps[max(0, index - window_s) : index] > 0]
+    after = q95_ms[index : index + window_s][resps[index : index + window_s] > 0]
+    if before.size == 0 or after.size == 0:
+        return True
+    return float(np.median(after)) >= LATENCY_JUMP_RATIO * float(np.median(before))
 
 
 @dataclass(frozen=True)

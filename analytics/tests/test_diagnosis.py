@@ -230,7 +230,9 @@ def test_findings_serialise_to_the_api_shape() -> None:
     result = diagnose(DiagnosisInput(simulate(planned, capacity_rps=600.0), load_scheme=scheme))
     for finding in result.findings:
         data = finding.as_dict()
-        assert set(data) == {"kind", "severity", "title", "text", "evidence", "annotations"}
+        assert set(data) == {"kind", "severity", "title", "text", "evidence", "facts", "annotations"}
+        assert None not in data["evidence"].values()  # an unknown figure is left out, not null
+        assert all(isinstance(f["label"], str) and f["value"] for f in data["facts"])
         assert data["severity"] in {"critical", "warning", "info"}
         for note in data["annotations"]:
             assert set(note) == {"ts", "label"} and isinstance(note["ts"], int)
@@ -286,7 +288,7 @@ def test_steady_load_above_capacity_is_an_overload_to_the_end() -> None:
     planned = parse_load_scheme(scheme).planned_rps()
     result = diagnose(DiagnosisInput(simulate(planned, capacity_rps=600.0), load_scheme=scheme))
     finding = only(result, "overload")
-    assert finding.evidence["until_ts"] is None
+    assert "until_ts" not in finding.as_dict()["evidence"]  # to the end
     assert finding.evidence["ts"] - T0 <= 5  # it never kept up
     assert result.imbalance_rps is None  # not a ramp: no capacity figure for the trend
 

@@ -50,3 +50,22 @@ def test_every_edge_and_its_neighbours_land_where_a_search_of_the_edges_puts_the
     by_search = np.where(values == BIN_EDGES_US[-1], BIN_EDGES_US.size - 1, by_search)
     by_search = np.where((values < 0) | (values > BIN_EDGES_US[-1]), -1, by_search)
     assert (bin_indexes_for_values_us(values) == by_search).all()
+
+
+def test_one_histogram_quantile_rule_for_report_and_compare() -> None:
+    """The report (analytics.quantiles) and the comparison (analytics.compare) read the same quantile off the same
+    histogram: before, one placed it at rank + 0.5 in its bin and the other interpolated, so a streamed test showed
+    two different p50s on two pages."""
+    import numpy as np
+
+    from analytics.compare import LOWER_MS, UPPER_MS, hist_quantiles_ms
+    from analytics.histogram import BIN_COUNT
+    from analytics.quantiles import histogram_quantiles_us
+
+    rng = np.random.default_rng(3)
+    hist = np.zeros(BIN_COUNT)
+    np.add.at(hist, rng.integers(900, 1100, 50), 1.0)  # few values in wide bins: the rules differ most
+    levels = [50.0, 90.0, 99.0]
+    report_ms = histogram_quantiles_us(hist.astype(np.int64), levels) / 1000.0
+    compare_ms = hist_quantiles_ms(hist, LOWER_MS, UPPER_MS, levels)[0]
+    assert np.allclose(report_ms, compare_ms, rtol=0, atol=1e-9)

@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+import numpy as np
+
 from analytics.compare import (
     DEFAULT_LEVELS,
     CodeComparison,
@@ -23,8 +25,10 @@ from analytics.compare import (
     SparseCounts,
     compare_codes,
     compare_quantiles,
+    time_step_s,
 )
-from analytics.compare_load import LoadComparison, compare_by_load
+from analytics.compare_load import LoadComparison, compare_by_load, rps_per_second
+from analytics.diagnosis.schedule_infer import infer_schedule
 from analytics.figures_compare import by_load_figure, distribution_figure, quantiles_figure
 from backend.clickhouse.queries import compare as queries
 from backend.clickhouse.queries.selection import Selection
@@ -38,12 +42,13 @@ MAX_SECOND = 2**32 - 1  # ClickHouse stores seconds as UInt32
 MAX_ID = 2**63 - 1  # PostgreSQL bigint
 ALIGNMENTS = ("start", "absolute")
 METHOD = (
-    "Block bootstrap over seconds: each test's per-second response-time histograms (tank bin grid) are "
-    "resampled in blocks of consecutive seconds (about n^(1/3) s, longer when seconds are strongly "
-    "correlated), 1000 times per test; intervals are simultaneous 97% bands over all judged levels "
-    "(max-|t|, widened to Student-t for the number of blocks). 'worse'/'better' only when the whole "
-    "interval lies beyond 1% of the baseline (and one histogram bin for streamed data); levels with fewer "
-    "than 10 responses beyond them are not judged. Code shares: the same bootstrap, floor 0.1 percentage "
+    "Paired sign-flip test over stretches of seconds: each test's seconds since its own start are cut into "
+    "blocks (as short as leaves 5 responses beyond a level), and per level the 20%-trimmed mean of the blocks' "
+    "log ratio of quantiles (test / baseline) estimates the change; swapping the tests within units of "
+    "consecutive blocks (at least 4 s and the correlation time) gives its distribution under no difference. "
+    "Intervals are simultaneous 95% bands over all judged levels (max-|t|). 'worse'/'better' only when the "
+    "whole interval lies beyond 1% of the baseline (and one histogram bin for streamed data); levels with "
+    "fewer than 10 responses beyond them are not judged. Code shares: a block bootstrap, floor 0.1 percentage "
     "point. Values are exact order statistics when raw samples exist. Details: docs/compare.md."
 )
 
@@ -141,7 +146,7 @@ def data_version(test: Test) -> str:
 
 def cache_key(params: CompareParams, tests: Sequence[Test]) -> str:
     blob = json.dumps([params.to_dict(), [data_version(t) for t in tests]], sort_keys=True, default=str)
-    return "compare:v1:" + hashlib.sha256(blob.encode()).hexdigest()
+    return "compare:v2:" + hashlib.sha256(blob.encode()).hexdigest()
 
 
 def page_url(params: CompareParams) -> str:
@@ -168,6 +173,18 @@ def is_ramp(test: Test) -> bool:
         if isinstance(step, dict) and str(step.get("type", "")).lower() == "line":
             return True
     return False
+
+
+def looks_like_ramp(data: SparseCounts) -> bool:
+    """A test without a schedule (phout only) whose response rate climbs as a line or in steps (schedule_infer)."""
+    rates = rps_per_second(data)
+    if len(rates) < 10:
+        return False
+    seconds = np.array(sorted(rates), dtype=np.int64)
+    step = time_step_s(data)
+    dense = np.zeros(int((seconds[-1] - seconds[0]) // step) + 1)
+    dense[(seconds - seconds[0]) // step] = [rates[int(s)] for s in seconds]
+    return infer_schedule(dense).scheme.is_ramp
 
 
 @dataclass
@@ -214,7 +231,9 @@ def _quantiles_json(result: QuantileComparison) -> dict[str, Any]:
         "count": result.counts,
         "quantiles_ms": per_level(result.values_ms),
         "diff_ms": per_level(result.diff_ms),
+        "diff_pct": per_level(result.diff_pct),
         "interval_ms": per_level(intervals),
+        "interval_pct": per_level([[list(v) if v is not None else None for v in row] for row in result.interval_pct]),
         "verdict": per_level(result.verdict),
         "verdict_notes": {_key(level): note for level, note in result.notes.items()},
     }
@@ -282,7 +301,7 @@ def build(params: CompareParams, tests: Sequence[Test], settings: CompareSetting
                 [c.latency.get(case, SparseCounts.empty()) for c in counts],
                 params.levels,
                 exact_ms=exact,
-                tau_s=overall.tau_s,  # a case's seconds drift with its test's: no need to estimate it again
+                tau_s=overall.block_s,  # a case's seconds drift with its test's: its units are as long
                 settings=settings,
             )
         )
@@ -294,7 +313,11 @@ def build(params: CompareParams, tests: Sequence[Test], settings: CompareSetting
         "distribution": distribution_figure(labels, relative_overall),
     }
     by_load: dict[str, Any] | None = None
-    if any(is_ramp(t) for t in tests):
+    # A ramp without a schedule (phout only) is recognised by its response rate.
+    if any(
+        is_ramp(t) or (not t.loadscheme and looks_like_ramp(rel))
+        for t, rel in zip(tests, relative_overall, strict=True)
+    ):
         load_result = compare_by_load(relative_overall, params.levels, settings=settings)
         by_load = _by_load_json(load_result, len(tests))
         figures["quantiles_by_load"] = by_load_figure(

@@ -77,9 +77,14 @@ def load_input(test: Test) -> DiagnosisInput:
         )
         for host, metrics in queries.monitoring_points(int(test.pk)).items()
     ]
+    starts = None
+    if test.active_upload_id:
+        per_second = queries.starts_per_second(int(test.pk), int(test.active_upload_id))
+        starts = np.array([per_second.get(ts, 0) for ts in rows.ts], dtype=np.float64)
     return DiagnosisInput(
         series=series,
-        load_scheme=test.loadscheme,
+        load_scheme=test.loadscheme or None,
+        starts=starts,
         configured_instances=test.instances if test.instances and test.instances > 0 else None,
         monitoring=hosts,
     )

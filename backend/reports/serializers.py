@@ -102,6 +102,19 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         data["target"] = f"{host}:{port}" if host and port else host
         return data
 
+    def validate_loadscheme(self, value: Any) -> Any:
+        """A schedule in Phantom's or Pandora's syntax (a string, or a list of strings or dicts); 400 naming it if
+        it cannot be read. One string is stored as a list of one, as the tank sends it."""
+        from analytics.diagnosis.loadscheme import LoadSchemeError, parse_load_scheme
+
+        if isinstance(value, str | dict):
+            value = [value]
+        try:
+            parse_load_scheme(value)
+        except LoadSchemeError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+        return value
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         target = attrs.pop("target", None)
         if target:

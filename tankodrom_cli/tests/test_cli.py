@@ -119,3 +119,22 @@ def test_a_big_refused_file_gets_the_servers_answer_not_a_broken_pipe(
 def test_a_server_it_cannot_talk_to(server_url: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["upload", str(GOLDEN / "bfg.phout"), "--server", server_url, "--token", "t", "--quiet"]) == 1
     assert message in capsys.readouterr().err
+
+
+def test_schedule_is_given_to_a_new_test_and_to_an_existing_one(
+    server: Any, account: tuple[User, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    user, token = account
+    phout = tmp_path / "phout.log"
+    phout.write_bytes((GOLDEN / "bfg_capture.phout").read_bytes())
+    base = ["upload", str(phout), "--server", server.url, "--token", token, "--quiet"]
+    assert main([*base, "--schedule", "line(1,400,20s) const(400,20s)"]) == 0
+    created = Test.objects.filter(owner=user).latest("pk")
+    assert created.loadscheme == ["line(1,400,20s) const(400,20s)"]
+    existing = Test.objects.create(owner=user, name="existing")
+    assert main([*base, "--test", str(existing.pk), "--schedule", "step(300,3000,450,12s)"]) == 0
+    existing.refresh_from_db()
+    assert existing.loadscheme == ["step(300,3000,450,12s)"]
+    capsys.readouterr()
+    assert main([*base, "--schedule", "ramp(1,2)"]) == 1
+    assert "loadscheme" in capsys.readouterr().err

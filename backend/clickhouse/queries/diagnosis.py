@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from backend.clickhouse import client
-from backend.clickhouse.tables import monitoring, second_aggregates
+from backend.clickhouse.tables import monitoring, samples, second_aggregates
 
 DISCARDED_NET_CODE = 777
 TIMEOUT_NET_CODE = 110
@@ -43,6 +43,14 @@ SELECT sumMap(hist_bins, hist_counts)
 FROM {second_aggregates.NAME} FINAL
 WHERE test_id = %(test_id)s AND source_id = %(source_id)s AND case = ''
   AND ts >= %(from_ts)s AND ts < %(to_ts)s
+"""
+
+STARTS_SQL = f"""
+SELECT intDiv(send_ts_us, 1000000) AS second, count()
+FROM {samples.NAME}
+WHERE test_id = %(test_id)s AND upload_id = %(upload_id)s
+GROUP BY second
+ORDER BY second
 """
 
 MONITORING_SQL = f"""
@@ -112,3 +120,9 @@ def steady_histogram(test_id: int, source_id: int, from_ts: int, to_ts: int) -> 
         return [], []
     bins, counts = rows[0][0]
     return [int(b) for b in bins], [int(c) for c in counts]
+
+
+def starts_per_second(test_id: int, upload_id: int) -> dict[int, int]:
+    """Requests started in each second (unix s) of an upload's raw samples, Pandora's discarded ones included."""
+    rows = client.execute(STARTS_SQL, {"test_id": test_id, "upload_id": upload_id}, tag="diagnosis.starts")
+    return {int(second): int(count) for second, count in rows}

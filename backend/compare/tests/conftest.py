@@ -158,7 +158,7 @@ def store(owner: User, clickhouse: None, redis_db: Any) -> Callable[..., Test]:
             has_stream=streamed,
             first_ts=t0,
             last_ts=t0 + seconds - 1,
-            loadscheme=loadscheme or ["const(20, 5m)"],
+            loadscheme=loadscheme if loadscheme is not None else ["const(20, 5m)"],
         )
         if streamed:
             rows = stream_rows(test.pk, receive_sec, interval, tag)

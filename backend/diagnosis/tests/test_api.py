@@ -85,7 +85,7 @@ def test_task_finds_the_imbalance_of_a_streamed_ramp(owner: User, clickhouse: No
     assert "generator_limited" in kinds  # 200 instances all busy while falling behind
     assert "timeouts" in kinds
     imbalance = body["findings"][0]
-    assert set(imbalance) == {"kind", "severity", "title", "text", "evidence", "annotations"}
+    assert set(imbalance) == {"kind", "severity", "title", "text", "evidence", "facts", "annotations"}
     assert imbalance["annotations"][0]["ts"] == analysis.imbalance_ts
     assert imbalance["evidence"]["planned_rps"] == pytest.approx(analysis.imbalance_rps, abs=1)
     # Running it again changes nothing.

@@ -91,6 +91,8 @@ export interface Finding {
   title: string;
   text: string;
   evidence?: Record<string, unknown>;
+  /** The evidence in words: label and value with its unit, rounded as the text is. */
+  facts?: { label: string; value: string }[];
   annotations?: { ts: number; label: string }[];
 }
 

@@ -4,7 +4,7 @@
  */
 import type { ApiError } from "../../api/client";
 import { getAnalysis } from "../../api/endpoints";
-import type { AnalysisAnswer } from "../../api/types";
+import type { AnalysisAnswer, Finding } from "../../api/types";
 import { PlotlyFigure } from "../../components/charts/PlotlyFigure";
 import { useApi, useTicker } from "../../hooks/useApi";
 import { formatClock, formatUnix } from "../../lib/format";
@@ -17,6 +17,14 @@ function evidenceText(key: string, value: unknown): string {
   }
   if (typeof value === "string") return value;
   return JSON.stringify(value);
+}
+
+/** What a finding shows under its text: its facts in words, or (from an older engine) its evidence without nulls. */
+export function findingRows(f: Finding): { label: string; value: string }[] {
+  if (f.facts && f.facts.length > 0) return f.facts;
+  return Object.entries(f.evidence ?? {})
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => ({ label: k.replace(/_/g, " "), value: evidenceText(k, v) }));
 }
 
 const FIGURE_TITLES: Record<string, string> = {
@@ -77,12 +85,12 @@ export function AnalysisPanel({
               <span className="severity">{f.severity}</span> <strong>{f.title}</strong>
             </div>
             <p>{f.text}</p>
-            {f.evidence && Object.keys(f.evidence).length > 0 && (
+            {findingRows(f).length > 0 && (
               <dl className="evidence">
-                {Object.entries(f.evidence).map(([k, v]) => (
-                  <div key={k}>
-                    <dt>{k.replace(/_/g, " ")}</dt>
-                    <dd>{evidenceText(k, v)}</dd>
+                {findingRows(f).map((row) => (
+                  <div key={row.label}>
+                    <dt>{row.label}</dt>
+                    <dd>{row.value}</dd>
                   </div>
                 ))}
               </dl>

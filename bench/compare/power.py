@@ -1,0 +1,73 @@
+"""Power and false-positive rate of the comparison on trial data built from real runs.
+
+Trials are drawn by blocks of seconds from real phout files (analytics/tests/fixtures/real_runs, see its README):
+A/A pairs from the two runs of the same build (warm-up and correlated seconds included), and pairs whose second
+test is changed: every response times `m` (median × m), or the slowest 10 % of every second times `t` (each
+second's p99 × t), or a real run of
+a 1.5× slower build of the same target. For each effect and test length it prints how often the comparison says
+`worse` at the level a person looks at (p50 for a median change, p99 for a tail change), and for A/A how often
+any judged level is not `same`.
+
+    .venv/bin/python bench/compare/power.py --trials 200
+    .venv/bin/python bench/compare/power.py --trials 100 --lengths 30,45,60 --effects m1.1,m1.2,m1.5,t1.5,t2
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from analytics.compare import DEFAULT_LEVELS, compare_quantiles
+from analytics.tests import real_runs
+
+
+def rates(effect: str, seconds: int, trials: int, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    base = [real_runs.load("const_a"), real_runs.load("const_b")]
+    slow = [real_runs.load("const_slow")]
+    hits = 0
+    for _ in range(trials):
+        a, b = real_runs.pair(base, rng, seconds)
+        if effect == "aa":
+            verdict = compare_quantiles([real_runs.counts(a), real_runs.counts(b)]).verdict[1]
+            hits += any(v not in ("same", None) for v in verdict)
+            continue
+        if effect == "slow":
+            b = real_runs.trial(slow, rng, seconds)
+            level = 50.0
+        elif effect.startswith("m"):
+            b = (b[0], real_runs.slower_median(b[1], float(effect[1:])))
+            level = 50.0
+        else:
+            b = real_runs.slower_tail(b, float(effect[1:]))
+            level = 99.0
+        verdict = compare_quantiles([real_runs.counts(a), real_runs.counts(b)]).verdict[1]
+        hits += verdict[DEFAULT_LEVELS.index(level)] == "worse"
+    return hits / trials
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--lengths", default="30,45,60")
+    parser.add_argument("--effects", default="aa,m1.1,m1.2,m1.5,t1.3,t1.5,t2,slow")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    lengths = [int(x) for x in args.lengths.split(",")]
+    started = time.perf_counter()
+    print("effect      " + "".join(f"{n:>8} s" for n in lengths))
+    for effect in args.effects.split(","):
+        row = [rates(effect, n, args.trials, args.seed) for n in lengths]
+        name = {"aa": "A/A (FP)", "slow": "slow build"}.get(effect, effect.replace("m", "p50 x").replace("t", "p99 x"))
+        print(f"{name:<12}" + "".join(f"{r:>10.3f}" for r in row), flush=True)
+    print(f"{args.trials} trials per cell, {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
