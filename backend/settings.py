@@ -96,6 +96,10 @@ CLICKHOUSE = {
     "user": env.get_str("CLICKHOUSE_USER", "default"),
     "password": env.get_str("CLICKHOUSE_PASSWORD", ""),
     "database": env.get_str("CLICKHOUSE_DATABASE", "tankodrom"),
+    # The cluster of the servers' <remote_servers> that holds the schema; empty: one server (docs/scaling.md).
+    "cluster": env.get_str("CLICKHOUSE_CLUSTER", ""),
+    # Other nodes to connect to when CLICKHOUSE_HOST does not answer ("host:port,host:port").
+    "alt_hosts": env.get_str("CLICKHOUSE_ALT_HOSTS", ""),
 }
 
 CELERY_BROKER_URL = env.get_str("CELERY_BROKER_URL", REDIS_URL)
