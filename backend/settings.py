@@ -8,6 +8,8 @@ from backend import env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env.get_str("TANKODROM_VAR_DIR", str(BASE_DIR / "var")))
+# This host's name in the queue of the uploads it receives (backend/core/host_queues.py); default: the machine's.
+HOST_NAME = env.get_str("TANKODROM_HOST_NAME", "")
 
 DEBUG = env.get_bool("DJANGO_DEBUG", False)
 # The local stack runs without a configured secret; production must set one (check --deploy says so).

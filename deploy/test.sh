@@ -25,6 +25,12 @@ stage "frontend: tsc --strict, eslint, vitest"
 stage "Python tests on the real services"
 .venv/bin/pytest -q -p no:cacheprovider
 
+stage "Python tests on a local ClickHouse cluster (ZooKeeper, 2 shards x 2 replicas; the subset in deploy/test-cluster.sh)"
+"$ROOT/deploy/test-cluster.sh"
+
+stage "docker-compose.cluster.yml (validated offline)"
+POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f deploy/docker-compose.cluster.yml config -q
+
 if [[ -x "$ROOT/deploy/e2e.sh" ]]; then
   stage "browser tests (headless Chromium against the running stack)"
   "$ROOT/deploy/e2e.sh"
