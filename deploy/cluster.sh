@@ -5,6 +5,7 @@
 #   deploy/cluster.sh up              start ZooKeeper and the four nodes (installs zookeeper via apt if missing)
 #   deploy/cluster.sh down            stop them
 #   deploy/cluster.sh stop-node N     stop node N (1..4: shard 1 = nodes 1, 2; shard 2 = nodes 3, 4), for fault runs
+#   deploy/cluster.sh kill-node N     SIGKILL it (a crash)
 #   deploy/cluster.sh start-node N    start it again
 #   deploy/cluster.sh env             print the settings that point the app at the cluster (source <(...))
 #   deploy/cluster.sh hosts-up|hosts-down   two web+worker "hosts" (gunicorn + Celery) with their own var dirs
@@ -24,7 +25,9 @@ interserver_port() { echo $((BASE_PORT + 10 * $1 + 2)); }
 shard_of() { echo $(( ($1 + 1) / 2 )); }
 replica_of() { echo "r$(( ($1 + 1) % 2 + 1 ))"; }
 
-zk_answers() { [[ "$(exec 3<>/dev/tcp/127.0.0.1/$ZK_PORT && printf ruok >&3 && head -c4 <&3)" == imok ]]; }
+# Serving, not only running: `ruok` says imok while ZooKeeper still loads its data and refuses sessions, and a
+# ClickHouse node with Replicated tables that cannot open a session at start does not start.
+zk_answers() { exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT" && printf stat >&3 && grep -q '^Mode: standalone' <&3; }
 node_answers() { clickhouse-client --host 127.0.0.1 --port "$(tcp_port "$1")" --query "SELECT 1"; }
 
 start_zookeeper() {
@@ -66,6 +69,14 @@ start_node() {
 }
 
 stop_node() { stop_pidfile "$RUN/cluster-ch$1.pid" "ClickHouse node $1"; }
+
+kill_node() { # a crash, for fault runs: SIGKILL, no graceful end of what it was doing
+  if pid_alive "$RUN/cluster-ch$1.pid"; then
+    local pid; pid=$(cat "$RUN/cluster-ch$1.pid")
+    kill -KILL "$pid"; for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -f "$RUN/cluster-ch$1.pid"
+}
 
 up() {
   command -v clickhouse-server >/dev/null || apt_install clickhouse-server clickhouse-client
@@ -121,9 +132,10 @@ case "${1:-}" in
   up) up ;;
   down) down ;;
   stop-node) stop_node "${2:?node number}" ;;
+  kill-node) kill_node "${2:?node number}" ;;
   start-node) start_node "${2:?node number}"; wait_for 60 "ClickHouse node $2" node_answers "$2" ;;
   env) print_env ;;
   hosts-up) hosts_up ;;
   hosts-down) hosts_down ;;
-  *) die "usage: deploy/cluster.sh up|down|stop-node N|start-node N|env|hosts-up|hosts-down" ;;
+  *) die "usage: deploy/cluster.sh up|down|stop-node N|kill-node N|start-node N|env|hosts-up|hosts-down" ;;
 esac

@@ -35,7 +35,13 @@ _QUERY_SETTINGS: dict[str, Any] = {}
 # (each on one healthy replica; the others copy it: `internal_replication` in the servers' <remote_servers>).
 # Without it the receiving node would queue them on its own disk and answer at once: a write to a shard that is
 # down would be accepted and then depend on that node, instead of being refused (503) and retried by its sender.
-_CLUSTER_SETTINGS: dict[str, Any] = {"insert_distributed_sync": 1}
+#
+# insert_deduplicate 0: a Replicated table silently drops a block identical to one of the last 100 it stored
+# (checked on 18.16 through a Distributed table). Our retries rely on the opposite: an upload that failed midway
+# deletes its rows and inserts them again (the same blocks), which deduplication would turn into a loss once
+# the deletion lands; a second or a monitoring point sent twice is collapsed by ReplacingMergeTree anyway, as on
+# one server.
+_CLUSTER_SETTINGS: dict[str, Any] = {"insert_distributed_sync": 1, "insert_deduplicate": 0}
 
 # Server error codes that mean "not available now", not "bad query": answered with 503 and retried.
 UNAVAILABLE_CODES = frozenset(
@@ -339,7 +345,7 @@ def mutate(table: str, command: str, params: Mapping[str, Any] | None = None, *,
         cause = exc.__cause__
         if getattr(cause, "code", None) != 159 or not _every_shard_answers():
             raise
-        log.warning("mutation %s: queued for the nodes that are down (%s)", tag, cause)
+        log.warning("mutation %s: queued for the nodes that are down (%s)", tag, str(cause).splitlines()[1][:300])
 
 
 MUTATION_DDL_WAIT_S = 10
@@ -388,6 +394,41 @@ def pending_mutations(table: str) -> int:
         settings_={"skip_unavailable_shards": 1},
     )
     return int(rows[0][0]) if rows else 0
+
+
+def truncate(table: str) -> None:
+    """Empty `table` (the test suite does, between tests).
+
+    On a cluster, TRUNCATE … ON CLUSTER would run on both replicas of a shard at once, and on 18.16 the two then
+    wait for each other's DROP_RANGE forever (seen here). So: on one replica of each shard, which replicates it,
+    waiting until every replica has applied it (replication_alter_partitions_sync 2).
+    """
+    shape = engines.current()
+    if not shape.is_cluster:
+        execute(f"TRUNCATE TABLE {table}", tag="truncate")
+        return
+    replicas = execute(
+        "SELECT shard_num, host_address, port FROM system.clusters WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
+        {"c": shape.cluster},
+        tag="cluster.replicas",
+    )
+    done: set[int] = set()
+    for shard, host, port in replicas:
+        if shard in done:
+            continue
+        cfg = _config()
+        node = Client(host, port=int(port), user=cfg["user"], password=cfg["password"], database=database())
+        try:
+            with _translated_errors("truncate"):
+                node.execute(
+                    f"TRUNCATE TABLE IF EXISTS {engines.local_name(table, shape)}",
+                    settings={"replication_alter_partitions_sync": 2},
+                )
+            done.add(shard)
+        except ClickHouseUnavailable:
+            continue  # the next replica of the shard
+        finally:
+            node.disconnect()
 
 
 def _quote_identifier(name: str) -> str:

@@ -8,7 +8,7 @@ Set to a cluster of the servers' `<remote_servers>`, each table becomes, as Post
     node's `{replica}` macro: the replicas of a shard hold the same rows;
   - `<name>` in front of it on every node, a Distributed table sharded by `test_id`: every read and INSERT of the
     application names `<name>` as before and reaches all shards through it.
-Mutations (ALTER … DELETE/UPDATE) and TRUNCATE act on stored parts, which only the local tables have: they go
+Mutations (ALTER … DELETE/UPDATE) act on stored parts, which only the local tables have: they go
 to `<name>_local` ON CLUSTER (`mutation_target`); a replicated mutation is run once per shard and copied to the
 other replicas through ZooKeeper.
 
@@ -118,11 +118,6 @@ def mutation_target(name: str, shape: Shape | None = None) -> str:
     """What follows `ALTER TABLE ` in a mutation of `name`'s rows: its local table, ON CLUSTER on a cluster."""
     shape = shape or current()
     return f"{qualified(local_name(name, shape), shape)}{on_cluster(shape)}"
-
-
-def truncate(name: str, shape: Shape | None = None) -> str:
-    shape = shape or current()
-    return f"TRUNCATE TABLE IF EXISTS {qualified(local_name(name, shape), shape)}{on_cluster(shape)}"
 
 
 def _create_stored(table: str, spec: TableSpec, shape: Shape) -> str:

@@ -246,3 +246,13 @@ def test_with_a_whole_shard_down_writes_are_refused_with_503_and_resume_after(
     assert client.execute(
         f"SELECT count() FROM {second_aggregates.NAME} WHERE test_id = %(t)s", {"t": test.pk}, tag="tests.cluster"
     ) == [(1,)]
+
+
+@on_cluster
+def test_a_block_inserted_again_is_stored_again_as_on_one_server(clickhouse: None) -> None:
+    """Replicated tables drop a repeated block by default: an upload retried after a failure would lose the rows
+    its deletion of the first attempt's rows then removes. The client turns that off (insert_deduplicate=0)."""
+    _insert(50, 1_700_000_000, 5)
+    _insert(50, 1_700_000_000, 5)
+    rows = client.execute(f"SELECT count() FROM {second_aggregates.NAME} WHERE test_id = 50", tag="tests.cluster")
+    assert rows == [(2,)]
