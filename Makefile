@@ -57,6 +57,7 @@ e2e:
 
 compose-check:
 	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f docker-compose.yml config -q
+	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f deploy/docker-compose.cluster.yml config -q
 
 bench:
 	@echo "benchmarks are run one by one: see bench/README.md"

@@ -8,8 +8,9 @@
 # (applied ON CLUSTER, twice), every query module (reports: series, summary, monitoring; compare; diagnosis;
 # purge), both ingest paths (the tank stream's flush, phout uploads with late seconds re-aggregated through a
 # mutation, superseded and failed uploads deleted), the host-affine upload queues with two workers, and the
-# cluster's own tests (sharding, FINAL across shards, mutations, faults). The rest of the suite is pure code or
-# Django/PostgreSQL/Redis behaviour that the ClickHouse shape does not change.
+# cluster's own tests (sharding, FINAL across shards, mutations, faults). The rest of the suite is pure code,
+# Django/PostgreSQL/Redis behaviour that the ClickHouse shape does not change, or starts a single ClickHouse of
+# its own (backend/tankapi/tests/test_clickhouse_fault.py: the cluster's fault tests replace it here).
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
@@ -17,15 +18,18 @@ SUBSET=(
   backend/core/tests/test_clickhouse_schema.py
   backend/core/tests/test_native_insert.py
   backend/core/tests/test_cluster.py
+  backend/core/tests/test_cluster_faults.py
   backend/core/tests/test_host_queues.py
-  backend/uploads/tests/test_ingest.py
-  backend/uploads/tests/test_upload_api.py
+  backend/uploads/tests
   backend/tankapi/tests/test_push.py
-  backend/tankapi/tests/test_clickhouse_fault.py
+  backend/tankapi/tests/test_protocol.py
   backend/reports/tests/test_report_api.py
   backend/reports/tests/test_summary.py
-  backend/compare/tests/test_compare_api.py
+  backend/reports/tests/test_golden.py
+  backend/compare/tests
   backend/diagnosis/tests/test_api.py
+  backend/diagnosis/tests/test_trend.py
+  backend/sharing/tests/test_summary.py
   backend/accounts/tests/test_delete_test.py
 )
 case "${1:-}" in

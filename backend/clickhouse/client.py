@@ -172,9 +172,7 @@ def execute_numpy(sql: str, params: Mapping[str, Any] | None = None, *, tag: str
     conn.query_result_cls = NumpyQueryResult
     try:
         with _translated_errors(tag):
-            columns: list[Any] = conn.execute(
-                sql, params or {}, columnar=True, settings=_settings({"use_numpy": True})
-            )
+            columns: list[Any] = conn.execute(sql, params or {}, columnar=True, settings=_settings({"use_numpy": True}))
     finally:
         conn.query_result_cls = QueryResult
     return columns
@@ -383,7 +381,9 @@ def pending_mutations(table: str) -> int:
     # Every replica (a reader may reach any of them), each as its own shard of a remote() call: 18.16 has no
     # clusterAllReplicas. A replica that is down is skipped: it applies the mutation before its parts are read.
     replicas = execute(
-        "SELECT host_address, port FROM system.clusters WHERE cluster = %(cluster)s", {"cluster": cluster}, tag="cluster.replicas"
+        "SELECT host_address, port FROM system.clusters WHERE cluster = %(cluster)s",
+        {"cluster": cluster},
+        tag="cluster.replicas",
     )
     addresses = ",".join(f"{host}:{int(port)}" for host, port in replicas)
     rows = execute(
@@ -408,7 +408,8 @@ def truncate(table: str) -> None:
         execute(f"TRUNCATE TABLE {table}", tag="truncate")
         return
     replicas = execute(
-        "SELECT shard_num, host_address, port FROM system.clusters WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
+        "SELECT shard_num, host_address, port FROM system.clusters "
+        "WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
         {"c": shape.cluster},
         tag="cluster.replicas",
     )

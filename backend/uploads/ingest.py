@@ -680,7 +680,10 @@ def delete_upload_rows(test_id: int, upload_id: int) -> None:
         )
         if rows and int(rows[0][0]) > 0:
             client.mutate(
-                table, f"DELETE WHERE test_id = %(test_id)s AND {column} = %(upload_id)s", params, tag="uploads.delete_upload_rows"
+                table,
+                f"DELETE WHERE test_id = %(test_id)s AND {column} = %(upload_id)s",
+                params,
+                tag="uploads.delete_upload_rows",
             )
 
 

@@ -18,7 +18,7 @@ from clickhouse_driver import Client
 
 from backend.clickhouse import client, engines, migrate
 from backend.clickhouse.migrations import m0001_initial, m0002_narrow_samples, m0003_narrow_sample_ids
-from backend.clickhouse.tables import samples, schema_migrations, second_aggregates
+from backend.clickhouse.tables import monitoring, samples, schema_migrations, second_aggregates
 from backend.testing import ROOT
 
 CLUSTER = engines.Shape(cluster="prod", database="tk")
@@ -35,7 +35,7 @@ def test_one_server_keeps_todays_ddl() -> None:
     assert m0001_initial.forwards_for(SINGLE) == [
         samples.CREATE_SQL,
         second_aggregates.CREATE_SQL,
-        m0001_initial.monitoring.CREATE_SQL,
+        monitoring.CREATE_SQL,
     ]
     assert m0002_narrow_samples.forwards_for(SINGLE) == m0002_narrow_samples.FORWARDS
     assert m0003_narrow_sample_ids.forwards_for(SINGLE) == m0003_narrow_sample_ids.FORWARDS
@@ -85,13 +85,16 @@ def test_single_server_ddl_is_refused_on_a_cluster() -> None:
 
 
 # ── the cluster itself ──────────────────────────────────────────────────────────────────────────────────────
-on_cluster = pytest.mark.skipif(not engines.current().is_cluster, reason="needs a ClickHouse cluster (make test-cluster)")
+on_cluster = pytest.mark.skipif(
+    not engines.current().is_cluster, reason="needs a ClickHouse cluster (make test-cluster)"
+)
 
 
 def _nodes() -> list[tuple[int, int, int]]:
     """(shard, replica, port) of every node, from the cluster's layout."""
     rows = client.execute(
-        "SELECT shard_num, replica_num, port FROM system.clusters WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
+        "SELECT shard_num, replica_num, port FROM system.clusters "
+        "WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
         {"c": engines.current().cluster},
         tag="tests.cluster.nodes",
     )
@@ -116,7 +119,14 @@ def _cluster_sh(*args: str) -> None:
 
 def _rows(test_id: int, ts: int, resps: int, received_at_us: int) -> list[tuple[Any, ...]]:
     row: list[Any] = [0] * len(second_aggregates.COLUMNS)
-    values = {"test_id": test_id, "source_id": 0, "ts": ts, "case": "", "resps": resps, "received_at_us": received_at_us}
+    values = {
+        "test_id": test_id,
+        "source_id": 0,
+        "ts": ts,
+        "case": "",
+        "resps": resps,
+        "received_at_us": received_at_us,
+    }
     for i, name in enumerate(second_aggregates.COLUMNS):
         if name in values:
             row[i] = values[name]
@@ -129,7 +139,10 @@ def _rows(test_id: int, ts: int, resps: int, received_at_us: int) -> list[tuple[
 
 def _insert(test_id: int, ts: int, resps: int, received_at_us: int = 1) -> None:
     client.insert_rows(
-        second_aggregates.NAME, second_aggregates.COLUMNS, _rows(test_id, ts, resps, received_at_us), tag="tests.cluster"
+        second_aggregates.NAME,
+        second_aggregates.COLUMNS,
+        _rows(test_id, ts, resps, received_at_us),
+        tag="tests.cluster",
     )
 
 

@@ -30,7 +30,6 @@ from backend.clickhouse import client, engines
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.tankapi import buffer, flush
-from backend.tankapi.tests.conftest import tank_caches, tank_user  # noqa: F401  (fixtures)
 from backend.testing import ROOT, LiveASGIServer, api_client_for
 
 pytestmark = [
@@ -47,7 +46,8 @@ FIRST_TS = 1_795_500_000
 
 def _nodes() -> list[tuple[int, int, int]]:
     rows = client.execute(
-        "SELECT shard_num, replica_num, port FROM system.clusters WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
+        "SELECT shard_num, replica_num, port FROM system.clusters "
+        "WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
         {"c": engines.current().cluster},
         tag="tests.cluster.nodes",
     )
@@ -62,7 +62,9 @@ def _local_count(port: int, table: str, where: str) -> int:
     node = Client("127.0.0.1", port=port, database=client.database(), connect_timeout=2, send_receive_timeout=600)
     try:
         node.execute(f"SYSTEM SYNC REPLICA {engines.local_name(table, engines.current())}")
-        return int(node.execute(f"SELECT count() FROM {engines.local_name(table, engines.current())} WHERE {where}")[0][0])
+        return int(
+            node.execute(f"SELECT count() FROM {engines.local_name(table, engines.current())} WHERE {where}")[0][0]
+        )
     finally:
         node.disconnect()
 
@@ -111,8 +113,12 @@ def _push_body(ts: int) -> bytes:
     return json.dumps(items).encode()
 
 
-def test_a_tank_stream_goes_on_through_a_replica_outage(outage: Outage, tank_user: tuple[Any, str], redis_db: Any) -> None:
-    _user, token = tank_user
+def test_a_tank_stream_goes_on_through_a_replica_outage(outage: Outage, owner: Any, redis_db: Any) -> None:
+    from backend.loadtests.tokens import create_token
+    from backend.tankapi import views
+
+    views.clear_caches()
+    _token, token = create_token(owner, "tank")
     seconds = 30
     refused = 0
     with LiveASGIServer() as server, requests.Session() as http:
@@ -131,7 +137,9 @@ def test_a_tank_stream_goes_on_through_a_replica_outage(outage: Outage, tank_use
             flush.flush_all(max_seconds=2)
             if outage.down_at and not outage.up_at:  # reads keep answering meanwhile
                 assert client.execute(
-                    f"SELECT count() FROM {second_aggregates.NAME} FINAL WHERE test_id = %(t)s", {"t": job}, tag="tests.read"
+                    f"SELECT count() FROM {second_aggregates.NAME} FINAL WHERE test_id = %(t)s",
+                    {"t": job},
+                    tag="tests.read",
                 )[0][0] >= 2 * (seconds // 3)
     assert not flush.flush_all().error and buffer.backlog() == 0
     per_second = client.execute(

@@ -24,10 +24,11 @@ def test_the_queue_names_the_host(settings: Any) -> None:
     assert host_queues.upload_queue("web-4") == "ingest.web-4"
 
 
-def test_an_ingest_worker_adds_its_hosts_queue_and_others_do_not(settings: Any) -> None:
+def test_an_ingest_worker_adds_its_hosts_queue_and_others_do_not(settings: Any, monkeypatch: Any) -> None:
     from backend.celery_app import app
 
     settings.HOST_NAME = "web-3"
+    monkeypatch.setattr(app.amqp.queues, "_consume_from", None)  # this process's selection, given back after
 
     class Worker:
         def __init__(self, consume: list[str]) -> None:
@@ -40,8 +41,7 @@ def test_an_ingest_worker_adds_its_hosts_queue_and_others_do_not(settings: Any) 
         host_queues.consume_own_queue(Worker(["analysis"]))
         assert set(app.amqp.queues.consume_from) == {"analysis"}
     finally:
-        app.amqp.queues.deselect("ingest.web-3")
-        app.amqp.queues.select(None)
+        app.amqp.queues.deselect(["ingest.web-3"])
 
 
 def _worker(tmp_path: Path, host: str) -> WorkerProcess:
