@@ -105,17 +105,18 @@ print_env() {
 # the one Celery beat.
 hosts_up() {
   eval "$(print_env)"
+  "$PY" "$ROOT/manage.py" ch_migrate   # the schema in its cluster shape (ON CLUSTER), idempotent
   local port=$((BASE_PORT + 80))
   for host in a b; do
     local hvar="$CVAR/host-$host"
     mkdir -p "$hvar/log" "$hvar/run"
     local beat=(); [[ $host == a ]] && beat=(-B --schedule "$hvar/run/celerybeat-schedule")
-    say "host $host: gunicorn on 127.0.0.1:$port, Celery worker (var dir $hvar)"
-    TANKODROM_VAR_DIR="$hvar" TANKODROM_HOST_NAME="host-$host" TANKODROM_BIND="127.0.0.1:$port" \
-      setsid "$ROOT/.venv/bin/gunicorn" -c "$ROOT/deploy/gunicorn.conf.py" backend.asgi:application \
-      --bind "127.0.0.1:$port" --workers 1 --pid "$hvar/run/gunicorn.pid" >>"$hvar/log/gunicorn.log" 2>&1 </dev/null &
+    say "host $host: http://127.0.0.1:$port (gunicorn) and a Celery worker, var dir $hvar"
+    TANKODROM_VAR_DIR="$hvar" TANKODROM_HOST_NAME="host-$host" GUNICORN_WORKERS=1 \
+      setsid nohup "$ROOT/.venv/bin/gunicorn" -c "$ROOT/deploy/gunicorn.conf.py" \
+      --bind "127.0.0.1:$port" --pid "$hvar/run/gunicorn.pid" >>"$hvar/log/gunicorn.log" 2>&1 </dev/null &
     TANKODROM_VAR_DIR="$hvar" TANKODROM_HOST_NAME="host-$host" \
-      setsid "$ROOT/.venv/bin/celery" -A backend worker --pool threads --concurrency 2 "${beat[@]}" \
+      setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -Q default,ingest,analysis --concurrency 2 "${beat[@]}" \
       --pidfile "$hvar/run/celery.pid" --loglevel INFO >>"$hvar/log/celery.log" 2>&1 </dev/null &
     port=$((port + 1))
   done

@@ -413,23 +413,38 @@ def truncate(table: str) -> None:
         {"c": shape.cluster},
         tag="cluster.replicas",
     )
-    done: set[int] = set()
-    for shard, host, port in replicas:
-        if shard in done:
-            continue
-        cfg = _config()
-        node = Client(host, port=int(port), user=cfg["user"], password=cfg["password"], database=database())
-        try:
-            with _translated_errors("truncate"):
-                node.execute(
-                    f"TRUNCATE TABLE IF EXISTS {engines.local_name(table, shape)}",
-                    settings={"replication_alter_partitions_sync": 2},
-                )
-            done.add(shard)
-        except ClickHouseUnavailable:
-            continue  # the next replica of the shard
-        finally:
-            node.disconnect()
+    deadline = time.monotonic() + TRUNCATE_WAIT_S
+    pending = {int(shard) for shard, _host, _port in replicas}
+    while pending:
+        for shard, host, port in replicas:
+            if shard in pending and _truncate_on(str(host), int(port), engines.local_name(table, shape)):
+                pending.discard(shard)
+        if pending:
+            if time.monotonic() > deadline:
+                raise ClickHouseUnavailable(f"could not truncate {table} on shards {sorted(pending)}")
+            time.sleep(0.5)
+
+
+# A replica that has just started elects its shard's leader first, and refuses a TRUNCATE meanwhile (code 292).
+TRUNCATE_WAIT_S = 60
+_NOT_NOW = (292,)  # LEADERSHIP_CHANGED
+
+
+def _truncate_on(host: str, port: int, table: str) -> bool:
+    cfg = _config()
+    node = Client(host, port=port, user=cfg["user"], password=cfg["password"], database=database())
+    try:
+        with _translated_errors("truncate"):
+            node.execute(f"TRUNCATE TABLE IF EXISTS {table}", settings={"replication_alter_partitions_sync": 2})
+        return True
+    except ClickHouseUnavailable:
+        return False  # down: another replica of the shard, or a later round
+    except DriverError as exc:
+        if getattr(exc, "code", None) in _NOT_NOW:
+            return False
+        raise
+    finally:
+        node.disconnect()
 
 
 def _quote_identifier(name: str) -> str:
