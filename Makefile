@@ -2,12 +2,13 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help run up down test setup lint typecheck pytest frontend-check e2e compose-check bench fmt
+.PHONY: help run up down test test-cluster cluster-up cluster-down setup lint typecheck pytest frontend-check e2e compose-check bench fmt
 
 help:
 	@echo "make run    set up everything and serve http://127.0.0.1:8000 in the foreground (Ctrl-C stops)"
 	@echo "make up     the same in the background; make down stops it"
 	@echo "make test   set up, then lint, types, Python tests on the real services, frontend and browser tests"
+	@echo "make test-cluster   the Python tests against a local ClickHouse cluster (ZooKeeper, 2 shards x 2 replicas)"
 
 run:
 	@deploy/app.sh run
@@ -23,6 +24,17 @@ setup:
 
 test:
 	@deploy/test.sh
+
+# The ClickHouse cluster shape (docs/scaling.md): `make test-cluster` starts it, runs the cluster subset, stops it;
+# `make test-cluster TESTS=all` runs the whole suite on it.
+test-cluster:
+	@deploy/test-cluster.sh $(TESTS)
+
+cluster-up:
+	@deploy/cluster.sh up
+
+cluster-down:
+	@deploy/cluster.sh down
 
 # Single stages, for working on one part (they assume `make setup` has run).
 lint:
@@ -45,6 +57,7 @@ e2e:
 
 compose-check:
 	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f docker-compose.yml config -q
+	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f deploy/docker-compose.cluster.yml config -q
 
 bench:
 	@echo "benchmarks are run one by one: see bench/README.md"

@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import celeryd_after_setup, worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
 
@@ -29,3 +29,11 @@ def _warm_up(**_kwargs: Any) -> None:
     import_slow_modules()
     gc.collect()
     gc.freeze()
+
+
+@celeryd_after_setup.connect
+def _consume_host_queue(sender: str, instance: Any, **_kwargs: Any) -> None:
+    """An ingest worker also takes the uploads its own host received (backend/core/host_queues.py)."""
+    from backend.core.host_queues import consume_own_queue
+
+    consume_own_queue(instance)

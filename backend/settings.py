@@ -8,6 +8,8 @@ from backend import env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env.get_str("TANKODROM_VAR_DIR", str(BASE_DIR / "var")))
+# This host's name in the queue of the uploads it receives (backend/core/host_queues.py); default: the machine's.
+HOST_NAME = env.get_str("TANKODROM_HOST_NAME", "")
 
 DEBUG = env.get_bool("DJANGO_DEBUG", False)
 # The local stack runs without a configured secret; production must set one (check --deploy says so).
@@ -101,6 +103,10 @@ CLICKHOUSE = {
     "user": env.get_str("CLICKHOUSE_USER", "default"),
     "password": env.get_str("CLICKHOUSE_PASSWORD", ""),
     "database": env.get_str("CLICKHOUSE_DATABASE", "tankodrom"),
+    # The cluster of the servers' <remote_servers> that holds the schema; empty: one server (docs/scaling.md).
+    "cluster": env.get_str("CLICKHOUSE_CLUSTER", ""),
+    # Other nodes to connect to when CLICKHOUSE_HOST does not answer ("host:port,host:port").
+    "alt_hosts": env.get_str("CLICKHOUSE_ALT_HOSTS", ""),
 }
 
 CELERY_BROKER_URL = env.get_str("CELERY_BROKER_URL", REDIS_URL)

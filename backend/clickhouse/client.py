@@ -23,7 +23,7 @@ from clickhouse_driver.varint import write_varint
 from clickhouse_driver.writer import write_binary_str, write_binary_uint8
 from django.conf import settings
 
-from backend.clickhouse import native
+from backend.clickhouse import engines, native
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,32 @@ _local = threading.local()
 
 # Settings sent with every query. 18.16 needs the flag for LowCardinality; harmless on current versions.
 _QUERY_SETTINGS: dict[str, Any] = {}
+# On a cluster, an INSERT into a Distributed table returns once the shards it touched have stored their rows
+# (each on one healthy replica; the others copy it: `internal_replication` in the servers' <remote_servers>).
+# Without it the receiving node would queue them on its own disk and answer at once: a write to a shard that is
+# down would be accepted and then depend on that node, instead of being refused (503) and retried by its sender.
+#
+# insert_deduplicate 0: a Replicated table silently drops a block identical to one of the last 100 it stored
+# (checked on 18.16 through a Distributed table). Our retries rely on the opposite: an upload that failed midway
+# deletes its rows and inserts them again (the same blocks), which deduplication would turn into a loss once
+# the deletion lands; a second or a monitoring point sent twice is collapsed by ReplacingMergeTree anyway, as on
+# one server.
+_CLUSTER_SETTINGS: dict[str, Any] = {"insert_distributed_sync": 1, "insert_deduplicate": 0}
+
+# Server error codes that mean "not available now", not "bad query": answered with 503 and retried.
+UNAVAILABLE_CODES = frozenset(
+    {
+        209,  # SOCKET_TIMEOUT
+        210,  # NETWORK_ERROR
+        32,  # ATTEMPT_TO_READ_AFTER_EOF
+        159,  # TIMEOUT_EXCEEDED (a distributed DDL still waiting for a node)
+        225,  # NO_ZOOKEEPER
+        242,  # TABLE_IS_READ_ONLY (a replica that lost ZooKeeper)
+        279,  # ALL_CONNECTION_TRIES_FAILED (every replica of a shard down)
+        319,  # UNKNOWN_STATUS_OF_INSERT
+        999,  # KEEPER_EXCEPTION
+    }
+)
 
 
 class ClickHouseUnavailable(RuntimeError):
@@ -54,6 +80,7 @@ def _new_client(with_database: bool = True) -> Client:
         user=cfg["user"],
         password=cfg["password"],
         database=cfg["database"] if with_database else "default",
+        alt_hosts=cfg.get("alt_hosts") or None,
         connect_timeout=3,
         send_receive_timeout=300,
         sync_request_timeout=5,
@@ -89,15 +116,22 @@ def _translated_errors(tag: str) -> Iterator[None]:
         raise ClickHouseUnavailable(f"ClickHouse is unreachable ({tag}): {exc}") from exc
     except DriverError as exc:
         # Network errors come wrapped in the driver's own classes; anything with a server code is a real SQL error.
-        if getattr(exc, "code", None) in (
-            None,
-            209,
-            210,
-            32,
-        ):  # socket timeout, network error, unexpected EOF
+        code = getattr(exc, "code", None)
+        if code is None or code in UNAVAILABLE_CODES or _is_remote_unavailable(exc):
             reset_connections()
             raise ClickHouseUnavailable(f"ClickHouse is unreachable ({tag}): {exc}") from exc
         raise
+
+
+def _is_remote_unavailable(exc: DriverError) -> bool:
+    """A Distributed table's error that only wraps a shard's network failure (it comes with the shard's code)."""
+    text = str(getattr(exc, "message", "") or exc)
+    return any(f"Code: {code}," in text for code in (209, 210, 279)) and "DB::NetException" in text
+
+
+def _settings(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    cluster = _CLUSTER_SETTINGS if _config().get("cluster") else {}
+    return {**_QUERY_SETTINGS, **cluster, **(extra or {})}
 
 
 def execute(
@@ -110,7 +144,7 @@ def execute(
     """Run one query with bound parameters; `tag` names the caller in logs and in system.query_log."""
     _notify(sql, params)
     started = time.perf_counter()
-    query_settings = {**_QUERY_SETTINGS, **(settings_ or {})}
+    query_settings = _settings(settings_)
     with _translated_errors(tag):
         rows: list[tuple[Any, ...]] = _client().execute(sql, params or {}, settings=query_settings, query_id=None)
     log.debug("clickhouse %s %.1f ms", tag, (time.perf_counter() - started) * 1000)
@@ -123,7 +157,7 @@ def execute_with_columns(
     """Like execute, and also returns the result's column names."""
     _notify(sql, params)
     with _translated_errors(tag):
-        rows, columns = _client().execute(sql, params or {}, with_column_types=True, settings=_QUERY_SETTINGS)
+        rows, columns = _client().execute(sql, params or {}, with_column_types=True, settings=_settings())
     return [name for name, _type in columns], rows
 
 
@@ -138,9 +172,7 @@ def execute_numpy(sql: str, params: Mapping[str, Any] | None = None, *, tag: str
     conn.query_result_cls = NumpyQueryResult
     try:
         with _translated_errors(tag):
-            columns: list[Any] = conn.execute(
-                sql, params or {}, columnar=True, settings={**_QUERY_SETTINGS, "use_numpy": True}
-            )
+            columns: list[Any] = conn.execute(sql, params or {}, columnar=True, settings=_settings({"use_numpy": True}))
     finally:
         conn.query_result_cls = QueryResult
     return columns
@@ -152,7 +184,7 @@ def insert_rows(table: str, column_names: Sequence[str], rows: Sequence[Sequence
         return 0
     sql = f"INSERT INTO {table} ({', '.join(column_names)}) VALUES"
     with _translated_errors(tag):
-        _client().execute(sql, list(rows), settings=_QUERY_SETTINGS)
+        _client().execute(sql, list(rows), settings=_settings())
     return len(rows)
 
 
@@ -170,7 +202,7 @@ def insert_columns(table: str, columns: Mapping[str, Sequence[Any]], *, tag: str
             sql,
             [columns[name] for name in names],
             columnar=True,
-            settings={**_QUERY_SETTINGS, "use_numpy": use_numpy},
+            settings=_settings({"use_numpy": use_numpy}),
         )
     return count
 
@@ -187,7 +219,7 @@ class NativeInsert:
         self.rows = 0
         with _translated_errors(tag):
             # What Client.execute does first: connect if needed, this query's settings, fresh progress tracking.
-            conn.establish_connection({**_QUERY_SETTINGS, **(settings_ or {})})
+            conn.establish_connection(_settings(settings_))
             connection = conn.connection
             connection.send_query(f"INSERT INTO {table} ({', '.join(self._names)}) VALUES")
             connection.send_external_tables(None)
@@ -273,7 +305,9 @@ def ensure_database() -> None:
     try:
         with _translated_errors("ensure_database"):
             # The database name is an identifier from settings, not user input; ClickHouse cannot bind it.
-            client.execute(f"CREATE DATABASE IF NOT EXISTS {_quote_identifier(database())}")
+            client.execute(
+                f"CREATE DATABASE IF NOT EXISTS {_quote_identifier(database())}{engines.on_cluster(engines.current())}"
+            )
     finally:
         client.disconnect()
 
@@ -283,10 +317,134 @@ def drop_database() -> None:
     client = _new_client(with_database=False)
     try:
         with _translated_errors("drop_database"):
-            client.execute(f"DROP DATABASE IF EXISTS {_quote_identifier(database())}")
+            client.execute(
+                f"DROP DATABASE IF EXISTS {_quote_identifier(database())}{engines.on_cluster(engines.current())}"
+            )
     finally:
         client.disconnect()
     reset_connections()
+
+
+def mutate(table: str, command: str, params: Mapping[str, Any] | None = None, *, tag: str) -> None:
+    """`ALTER TABLE <table> <command>` (DELETE WHERE …, UPDATE …): a mutation of the rows' stored parts.
+
+    On a cluster it goes to the local tables ON CLUSTER (engines.mutation_target). If a node is down, the DDL
+    query stops waiting for it after `distributed_ddl_task_timeout` with code 159: by then the live replica of
+    each shard has run it (ZooKeeper hands it to the stopped one when it returns), so that is not an error here.
+    A whole shard down fails earlier than that, on its own code. `table` and `command` come from constants.
+    """
+    sql = f"ALTER TABLE {engines.mutation_target(table)} {command}"
+    if not _config().get("cluster"):
+        execute(sql, params, tag=tag)
+        return
+    try:
+        execute(sql, params, tag=tag, settings_={"distributed_ddl_task_timeout": MUTATION_DDL_WAIT_S})
+    except ClickHouseUnavailable as exc:
+        cause = exc.__cause__
+        if getattr(cause, "code", None) != 159 or not _every_shard_answers():
+            raise
+        log.warning("mutation %s: queued for the nodes that are down (%s)", tag, str(cause).splitlines()[1][:300])
+
+
+MUTATION_DDL_WAIT_S = 10
+
+
+def _every_shard_answers() -> bool:
+    """Whether each shard of the cluster has a replica that answers (system.clusters lists them)."""
+    try:
+        rows = execute(
+            "SELECT count() FROM cluster(%(cluster)s, system, one)",
+            {"cluster": str(_config()["cluster"])},
+            tag="cluster.shards_answer",
+        )
+    except ClickHouseUnavailable:
+        return False
+    shards = execute(
+        "SELECT uniqExact(shard_num) FROM system.clusters WHERE cluster = %(cluster)s",
+        {"cluster": str(_config()["cluster"])},
+        tag="cluster.shards",
+    )
+    return bool(rows) and int(rows[0][0]) == int(shards[0][0])
+
+
+def pending_mutations(table: str) -> int:
+    """Mutations of `table`'s rows not finished yet: on a cluster, on any replica that answers."""
+    params = {"db": database(), "table": engines.local_name(table, engines.current())}
+    cluster = str(_config().get("cluster") or "")
+    if not cluster:
+        rows = execute(
+            "SELECT count() FROM system.mutations WHERE database = %(db)s AND table = %(table)s AND is_done = 0",
+            params,
+            tag="mutations.pending",
+        )
+        return int(rows[0][0]) if rows else 0
+    # Every replica (a reader may reach any of them), each as its own shard of a remote() call: 18.16 has no
+    # clusterAllReplicas. A replica that is down is skipped: it applies the mutation before its parts are read.
+    replicas = execute(
+        "SELECT host_address, port FROM system.clusters WHERE cluster = %(cluster)s",
+        {"cluster": cluster},
+        tag="cluster.replicas",
+    )
+    addresses = ",".join(f"{host}:{int(port)}" for host, port in replicas)
+    rows = execute(
+        "SELECT count() FROM remote(%(addresses)s, system, mutations) "
+        "WHERE database = %(db)s AND table = %(table)s AND is_done = 0",
+        {**params, "addresses": addresses},
+        tag="mutations.pending",
+        settings_={"skip_unavailable_shards": 1},
+    )
+    return int(rows[0][0]) if rows else 0
+
+
+def truncate(table: str) -> None:
+    """Empty `table` (the test suite does, between tests).
+
+    On a cluster, TRUNCATE … ON CLUSTER would run on both replicas of a shard at once, and on 18.16 the two then
+    wait for each other's DROP_RANGE forever (seen here). So: on one replica of each shard, which replicates it,
+    waiting until every replica has applied it (replication_alter_partitions_sync 2).
+    """
+    shape = engines.current()
+    if not shape.is_cluster:
+        execute(f"TRUNCATE TABLE {table}", tag="truncate")
+        return
+    replicas = execute(
+        "SELECT shard_num, host_address, port FROM system.clusters "
+        "WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
+        {"c": shape.cluster},
+        tag="cluster.replicas",
+    )
+    deadline = time.monotonic() + TRUNCATE_WAIT_S
+    pending = {int(shard) for shard, _host, _port in replicas}
+    while pending:
+        for shard, host, port in replicas:
+            if shard in pending and _truncate_on(str(host), int(port), engines.local_name(table, shape)):
+                pending.discard(shard)
+        if pending:
+            if time.monotonic() > deadline:
+                raise ClickHouseUnavailable(f"could not truncate {table} on shards {sorted(pending)}")
+            time.sleep(0.5)
+
+
+# A replica that has just started elects its shard's leader first, and refuses a TRUNCATE meanwhile (code 292).
+TRUNCATE_WAIT_S = 60
+_NOT_NOW = (292,)  # LEADERSHIP_CHANGED
+
+
+def _truncate_on(host: str, port: int, table: str) -> bool:
+    cfg = _config()
+    node = Client(host, port=port, user=cfg["user"], password=cfg["password"], database=database())
+    try:
+        with _translated_errors("truncate"):
+            node.execute(f"TRUNCATE TABLE IF EXISTS {table}", settings={"replication_alter_partitions_sync": 2})
+        return True
+    except ClickHouseUnavailable:
+        return False  # down: another replica of the shard, or a later round
+    except DriverError as exc:
+        if getattr(exc, "code", None) in _NOT_NOW:
+            return False
+        raise
+    finally:
+        node.disconnect()
 
 
 def _quote_identifier(name: str) -> str:

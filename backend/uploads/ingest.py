@@ -578,9 +578,9 @@ def _recompute_seconds(test_id: int, upload_id: int, seconds: list[int]) -> None
     for start in range(0, len(seconds), LATE_SECONDS_PER_QUERY):
         part = seconds[start : start + LATE_SECONDS_PER_QUERY]
         params = {"test_id": test_id, "upload_id": upload_id, "seconds": tuple(part)}  # a tuple renders as IN (…)
-        client.execute(
-            f"ALTER TABLE {second_aggregates.NAME} DELETE "
-            "WHERE test_id = %(test_id)s AND source_id = %(upload_id)s AND ts IN %(seconds)s",
+        client.mutate(
+            second_aggregates.NAME,
+            "DELETE WHERE test_id = %(test_id)s AND source_id = %(upload_id)s AND ts IN %(seconds)s",
             params,
             tag="uploads.delete_late_seconds",
         )
@@ -699,8 +699,9 @@ def delete_upload_rows(test_id: int, upload_id: int) -> None:
             tag="uploads.count_upload_rows",
         )
         if rows and int(rows[0][0]) > 0:
-            client.execute(
-                f"ALTER TABLE {table} DELETE WHERE test_id = %(test_id)s AND {column} = %(upload_id)s",
+            client.mutate(
+                table,
+                f"DELETE WHERE test_id = %(test_id)s AND {column} = %(upload_id)s",
                 params,
                 tag="uploads.delete_upload_rows",
             )
@@ -709,12 +710,7 @@ def delete_upload_rows(test_id: int, upload_id: int) -> None:
 def wait_for_mutations(table: str, timeout_s: float = MUTATION_WAIT_S) -> None:
     deadline = time.monotonic() + timeout_s
     while True:
-        rows = client.execute(
-            "SELECT count() FROM system.mutations WHERE database = %(db)s AND table = %(table)s AND is_done = 0",
-            {"db": client.database(), "table": table},
-            tag="uploads.pending_mutations",
-        )
-        if not rows or int(rows[0][0]) == 0:
+        if client.pending_mutations(table) == 0:
             return
         if time.monotonic() > deadline:
             raise client.ClickHouseUnavailable(f"mutations on {table} still running after {timeout_s:.0f} s")

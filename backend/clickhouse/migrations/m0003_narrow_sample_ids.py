@@ -18,6 +18,7 @@ The column list is this migration's own, not samples.CREATE_SQL: a later change 
 this step creates on an install that has not run it yet.
 """
 
+from backend.clickhouse.engines import Shape
 from backend.clickhouse.tables import samples
 
 ID_MAX = 2**32 - 1
@@ -72,3 +73,16 @@ def backwards(table: str) -> list[str]:
 
 FORWARDS = forwards(samples.NAME)
 BACKWARDS = backwards(samples.NAME)
+
+
+def forwards_for(shape: Shape) -> list[str]:
+    """Nothing to do on a cluster: m0001 creates `samples_local` with UInt32 ids already (see m0002's reason).
+
+    The copy-and-RENAME above would not carry over anyway: a Replicated table's ZooKeeper path names the table
+    it was created as, so the copy would keep `samples_m0003_new`'s path under the name `samples_local`.
+    """
+    return [] if shape.is_cluster else FORWARDS
+
+
+def backwards_for(shape: Shape) -> list[str]:
+    return [] if shape.is_cluster else BACKWARDS

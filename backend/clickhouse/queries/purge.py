@@ -43,8 +43,6 @@ def delete_test_rows(test_id: int) -> list[str]:
     for name in tables_with_test_id():
         if name not in present:
             continue
-        client.execute(
-            f"ALTER TABLE {name} DELETE WHERE test_id = %(test_id)s", {"test_id": test_id}, tag="reports.purge.delete"
-        )
+        client.mutate(name, "DELETE WHERE test_id = %(test_id)s", {"test_id": test_id}, tag="reports.purge.delete")
         done.append(name)
     return done

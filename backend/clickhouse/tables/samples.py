@@ -20,6 +20,8 @@ refuses one beyond it): as UInt64 they were 16 of those 90 bytes, and the server
 -> 2.58 s (in process, 4 runs each, alternating).
 """
 
+from backend.clickhouse.engines import Shape, TableSpec, create
+
 # The largest test or upload id the UInt32 key columns hold.
 ID_MAX = 2**32 - 1
 
@@ -44,8 +46,9 @@ COLUMNS = (
     "proto_code",
 )
 
-CREATE_SQL = f"""
-CREATE TABLE IF NOT EXISTS {NAME} (
+SPEC = TableSpec(
+    name=NAME,
+    columns="""
     test_id UInt32,
     upload_id UInt32,
     receive_sec UInt32,
@@ -60,8 +63,12 @@ CREATE TABLE IF NOT EXISTS {NAME} (
     size_out_bytes UInt32,
     size_in_bytes UInt32,
     net_code Int16,
-    proto_code Int16
-) ENGINE = MergeTree()
+    proto_code Int16""",
+    engine="MergeTree",
+    keys="""
 PARTITION BY toYYYYMM(toDateTime(receive_sec))
-ORDER BY (test_id, upload_id, receive_sec)
-"""
+ORDER BY (test_id, upload_id, receive_sec)""",
+)
+
+# The single-server statement (what migration m0001 runs on one server; tests copy it for scratch tables).
+CREATE_SQL = create(SPEC, Shape())[0]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from analytics.aggregate import QUANTILE_LEVELS
+from backend.clickhouse.engines import Shape, TableSpec, create
 from backend.clickhouse.native import ArrayColumn, CodedStrings, ColumnData
 
 if TYPE_CHECKING:
@@ -59,8 +60,9 @@ COLUMNS = (
     "received_at_us",
 )
 
-CREATE_SQL = f"""
-CREATE TABLE IF NOT EXISTS {NAME} (
+SPEC = TableSpec(
+    name=NAME,
+    columns="""
     test_id UInt64,
     source_id UInt64,
     ts UInt32,
@@ -90,11 +92,15 @@ CREATE TABLE IF NOT EXISTS {NAME} (
     http_counts Array(UInt64),
     hist_bins Array(UInt16),
     hist_counts Array(UInt64),
-    received_at_us UInt64
-) ENGINE = ReplacingMergeTree(received_at_us)
+    received_at_us UInt64""",
+    engine="ReplacingMergeTree",
+    version_column="received_at_us",
+    keys="""
 PARTITION BY toYYYYMM(toDateTime(ts))
-ORDER BY (test_id, source_id, ts, case)
-"""
+ORDER BY (test_id, source_id, ts, case)""",
+)
+
+CREATE_SQL = create(SPEC, Shape())[0]
 
 
 def rows_of(test_id: int, source_id: int, rows: Sequence[SecondCase], received_at_us: int) -> list[tuple[Any, ...]]:
