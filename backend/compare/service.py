@@ -29,6 +29,7 @@ from analytics.figures_compare import by_load_figure, distribution_figure, quant
 from backend.clickhouse.queries import compare as queries
 from backend.clickhouse.queries.selection import Selection
 from backend.loadtests.models import Test
+from backend.uploads.formats import has_samples
 
 MAX_TESTS = 10
 # Long-lived, so that its threads keep their ClickHouse connections between comparisons.
@@ -181,6 +182,7 @@ class _Loaded:
 
 def _load(test: Test, params: CompareParams) -> _Loaded:
     upload_id = test.active_upload_id
+    exact = upload_id is not None and has_samples(int(upload_id))  # a Locust upload has per-second rows only
     start = queries.first_second(test.pk, upload_id)
     if params.align == "start":
         base = start or 0
@@ -193,8 +195,8 @@ def _load(test: Test, params: CompareParams) -> _Loaded:
     loaded = _Loaded(test, start, window)
     if start is None:
         return loaded
-    sel = Selection(test.pk, upload_id or 0, upload_id, window[0], window[1], params.cases)
-    loaded.counts = queries.from_samples(sel, params.levels) if upload_id else queries.from_stream(sel)
+    sel = Selection(test.pk, upload_id or 0, upload_id if exact else None, window[0], window[1], params.cases)
+    loaded.counts = queries.from_samples(sel, params.levels) if exact else queries.from_stream(sel)
     return loaded
 
 

@@ -18,14 +18,13 @@ from django.conf import settings
 from django.db import transaction
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads import digest
+from backend.uploads import digest, formats
 from backend.uploads.storage import (
     COMMIT_BYTES,
     BodyIncomplete,
     BodyRefused,
     Fillable,
     Readable,
-    head_error,
     upload_path,
     write_body,
 )
@@ -57,9 +56,15 @@ def parse_content_range(header: str) -> tuple[int, int, int]:
 
 
 def receive(
-    test: Test, stream: Readable | Fillable, length: int, content_range: str | None, upload_id: str | None
+    test: Test,
+    stream: Readable | Fillable,
+    length: int,
+    content_range: str | None,
+    upload_id: str | None,
+    result_format: str = "",
 ) -> Received:
-    """Store this request's bytes; queue the ingestion when the file is complete."""
+    """Store this request's bytes; queue the ingestion when the file is complete. `result_format`: the format
+    asked for (backend/uploads/formats.py), '' to recognise it from the content."""
     if content_range is None:
         if length <= 0:
             raise ReceiveError(400, "empty body: send the phout file as the request body")
@@ -75,12 +80,14 @@ def receive(
             413, f"a file of {total} bytes exceeds the limit of {limit} bytes (TANKODROM_MAX_UPLOAD_BYTES)"
         )
     upload = _upload_for(test, start, total, upload_id)
+    if start == 0:
+        formats.remember(upload, result_format)
     path = upload_path(upload.pk)
     whole = start == 0 and end + 1 == total
     hasher = digest.new_hasher() if whole else None
 
     def check_head(head: bytes, is_whole: bool) -> None:
-        error = head_error(head, is_whole and whole)
+        error = formats.head_error(head, is_whole and whole, result_format)
         if error:
             raise BodyRefused(error)
 

@@ -19,10 +19,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from analytics.formats import ALIASES, FORMAT_NAMES
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.loadtests.permissions import can_read, can_write
 from backend.tankapi.socket_body import SocketBody
-from backend.uploads import receive
+from backend.uploads import formats, receive
 from backend.uploads.ingest import upload_summary
 from backend.uploads.storage import Readable
 
@@ -46,9 +47,18 @@ class PhoutUploadView(APIView):
 
     @extend_schema(
         request={"application/octet-stream": {"type": "string", "format": "binary"}},
-        parameters=[OpenApiParameter("upload", int, description="the upload a Content-Range piece belongs to")],
+        parameters=[
+            OpenApiParameter("upload", int, description="the upload a Content-Range piece belongs to"),
+            OpenApiParameter(
+                "format",
+                str,
+                description="the file's format when its content is ambiguous (default: recognised from the content): "
+                + ", ".join((*FORMAT_NAMES, *ALIASES)),
+            ),
+        ],
         responses={202: dict},
-        summary="Upload a phout file (plain or gzip) as the test's raw samples; resumable with Content-Range",
+        summary="Upload a result file (phout, JMeter JTL, k6, Gatling, Locust; plain or gzip) as the test's data; "
+        "resumable with Content-Range",
     )
     def put(self, request: Request, test_id: int) -> Response:
         test = _test_or_404(test_id)
@@ -63,12 +73,17 @@ class PhoutUploadView(APIView):
                 status=status.HTTP_411_LENGTH_REQUIRED,
             )
         try:
+            result_format = formats.requested_format(request.query_params.get("format"))
+        except formats.FormatError as exc:
+            return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        try:
             result = receive.receive(
                 test,
                 _body_of(request) if int(raw_length) > 0 else _Empty(),
                 int(raw_length),
                 request.META.get("HTTP_CONTENT_RANGE"),
                 request.query_params.get("upload"),
+                result_format,
             )
         except receive.ReceiveError as exc:
             return Response({"error": exc.message, **exc.extra}, status=exc.status)
