@@ -180,9 +180,9 @@ class _Loaded:
     relative: dict[str, SparseCounts] = field(default_factory=dict)
 
 
-def _load(test: Test, params: CompareParams) -> _Loaded:
+def _load(test: Test, params: CompareParams, exact: bool) -> _Loaded:
+    """`exact`: the test's active upload has raw samples (a Locust upload has per-second rows only)."""
     upload_id = test.active_upload_id
-    exact = upload_id is not None and has_samples(int(upload_id))  # a Locust upload has per-second rows only
     start = queries.first_second(test.pk, upload_id)
     if params.align == "start":
         base = start or 0
@@ -254,7 +254,9 @@ def _by_load_json(result: LoadComparison, n_tests: int) -> dict[str, Any]:
 def build(params: CompareParams, tests: Sequence[Test], settings: CompareSettings | None = None) -> dict[str, Any]:
     """The comparison JSON for `tests` (in the order asked; the first is the baseline)."""
     # The tests' reads are independent: run them side by side (each thread has its own ClickHouse connection).
-    loaded = list(_READERS.map(lambda t: _load(t, params), tests))
+    # Read here, not on the reader threads: they talk to ClickHouse only and hold no PostgreSQL connection.
+    with_samples = {t.pk: t.active_upload_id is not None and has_samples(int(t.active_upload_id)) for t in tests}
+    loaded = list(_READERS.map(lambda t: _load(t, params, with_samples[t.pk]), tests))
     empty = queries.TestCounts(
         {"": SparseCounts.empty()}, {"": SparseCounts.empty()}, {"": SparseCounts.empty()}, None, []
     )

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotAuthenticated, NotFound, ParseError, PermissionDenied
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -42,8 +44,16 @@ def _upload_or_404(test: Test, upload_id: int) -> Upload:
     return upload
 
 
+class _FormatIsTheFiles(DefaultContentNegotiation):
+    """DRF reads `?format=` as the answer's format (URL_FORMAT_OVERRIDE) and answers 404 to names it does not
+    render; on the upload it names the file's format (backend/uploads/formats.py), and the answer is JSON."""
+
+    settings = cast(Any, SimpleNamespace(URL_FORMAT_OVERRIDE=None))
+
+
 class PhoutUploadView(APIView):
     parser_classes: list[type[BaseParser]] = []  # the body is streamed to disk by hand, never parsed
+    content_negotiation_class = _FormatIsTheFiles
 
     @extend_schema(
         request={"application/octet-stream": {"type": "string", "format": "binary"}},
