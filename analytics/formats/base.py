@@ -206,7 +206,8 @@ class RecordParser:
         end = len(self._buf) if final else self._record_end(self._buf)
         if end <= 0:
             return None
-        block = bytes(self._buf[:end])
+        with memoryview(self._buf) as view:
+            block = bytes(view[:end])  # one copy (a slice of the bytearray, then bytes of it, made two)
         del self._buf[:end]
         first_line = self._next_line
         self._next_line += block.count(b"\n")

@@ -89,7 +89,7 @@ class JtlCsvParser(RecordParser):
             if end < 0:
                 return None
             block, first_line = block[end + 1 :], first_line + 1
-        if not block.strip():
+        if not block or block.isspace():
             return None
         try:
             return self._parse_fast(block)
