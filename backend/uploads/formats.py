@@ -24,13 +24,13 @@ from analytics.phout import PhoutParser, not_phout_error
 from backend.clickhouse import client
 from backend.clickhouse.tables import second_aggregates
 from backend.loadtests.models import Upload
+from backend.uploads import storage
 from backend.uploads.models import UploadFormat
 
 # How much of the decompressed start of a file detection looks at.
 DETECT_BYTES = 64 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
-# A head holding fewer records than this is judged only when it is the whole file (as storage.HEAD_MIN_LINES).
-HEAD_MIN_RECORDS = 10
+HEAD_MIN_RECORDS = storage.HEAD_MIN_LINES  # a head with fewer records is judged only when it is the whole file
 HEAD_BLOCK_BYTES = 4096
 
 
@@ -80,16 +80,11 @@ def head_error(head: bytes, is_whole: bool, requested: str) -> str | None:
     else:
         text = head
     name = resolve(requested, detect(text[:DETECT_BYTES]))
+    if name == PHOUT:
+        return storage.head_error(head, is_whole)  # phout's own judgement, as before formats were told apart
     if not is_whole:
         cut = text.rfind(b"\n")
         text = text[: cut + 1] if cut >= 0 else b""
-    if name == PHOUT:
-        parser = PhoutParser()
-        parser.feed(text)
-        parser.finish()
-        if not is_whole and parser.stats.lines_total < HEAD_MIN_RECORDS:
-            return None
-        return not_phout_error(parser.stats)
     record_parser: RecordParser = parser_class(name)(block_bytes=HEAD_BLOCK_BYTES)
     try:
         record_parser.feed(text)
