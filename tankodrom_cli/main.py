@@ -1,6 +1,9 @@
-"""`tankodrom`: upload a phout file to a Tankodrom server, as a new test or into an existing one.
+"""`tankodrom`: upload a result file to a Tankodrom server, as a new test or into an existing one.
 
-    tankodrom upload phout.log [--test ID] [--name NAME ...] [--server URL] [--token TOKEN] [--wait]
+    tankodrom upload phout.log [--test ID] [--name NAME ...] [--server URL] [--token TOKEN] [--wait] [--format NAME]
+
+phout, JMeter JTL (CSV, XML), k6 (--out json/csv), Gatling simulation.log (3.x text) and Locust stats history are
+recognised by the server from the content (docs/formats.md); `--format` names it for an ambiguous file.
 
 The file goes as the body of `PUT /api/v1/tests/<id>/phout` (plain or gzip, sent as it is on disk), streamed from
 disk with a progress bar. Files larger than --chunk-mb go in pieces with `Content-Range`; a piece that fails
@@ -20,6 +23,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from tqdm import tqdm
 
@@ -52,8 +56,9 @@ def create_test(api: Api, meta: dict[str, Any]) -> int:
     return int(response.json()["id"])
 
 
-def upload_file(api: Api, test_id: int, path: Path, chunk_bytes: int, quiet: bool) -> int:
-    """Send the file; return the upload id."""
+def upload_file(api: Api, test_id: int, path: Path, chunk_bytes: int, quiet: bool, result_format: str = "") -> int:
+    """Send the file (`result_format`: the server's `format` parameter, '' to let it recognise the content);
+    return the upload id."""
     size = path.stat().st_size
     if size == 0:
         raise CliError(f"{path} is empty")
@@ -63,14 +68,17 @@ def upload_file(api: Api, test_id: int, path: Path, chunk_bytes: int, quiet: boo
     ):
         if size <= chunk_bytes:
             body = FileRange(f, 0, size, bar.update)
-            response = api.call("PUT", f"/api/v1/tests/{test_id}/phout", body=body, headers=_octets())
+            query = f"?format={quote(result_format)}" if result_format else ""
+            response = api.call("PUT", f"/api/v1/tests/{test_id}/phout{query}", body=body, headers=_octets())
             if response.status_code != 202:
                 raise CliError(f"upload refused: {_error_of(response)}")
             return int(response.json()["upload_id"])
-        return _upload_in_pieces(api, test_id, f, size, chunk_bytes, bar)
+        return _upload_in_pieces(api, test_id, f, size, chunk_bytes, bar, result_format)
 
 
-def _upload_in_pieces(api: Api, test_id: int, f: io.BufferedReader, size: int, chunk_bytes: int, bar: tqdm) -> int:
+def _upload_in_pieces(
+    api: Api, test_id: int, f: io.BufferedReader, size: int, chunk_bytes: int, bar: tqdm, result_format: str = ""
+) -> int:
     upload_id: int | None = None
     start = 0
     failures = 0
@@ -78,7 +86,7 @@ def _upload_in_pieces(api: Api, test_id: int, f: io.BufferedReader, size: int, c
         end = min(start + chunk_bytes, size)
         bar.n = start
         bar.refresh()
-        query = f"?upload={upload_id}" if upload_id else ""
+        query = f"?upload={upload_id}" if upload_id else (f"?format={quote(result_format)}" if result_format else "")
         headers = {**_octets(), "Content-Range": f"bytes {start}-{end - 1}/{size}"}
         try:
             body = FileRange(f, start, end - start, bar.update)
@@ -199,8 +207,19 @@ def _token(args: argparse.Namespace) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tankodrom", description="Tankodrom command-line client.")
     sub = parser.add_subparsers(dest="command", required=True)
-    up = sub.add_parser("upload", help="upload a phout file (plain or gzip) as a new test or into --test ID")
-    up.add_argument("file", help="phout file, plain or gzip")
+    up = sub.add_parser(
+        "upload",
+        help="upload a result file (plain or gzip) as a new test or into --test ID: phout, JMeter JTL, k6, "
+        "Gatling simulation.log, Locust stats history",
+    )
+    up.add_argument("file", help="result file, plain or gzip")
+    up.add_argument(
+        "--format",
+        dest="result_format",
+        default="",
+        help="the file's format when the server cannot tell from its content: phout, jmeter-csv, jmeter-xml, "
+        "k6-json, k6-csv, gatling, locust (default: recognised from the content)",
+    )
     up.add_argument("--test", type=int, help="upload into this existing test instead of creating one")
     for name in ("name", "description", "component", "version", "task"):
         up.add_argument(f"--{name}", help=f"the new test's {name}")
@@ -236,7 +255,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     test_id = args.test if args.test is not None else create_test(api, _meta(args))
     if args.test is not None and args.schedule:
         set_schedule(api, test_id, args.schedule)
-    upload_id = upload_file(api, test_id, path, max(1, int(args.chunk_mb * 1024 * 1024)), args.quiet)
+    chunk_bytes = max(1, int(args.chunk_mb * 1024 * 1024))
+    upload_id = upload_file(api, test_id, path, chunk_bytes, args.quiet, args.result_format)
     print(f"test {test_id}: upload {upload_id} received", file=sys.stderr)
     code = 0
     if args.wait or args.wait_report:

@@ -33,6 +33,7 @@ from analytics.figures_compare import by_load_figure, distribution_figure, quant
 from backend.clickhouse.queries import compare as queries
 from backend.clickhouse.queries.selection import Selection
 from backend.loadtests.models import Test
+from backend.uploads.formats import has_samples
 
 MAX_TESTS = 10
 # Long-lived, so that its threads keep their ClickHouse connections between comparisons.
@@ -196,7 +197,8 @@ class _Loaded:
     relative: dict[str, SparseCounts] = field(default_factory=dict)
 
 
-def _load(test: Test, params: CompareParams) -> _Loaded:
+def _load(test: Test, params: CompareParams, exact: bool) -> _Loaded:
+    """`exact`: the test's active upload has raw samples (a Locust upload has per-second rows only)."""
     upload_id = test.active_upload_id
     start = queries.first_second(test.pk, upload_id)
     if params.align == "start":
@@ -210,8 +212,8 @@ def _load(test: Test, params: CompareParams) -> _Loaded:
     loaded = _Loaded(test, start, window)
     if start is None:
         return loaded
-    sel = Selection(test.pk, upload_id or 0, upload_id, window[0], window[1], params.cases)
-    loaded.counts = queries.from_samples(sel, params.levels) if upload_id else queries.from_stream(sel)
+    sel = Selection(test.pk, upload_id or 0, upload_id if exact else None, window[0], window[1], params.cases)
+    loaded.counts = queries.from_samples(sel, params.levels) if exact else queries.from_stream(sel)
     return loaded
 
 
@@ -271,7 +273,9 @@ def _by_load_json(result: LoadComparison, n_tests: int) -> dict[str, Any]:
 def build(params: CompareParams, tests: Sequence[Test], settings: CompareSettings | None = None) -> dict[str, Any]:
     """The comparison JSON for `tests` (in the order asked; the first is the baseline)."""
     # The tests' reads are independent: run them side by side (each thread has its own ClickHouse connection).
-    loaded = list(_READERS.map(lambda t: _load(t, params), tests))
+    # Read here, not on the reader threads: they talk to ClickHouse only and hold no PostgreSQL connection.
+    with_samples = {t.pk: t.active_upload_id is not None and has_samples(int(t.active_upload_id)) for t in tests}
+    loaded = list(_READERS.map(lambda t: _load(t, params, with_samples[t.pk]), tests))
     empty = queries.TestCounts(
         {"": SparseCounts.empty()}, {"": SparseCounts.empty()}, {"": SparseCounts.empty()}, None, []
     )

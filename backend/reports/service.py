@@ -33,6 +33,7 @@ from backend.clickhouse.queries import summary as q_summary
 from backend.clickhouse.queries.selection import Selection
 from backend.loadtests.models import Test
 from backend.reports.window import Window
+from backend.uploads.formats import has_samples
 
 CHART_NAMES: tuple[str, ...] = (
     "quantiles",
@@ -68,7 +69,9 @@ class Source:
 
 def source_of(test: Test) -> Source:
     if test.active_upload_id:
-        return Source(source_id=int(test.active_upload_id), upload_id=int(test.active_upload_id))
+        upload_id = int(test.active_upload_id)
+        # An upload of per-second aggregates only (a Locust stats history) has rows but no samples: not exact.
+        return Source(source_id=upload_id, upload_id=upload_id if has_samples(upload_id) else None)
     return Source(source_id=0, upload_id=None)
 
 

@@ -48,7 +48,7 @@ PUSH_THREADS = 4
 
 def _is_phout_upload(path: str) -> bool:
     try:
-        return resolve(path).url_name == "upload-phout"
+        return resolve(path).url_name in ("upload-phout", "upload-results")  # one view, two paths
     except Resolver404:
         return False
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -36,13 +36,14 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from analytics.aggregate import SampleColumns, SecondTable, aggregate_table
-from analytics.phout import DEFAULT_BLOCK_BYTES, NotPhout, PhoutBatch, PhoutParser, not_phout_error
+from analytics.formats.locust import LocustParser
+from analytics.phout import DEFAULT_BLOCK_BYTES, NotPhout, PhoutBatch
 from analytics.second_window import SecondWindow
 from backend.celery_app import app as celery_app
 from backend.clickhouse import client, native
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads import outcome
+from backend.uploads import formats, outcome
 from backend.uploads.digest import digest_of_file
 from backend.uploads.direct_io import ReadAhead
 from backend.uploads.follow import Abandoned, GrowingFile
@@ -251,7 +252,9 @@ def _decoded_ahead(raw: io.BufferedIOBase, stored_bytes: int) -> Iterator[io.Buf
 
 
 def _load_decoded(upload: Upload, raw: io.BufferedIOBase, decoded: io.BufferedIOBase | ReadAhead) -> IngestResult:
-    parser = PhoutParser(block_bytes=PARSE_BLOCK_BYTES)
+    parser, decoded = formats.open_parser(upload, decoded, PARSE_BLOCK_BYTES)  # phout, JTL, k6, Gatling, Locust
+    if isinstance(parser, LocustParser):  # per-second aggregates only: no samples to stream
+        return cast(IngestResult, formats.load_aggregates(upload, parser, decoded, EARLY_VERDICT_LINES))
     window = SecondWindow()
     result = IngestResult()
     received_at_us = _now_us()
@@ -280,7 +283,7 @@ def _load_decoded(upload: Upload, raw: io.BufferedIOBase, decoded: io.BufferedIO
                 # While the body still arrives (a follow), progress_bytes is the receiver's: the bytes committed
                 # so far, where a broken transfer resumes. The read position is behind it and must not replace it.
                 counted.filter(status=UploadStatus.PARSING).update(progress_bytes=position)
-        error = not_phout_error(parser.stats)
+        error = formats.refusal(parser)
         if error:
             raise IngestError(error)
         last = window.finish().in_order
@@ -730,6 +733,7 @@ def upload_summary(upload: Upload, active_upload_id: int | None) -> Mapping[str,
         "lines_bad": upload.lines_bad,
         "bad_examples": upload.bad_examples,
         "error": upload.error,
+        "format": formats.format_of(int(upload.pk)),
         "created_at": upload.created_at.isoformat(),
         "finished_at": upload.finished_at.isoformat() if upload.finished_at else None,
     }

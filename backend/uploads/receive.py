@@ -24,14 +24,13 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads import digest, outcome
+from backend.uploads import digest, formats, outcome
 from backend.uploads.storage import (
     COMMIT_BYTES,
     BodyIncomplete,
     BodyRefused,
     Fillable,
     Readable,
-    head_error,
     upload_path,
     write_body,
 )
@@ -65,9 +64,15 @@ def parse_content_range(header: str) -> tuple[int, int, int]:
 
 
 def receive(
-    test: Test, stream: Readable | Fillable, length: int, content_range: str | None, upload_id: str | None
+    test: Test,
+    stream: Readable | Fillable,
+    length: int,
+    content_range: str | None,
+    upload_id: str | None,
+    result_format: str = "",
 ) -> Received:
-    """Store this request's bytes; queue the ingestion when the file is complete."""
+    """Store this request's bytes; queue the ingestion when the file is complete. `result_format`: the format
+    asked for (backend/uploads/formats.py), '' to recognise it from the content."""
     if content_range is None:
         if length <= 0:
             raise ReceiveError(400, "empty body: send the phout file as the request body")
@@ -84,7 +89,19 @@ def receive(
         )
     upload = _upload_for(test, start, total, upload_id)
     with _writing(upload, start):
-        return _store(test, upload, stream, start, end, total, length, whole_request=content_range is None)
+        if start == 0:
+            formats.remember(upload, result_format)
+        return _store(
+            test,
+            upload,
+            stream,
+            start,
+            end,
+            total,
+            length,
+            whole_request=content_range is None,
+            result_format=result_format,
+        )
 
 
 @contextlib.contextmanager
@@ -132,13 +149,14 @@ def _store(
     length: int,
     *,
     whole_request: bool,
+    result_format: str,
 ) -> Received:
     path = upload_path(upload.pk)
     whole = start == 0 and end + 1 == total
     hasher = digest.new_hasher() if whole else None
 
     def check_head(head: bytes, is_whole: bool) -> None:
-        error = head_error(head, is_whole and whole)
+        error = formats.head_error(head, is_whole and whole, result_format)
         if error:
             raise BodyRefused(error)
 

@@ -9,20 +9,23 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotAuthenticated, NotFound, ParseError
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from analytics.formats import ALIASES, FORMAT_NAMES
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.loadtests.permissions import test_or_404
 from backend.tankapi.socket_body import SocketBody
-from backend.uploads import receive
+from backend.uploads import formats, receive
 from backend.uploads.ingest import upload_summary
 from backend.uploads.storage import Readable
 
@@ -42,12 +45,20 @@ def _upload_or_404(test: Test, upload_id: int) -> Upload:
 PHOUT_TEXT = {
     "type": "string",
     "pattern": r"^([0-9]{10}\.[0-9]{3}\t[a-z_]{0,8}(\t[0-9]{1,6}){8}\t[0-9]{1,3}\t[0-9]{3}\n){1,20}$",
-    "description": "a phout file (Phantom, Pandora, BFG), plain or gzip",
+    "description": "a result file (phout of Phantom, Pandora, BFG shown; JMeter, k6, Gatling, Locust taken too), plain or gzip",
 }
+
+
+class _FormatIsTheFiles(DefaultContentNegotiation):
+    """DRF reads `?format=` as the answer's format (URL_FORMAT_OVERRIDE) and answers 404 to names it does not
+    render; on the upload it names the file's format (backend/uploads/formats.py), and the answer is JSON."""
+
+    settings = cast(Any, SimpleNamespace(URL_FORMAT_OVERRIDE=None))
 
 
 class PhoutUploadView(APIView):
     parser_classes: list[type[BaseParser]] = []  # the body is streamed to disk by hand, never parsed
+    content_negotiation_class = _FormatIsTheFiles
 
     @extend_schema(
         # Described as the text it is (gzip of it is taken as well): any bytes would not be a result file.
@@ -57,10 +68,16 @@ class PhoutUploadView(APIView):
                 "upload",
                 {"type": "integer", "minimum": 1, "maximum": 2**63 - 1},
                 description="the upload a Content-Range piece belongs to",
-            )
+            ),
+            OpenApiParameter(
+                "format",
+                {"type": "string", "enum": [*FORMAT_NAMES, *ALIASES]},
+                description="the file's format when its content is ambiguous (default: recognised from the content)",
+            ),
         ],
         responses={202: dict},
-        summary="Upload a phout file (plain or gzip) as the test's raw samples; resumable with Content-Range",
+        summary="Upload a result file (phout, JMeter JTL, k6, Gatling, Locust; plain or gzip) as the test's data; "
+        "resumable with Content-Range",
     )
     def put(self, request: Request, test_id: int) -> Response:
         if not (request.user and request.user.is_authenticated):
@@ -73,12 +90,17 @@ class PhoutUploadView(APIView):
                 status=status.HTTP_411_LENGTH_REQUIRED,
             )
         try:
+            result_format = formats.requested_format(request.query_params.get("format"))
+        except formats.FormatError as exc:
+            return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        try:
             result = receive.receive(
                 test,
                 _body_of(request) if int(raw_length) > 0 else _Empty(),
                 int(raw_length),
                 request.META.get("HTTP_CONTENT_RANGE"),
                 request.query_params.get("upload"),
+                result_format,
             )
         except receive.ReceiveError as exc:
             return Response({"error": exc.message, **exc.extra}, status=exc.status)

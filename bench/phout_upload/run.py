@@ -3,6 +3,7 @@
     .venv/bin/python bench/phout_upload/run.py --lines 1000000            # reduced scale (shared machine)
     .venv/bin/python bench/phout_upload/run.py --lines 10000000 --gzip    # the full run, on a quiet machine
     .venv/bin/python bench/phout_upload/run.py --file F --rounds 5       # five side-by-side rounds, medians
+    .venv/bin/python bench/phout_upload/run.py --lines 2000000 --format jtl  # a JMeter CSV JTL of such requests
 
 Steps, all against the local services (ClickHouse on 9000, PostgreSQL, Redis), in databases of its own
 (`tankodrom_bench`, dropped and re-created, so it never touches real data):
@@ -214,10 +215,24 @@ def baseline_types(shape: str) -> dict[str, str]:
     return {name: type_of_range[phout.VALUE_RANGES[name]] for name in phout.INT_COLUMNS}
 
 
-BASELINE_SHAPES = ("samples-typed", "int64")
+BASELINE_SHAPES: tuple[str, ...] = ("samples-typed", "int64")
+# --format jtl: the file is a JMeter CSV JTL (bench/gen_jtl.py); the baseline loads it as CSVWithNames into a table
+# of its 17 columns, typed as narrowly as `samples` stores what they map to, with `samples`' partitioning and order.
+JTL_SHAPE = "jtl"
+JTL_COLUMNS = (
+    "timeStamp UInt64, elapsed UInt32, label String, responseCode String, responseMessage String, threadName String, "
+    "dataType String, success String, failureMessage String, bytes UInt32, sentBytes UInt32, grpThreads UInt32, "
+    "allThreads UInt32, URL String, Latency UInt32, IdleTime UInt32, Connect UInt32"
+)
+INPUT_FORMAT = "TabSeparated"
 
 
 def baseline_ddl(table: str, shape: str) -> str:
+    if shape == JTL_SHAPE:
+        return (
+            f"CREATE TABLE {table} ({JTL_COLUMNS}) ENGINE = MergeTree() "
+            "PARTITION BY toYYYYMM(toDateTime(intDiv(timeStamp, 1000))) ORDER BY intDiv(timeStamp, 1000)"
+        )
     columns = ", ".join(f"{name} {ch_type}" for name, ch_type in baseline_types(shape).items())
     return (
         f"CREATE TABLE {table} (send_ts Float64, tag String, {columns}) ENGINE = MergeTree() "
@@ -239,14 +254,14 @@ def run_baseline(path: Path, gz: bool, monitor: PeakRss, shape: str) -> float:
         if gz:
             zcat = subprocess.Popen(["zcat"], stdin=f, stdout=subprocess.PIPE)
             proc = subprocess.Popen(
-                ["clickhouse-client", "--query", f"INSERT INTO {table} FORMAT TabSeparated"], stdin=zcat.stdout
+                ["clickhouse-client", "--query", f"INSERT INTO {table} FORMAT {INPUT_FORMAT}"], stdin=zcat.stdout
             )
             assert zcat.stdout is not None
             zcat.stdout.close()
             monitor.watch("zcat (baseline)", zcat.pid)
         else:
             proc = subprocess.Popen(
-                ["clickhouse-client", "--query", f"INSERT INTO {table} FORMAT TabSeparated"], stdin=f
+                ["clickhouse-client", "--query", f"INSERT INTO {table} FORMAT {INPUT_FORMAT}"], stdin=f
             )
         monitor.watch(name, proc.pid)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -468,7 +483,7 @@ def measure_round(
 
 
 def main() -> None:
-    global PORT, BENCH_DB, GUNICORN_CONF, GUNICORN_APP
+    global PORT, BENCH_DB, GUNICORN_CONF, GUNICORN_APP, BASELINE_SHAPES, INPUT_FORMAT
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--lines", type=int, default=1_000_000)
     p.add_argument("--gzip", action="store_true", help="generate and upload a gzipped file")
@@ -486,7 +501,12 @@ def main() -> None:
     )
     p.add_argument("--gunicorn-conf", default=GUNICORN_CONF, help="gunicorn config of the server (the stack's)")
     p.add_argument("--app", default="", help="the app gunicorn serves, if not the config's (backend.wsgi:application)")
+    p.add_argument(
+        "--format", choices=("phout", "jtl"), default="phout", help="jtl: a JMeter CSV JTL of the same requests"
+    )
     args = p.parse_args()
+    if args.format == "jtl":
+        BASELINE_SHAPES, INPUT_FORMAT = (JTL_SHAPE,), "CSVWithNames"
     GUNICORN_CONF, GUNICORN_APP = args.gunicorn_conf, args.app
     PORT = args.port
     BENCH_DB = args.db
@@ -494,15 +514,21 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     if args.file:
         path = Path(args.file)
-        lines = int(sh(["sh", "-c", f"{'zcat' if args.gzip else 'cat'} {path} | wc -l"]).stdout.strip())
     else:
-        path = work / (f"{args.lines}.phout" + (".gz" if args.gzip else ""))
+        path = work / (f"{args.lines}.{args.format}" + (".gz" if args.gzip else ""))
         if not path.exists():
-            gen = [str(PY), str(ROOT / "bench/gen_phout.py"), "--lines", str(args.lines), "--output", str(path)]
+            generator = "bench/gen_jtl.py" if args.format == "jtl" else "bench/gen_phout.py"
+            gen = [str(PY), str(ROOT / generator), "--lines", str(args.lines), "--output", str(path)]
             subprocess.run(gen + (["--gzip"] if args.gzip else []), check=True)
-        lines = args.lines
+    lines = int(sh(["sh", "-c", f"{'zcat' if args.gzip else 'cat'} {path} | wc -l"]).stdout.strip())
+    lines -= 1 if args.format == "jtl" else 0  # the header
     var_dir = work / "var"
-    results: dict[str, object] = {"lines": lines, "file_bytes": path.stat().st_size, "gzip": args.gzip}
+    results: dict[str, object] = {
+        "format": args.format,
+        "lines": lines,
+        "file_bytes": path.stat().st_size,
+        "gzip": args.gzip,
+    }
     rounds = []
     for number in range(1, args.rounds + 1):
         measured = measure_round(path, args.gzip, lines, var_dir, args.threads, args.timeline_step)

@@ -76,7 +76,7 @@ export function TablesTab({ testId, params, refresh }: { testId: number; params:
       <section className="card table-card" aria-label="Cumulative quantiles">
         <h2>
           Cumulative quantiles, ms{" "}
-          <span className="hint">{data.exact ? "exact, from raw samples" : "from the tank's histograms"}</span>
+          <span className="hint">{data.exact ? "exact, from raw samples" : "from per-second histograms (tank stream, Locust): not exact"}</span>
         </h2>
         <div className="scroll-x">
           <table className="data" data-table="quantiles">

@@ -1,0 +1,114 @@
+"""Gatling's `simulation.log` of the 3.x text formats (3.0 to 3.12); the binary log of 3.13+ is refused by name.
+
+Tab-separated records, the first field naming the kind (gatling/gatling gatling-core .../stats/writer/
+LogFileDataWriter.scala and RawRecords.scala at each tag):
+- `RUN  simulationClass  simulationId  start_ms  description  gatlingVersion` (all 3.x);
+- 3.0–3.3 (v3.1.2, v3.3.1): `REQUEST  userId  groups  name  start_ms  end_ms  OK|KO  message` (8 fields),
+  `USER  scenario  userId  START|END  sessionStart_ms  timestamp_ms` (6);
+- 3.4+ (v3.4.2 to v3.12.x: user ids dropped): `REQUEST  groups  name  start_ms  end_ms  OK|KO  message` (7),
+  `USER  scenario  START|END  timestamp_ms` (4);
+- `GROUP ...`, `ERROR  message  timestamp_ms`, `ASSERTION ...`: valid records that make no request.
+An empty message is written as a single space; groups are joined with ','.
+Gatling 3.13 replaced the text log with a binary one (commit efd3ec7 "switch to a binary log file"): its first byte
+is the RUN record's header, 0.
+
+Mapping (docs/formats.md): the request name → case (under its groups: `group / name`); start → send time;
+end − start → interval_real; OK → HTTP 200 unless the message says otherwise; KO → the HTTP code a failed status
+check names (`... but actually found 500`), or the net code of a connection failure named in the message
+(`ConnectException`, `timeout`...), else net code 999.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from analytics.formats.base import (
+    NET_REFUSED,
+    NET_RESET,
+    NET_TIMEOUT,
+    NET_UNKNOWN,
+    NET_UNREACHABLE,
+    RecordParser,
+    Rows,
+    request_ints,
+    split_lines,
+)
+from analytics.phout import PhoutBatch
+
+US_PER_MS = 1000
+BINARY_REFUSAL = (
+    "this is the binary simulation.log of Gatling 3.13 or later, which Gatling only reads itself: upload the "
+    "simulation.log of Gatling 3.0-3.12 (text), or export the results another way"
+)
+KNOWN_RECORDS = frozenset({"RUN", "USER", "GROUP", "ERROR", "ASSERTION"})
+FOUND_STATUS = re.compile(r"found (\d{3})\b")
+# Words of a KO message (exception names, Netty's and the JDK's wording) → errno.
+NET_CODE_OF_MESSAGE: tuple[tuple[str, int], ...] = (
+    ("ConnectException", NET_REFUSED),
+    ("Connection refused", NET_REFUSED),
+    ("TimeoutException", NET_TIMEOUT),
+    ("timeout", NET_TIMEOUT),
+    ("timed out", NET_TIMEOUT),
+    ("Connection reset", NET_RESET),
+    ("ClosedChannelException", NET_RESET),
+    ("PrematureCloseException", NET_RESET),
+    ("UnknownHostException", NET_UNREACHABLE),
+)
+OK_HTTP_CODE = 200
+
+
+def codes_of(status: str, message: str) -> tuple[int, int]:
+    """(HTTP code, net code) of a request's status and message."""
+    found = FOUND_STATUS.search(message)
+    if status == "OK":
+        return OK_HTTP_CODE, 0
+    if found:
+        code = int(found.group(1))
+        return code, 0 if code >= 400 else NET_UNKNOWN
+    for words, net in NET_CODE_OF_MESSAGE:
+        if words in message:
+            return 0, net
+    return 0, NET_UNKNOWN
+
+
+class GatlingParser(RecordParser):
+    name: ClassVar[str] = "gatling"
+    title: ClassVar[str] = "a Gatling simulation.log"
+    shape: ClassVar[str] = "Gatling 3.x records (RUN, USER, REQUEST, GROUP, ERROR, tab-separated)"
+
+    def _refuse_start(self, head: bytes) -> str | None:
+        return BINARY_REFUSAL if head[:1] == b"\x00" else None
+
+    def _parse_records(self, block: bytes, first_line: int, *, final: bool) -> PhoutBatch | None:
+        rows = Rows()
+        for line_no, line in split_lines(block, first_line):
+            fields = line.decode("utf-8", errors="replace").split("\t")
+            kind = fields[0]
+            if kind in KNOWN_RECORDS:
+                continue
+            self.stats.lines_total += 1
+            reason = self._request(fields, rows) if kind == "REQUEST" else f"unknown record {kind[:40]!r}"
+            if reason is not None:
+                self.bad(line_no, reason, line)
+        return rows.batch()
+
+    def _request(self, fields: list[str], rows: Rows) -> str | None:
+        if len(fields) == 8:
+            fields = [fields[0], *fields[2:]]  # 3.0-3.3: the user id, which nothing here needs
+        if len(fields) != 7:
+            return f"a REQUEST of Gatling 3.x has 7 fields (8 before 3.4), this one {len(fields)}"
+        _, groups, name, start, end, status, message = fields
+        if status not in ("OK", "KO"):
+            return f"status {status[:20]!r} is neither OK nor KO"
+        try:
+            start_ms, end_ms = int(start), int(end)
+        except ValueError:
+            return f"start {start[:20]!r} or end {end[:20]!r} is not an integer (ms)"
+        if end_ms < start_ms:
+            return f"the request ends ({end_ms}) before it starts ({start_ms})"
+        path = " / ".join(g for g in groups.split(",") if g.strip())
+        case = self.case_code(f"{path} / {name}" if path else name)
+        proto, net = codes_of(status, message.strip())
+        ints = request_ints((end_ms - start_ms) * US_PER_MS, net_code=net, proto_code=proto)
+        return rows.add(start_ms * US_PER_MS, case, ints)

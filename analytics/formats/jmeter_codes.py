@@ -1,0 +1,58 @@
+"""JMeter's response codes and success flags as phout's HTTP and net codes (shared by the CSV and XML JTL parsers).
+
+JMeter writes the HTTP status as `responseCode` ("200"). When no HTTP answer came, HTTPSamplerBase.errorResult
+writes `Non HTTP response code: <exception class>` (apache/jmeter, src/protocol/http/.../HTTPSamplerBase.java,
+NON_HTTP_RESPONSE_CODE): the exception names the connection failure, which becomes the errno phantom would have
+written (docs/formats.md has the table). A sample that failed with an HTTP code below 400 (an assertion failed, a
+transaction with a failing child) gets net code 999, "unknown error": phout has no other place for "failed".
+"""
+
+from __future__ import annotations
+
+from analytics.formats.base import (
+    NET_BROKEN_PIPE,
+    NET_REFUSED,
+    NET_RESET,
+    NET_TIMEOUT,
+    NET_UNKNOWN,
+    NET_UNREACHABLE,
+)
+
+NON_HTTP_PREFIX = "Non HTTP response code:"
+PROTOCOL_ERROR = 71
+CANNOT_ASSIGN_ADDRESS = 99
+# The exception's simple class name (after the last '.') → errno.
+NET_CODE_OF_EXCEPTION: dict[str, int] = {
+    "ConnectException": NET_REFUSED,
+    "HttpHostConnectException": NET_REFUSED,
+    "SocketTimeoutException": NET_TIMEOUT,
+    "ConnectTimeoutException": NET_TIMEOUT,
+    "NoHttpResponseException": NET_RESET,
+    "SocketException": NET_RESET,
+    "UnknownHostException": NET_UNREACHABLE,
+    "NoRouteToHostException": NET_UNREACHABLE,
+    "BindException": CANNOT_ASSIGN_ADDRESS,
+    "SSLHandshakeException": PROTOCOL_ERROR,
+    "SSLException": PROTOCOL_ERROR,
+    "ClientProtocolException": PROTOCOL_ERROR,
+    "IOException": NET_BROKEN_PIPE,
+}
+MAX_HTTP_CODE = 2**15 - 1  # samples.proto_code is Int16
+
+
+def codes_of(response_code: str, success: bool) -> tuple[int, int] | str:
+    """(HTTP code, net code) of one sample, or why its response code cannot be stored."""
+    code = response_code.strip()
+    if code.isdigit():
+        proto = int(code)
+        if proto > MAX_HTTP_CODE:
+            return f"responseCode {code} is out of range 0..{MAX_HTTP_CODE}"
+        net = 0
+    elif code.startswith(NON_HTTP_PREFIX):
+        exception = code[len(NON_HTTP_PREFIX) :].strip().rsplit(".", 1)[-1]
+        proto, net = 0, NET_CODE_OF_EXCEPTION.get(exception, NET_UNKNOWN)
+    else:
+        proto, net = 0, 0  # a transaction controller's row, a non-HTTP sampler: no code
+    if not success and net == 0 and proto < 400:
+        net = NET_UNKNOWN
+    return proto, net

@@ -1,0 +1,267 @@
+"""JMeter JTL in CSV with a header line (`jmeter.save.saveservice.output_format=csv`, `print_field_names=true`).
+
+Columns are found by the header's names (apache/jmeter CSVSaveService.java, the names of SampleSaveConfiguration's
+fields), in any order and subset; `timeStamp` (ms, JMeter's default `timestamp_format=ms`) and `elapsed` are
+required. The delimiter is the one the header uses (`default_delimiter`: ',' by default, '\\t' and ';' are common).
+Values that hold the delimiter, a quote or a line end are quoted with '"', quotes doubled (CSVSaveService
+.quoteDelimiters): so a block is cut only at a line end outside quotes.
+
+Per block of 16 MB: pyarrow's CSV reader with strict types, the label and the response code dictionary-encoded
+(their mapping to cases and codes is done once per distinct value); if anything in the block is off, that block
+alone is read again record by record (Python's csv module) to name the bad records with their line numbers.
+
+Mapping (docs/formats.md): label → case; responseCode → HTTP code, `Non HTTP response code: <exception>` → net code
+(analytics/formats/jmeter_codes.py); timeStamp (the start: jmeter.properties sets sampleresult.timestamp.start=true)
+→ send time; elapsed → interval_real; Connect → connect_time; Latency − Connect → latency; elapsed − Latency →
+receive_time; bytes → size_in; sentBytes → size_out.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from analytics.formats.base import US_PER_MS, NotThisFormat, RecordParser, Rows, request_ints
+from analytics.formats.jmeter_codes import codes_of
+from analytics.phout import INT_COLUMNS, MAX_RECEIVE_SEC, VALUE_RANGES, PhoutBatch, _batch
+
+REQUIRED = ("timeStamp", "elapsed")
+INT_FIELDS = ("timeStamp", "elapsed", "bytes", "sentBytes", "Latency", "Connect")
+USED = (*INT_FIELDS, "label", "responseCode", "success")
+DELIMITERS = (",", "\t", ";", "|")
+QUOTE = b'"'
+MAX_HEADER_BYTES = 64 * 1024
+_NARROW = tuple((n, r) for n, r in VALUE_RANGES.items() if n in INT_COLUMNS)
+
+
+class _BlockInvalid(Exception):
+    pass
+
+
+def header_fields(line: str) -> tuple[list[str], str] | None:
+    """The column names and the delimiter of a JTL CSV header line; None if it is not one."""
+    line = line.strip().lstrip("\ufeff")
+    for delimiter in DELIMITERS:
+        names = next(csv.reader([line], delimiter=delimiter))
+        if all(name in names for name in REQUIRED):
+            return names, delimiter
+    return None
+
+
+class JtlCsvParser(RecordParser):
+    name: ClassVar[str] = "jmeter-csv"
+    title: ClassVar[str] = "a JMeter CSV JTL"
+    shape: ClassVar[str] = "JTL rows (timeStamp, elapsed, label, responseCode, ... as the header names them)"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._names: list[str] | None = None
+        self._delimiter = ","
+        self._index: dict[str, int] = {}
+
+    # A record ends at a line end outside quotes: an even number of quote characters before it (doubled quotes
+    # count twice). The buffer always starts at a record's start.
+    def _record_end(self, buf: bytearray) -> int:
+        cut = buf.rfind(b"\n")
+        while cut >= 0 and buf.count(QUOTE, 0, cut) % 2:
+            cut = buf.rfind(b"\n", 0, cut)
+        return cut + 1
+
+    def _parse_records(self, block: bytes, first_line: int, *, final: bool) -> PhoutBatch | None:
+        if self._names is None:
+            end = block.find(b"\n")
+            header = block if end < 0 else block[:end]
+            found = header_fields(header.decode("utf-8", errors="replace"))
+            if found is None:
+                self.fatal = (
+                    "this does not look like a JMeter CSV JTL: its first line is not a header naming "
+                    "timeStamp and elapsed (save the JTL with jmeter.save.saveservice.print_field_names=true)"
+                )
+                raise NotThisFormat(self.fatal)
+            self._names, self._delimiter = found
+            self._index = {name: i for i, name in enumerate(self._names)}
+            if end < 0:
+                return None
+            block, first_line = block[end + 1 :], first_line + 1
+        if not block or block.isspace():
+            return None
+        try:
+            return self._parse_fast(block)
+        except _BlockInvalid:
+            return self._parse_slowly(block, first_line)
+
+    # ── pyarrow ─────────────────────────────────────────────────────────────────────────────────────────────
+    def _parse_fast(self, block: bytes) -> PhoutBatch | None:
+        assert self._names is not None
+        used = [name for name in USED if name in self._index]
+        types: dict[str, pa.DataType] = {name: pa.int64() for name in INT_FIELDS if name in self._index}
+        types.update({name: pa.dictionary(pa.int32(), pa.binary()) for name in ("label", "responseCode")})
+        types["success"] = pa.bool_()
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(block),
+                read_options=pacsv.ReadOptions(column_names=self._names, block_size=8 * 1024 * 1024),
+                parse_options=pacsv.ParseOptions(
+                    delimiter=self._delimiter, quote_char='"', double_quote=True, newlines_in_values=True
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={k: v for k, v in types.items() if k in used},
+                    include_columns=used,
+                    null_values=[],
+                    strings_can_be_null=False,
+                    true_values=["true"],
+                    false_values=["false"],
+                    check_utf8=False,
+                ),
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            raise _BlockInvalid(str(exc)) from exc
+        rows = table.num_rows
+        if rows == 0:
+            return None
+
+        def ints(name: str) -> npt.NDArray[np.int64]:
+            if name not in self._index:
+                return np.zeros(rows, dtype=np.int64)
+            values: npt.NDArray[np.int64] = table.column(name).to_numpy()
+            return values
+
+        elapsed = ints("elapsed")
+        latency, connect = ints("Latency"), ints("Connect")
+        latency = np.where(latency > 0, latency, elapsed) if "Latency" in self._index else elapsed
+        send_ts_us = ints("timeStamp") * US_PER_MS
+        success = (
+            table.column("success").to_numpy(zero_copy_only=False).astype(np.bool_)
+            if "success" in self._index
+            else np.ones(rows, dtype=np.bool_)
+        )
+        case_codes = self._dictionary_codes(table, "label", rows, self._case_of_label)
+        proto, net = self._codes(table, success, rows)
+        columns: dict[str, npt.NDArray[Any]] = {
+            "interval_real": elapsed * US_PER_MS,
+            "connect_time": connect * US_PER_MS,
+            "send_time": np.zeros(rows, dtype=np.int64),
+            "latency": np.maximum(latency - connect, 0) * US_PER_MS,
+            "receive_time": np.maximum(elapsed - latency, 0) * US_PER_MS,
+            "interval_event": np.zeros(rows, dtype=np.int64),
+            "size_out": ints("sentBytes"),
+            "size_in": ints("bytes"),
+            "net_code": net,
+            "proto_code": proto,
+        }
+        for name, (low, high) in _NARROW:
+            column = columns[name]
+            if column.size and (column.min() < low or column.max() > high):
+                raise _BlockInvalid(f"{name} out of range")
+        receive_sec = (send_ts_us + columns["interval_real"]) // 1_000_000
+        if (send_ts_us <= 0).any() or (receive_sec > MAX_RECEIVE_SEC).any() or (elapsed < 0).any():
+            raise _BlockInvalid("a time is out of range")
+        self.stats.lines_total += rows
+        return _batch(send_ts_us, receive_sec, case_codes, columns)
+
+    def _case_of_label(self, raw: bytes) -> int:
+        return self.case_code(raw.decode("utf-8", errors="replace"))
+
+    def _dictionary_codes(self, table: pa.Table, name: str, rows: int, code_of: Any) -> npt.NDArray[np.int32]:
+        if name not in self._index:
+            return np.full(rows, self.no_case_code(), dtype=np.int32)
+        column = table.column(name).combine_chunks()
+        mapping = np.array([code_of(v) for v in column.dictionary.to_pylist()], dtype=np.int32)
+        indices = column.indices.to_numpy(zero_copy_only=False)
+        return mapping[indices] if mapping.size else np.zeros(rows, dtype=np.int32)
+
+    def _codes(
+        self, table: pa.Table, success: npt.NDArray[np.bool_], rows: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        if "responseCode" not in self._index:
+            proto = np.zeros(rows, dtype=np.int64)
+            return proto, np.where(success, 0, 999).astype(np.int64)
+        column = table.column("responseCode").combine_chunks()
+        entries = column.dictionary.to_pylist()
+        indices = column.indices.to_numpy(zero_copy_only=False)
+        # Each distinct code, as it maps when the sample succeeded and when it failed.
+        table_ok = np.zeros((len(entries), 2), dtype=np.int64)
+        table_failed = np.zeros((len(entries), 2), dtype=np.int64)
+        for i, raw in enumerate(entries):
+            text = raw.decode("utf-8", errors="replace")
+            for target, ok in ((table_ok, True), (table_failed, False)):
+                codes = codes_of(text, ok)
+                if isinstance(codes, str):
+                    raise _BlockInvalid(codes)
+                target[i] = codes
+        chosen = np.where(success[:, None], table_ok[indices], table_failed[indices])
+        return chosen[:, 0], chosen[:, 1]
+
+    # ── record by record, to name the bad ones ──────────────────────────────────────────────────────────────
+    def _parse_slowly(self, block: bytes, first_line: int) -> PhoutBatch | None:
+        assert self._names is not None
+        rows = Rows()
+        text = block.decode("utf-8", errors="replace")
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=self._delimiter)
+        previous_end = 0
+        while True:
+            try:
+                record = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                line_no = first_line + previous_end
+                self.stats.lines_total += 1
+                self.bad(line_no, f"not CSV: {exc}", "")
+                previous_end = reader.line_num
+                continue
+            line_no = first_line + previous_end
+            previous_end = reader.line_num
+            if not record or (len(record) == 1 and not record[0].strip()):
+                continue
+            self.stats.lines_total += 1
+            reason = self._record(record, rows)
+            if reason is not None:
+                self.bad(line_no, reason, self._delimiter.join(record))
+        return rows.batch()
+
+    def _record(self, record: list[str], rows: Rows) -> str | None:
+        if len(record) != len(self._index):
+            return f"expected {len(self._index)} fields as the header names, found {len(record)}"
+        values: dict[str, int] = {}
+        for name in INT_FIELDS:
+            if name in self._index:
+                raw = record[self._index[name]].strip()
+                try:
+                    values[name] = int(raw)
+                except ValueError:
+                    return f"{name} {raw[:40]!r} is not an integer"
+        elapsed = values["elapsed"]
+        if elapsed < 0:
+            return f"elapsed {elapsed} is negative"
+        connect = values.get("Connect", 0)
+        latency = values.get("Latency", 0) or elapsed
+        success = True
+        if "success" in self._index:
+            flag = record[self._index["success"]].strip()
+            if flag not in ("true", "false"):
+                return f"success {flag[:40]!r} is neither true nor false"
+            success = flag == "true"
+        codes = codes_of(record[self._index["responseCode"]], success) if "responseCode" in self._index else None
+        if isinstance(codes, str):
+            return codes
+        proto, net = codes if codes is not None else (0, 0 if success else 999)
+        label = record[self._index["label"]] if "label" in self._index else None
+        case = self.case_code(label) if label is not None else self.no_case_code()
+        ints = request_ints(
+            elapsed * US_PER_MS,
+            connect_us=connect * US_PER_MS,
+            latency_us=max(latency - connect, 0) * US_PER_MS,
+            receive_us=max(elapsed - latency, 0) * US_PER_MS,
+            size_out=values.get("sentBytes", 0),
+            size_in=values.get("bytes", 0),
+            net_code=net,
+            proto_code=proto,
+        )
+        return rows.add(values["timeStamp"] * US_PER_MS, case, ints)
