@@ -25,6 +25,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "backend.core",
     "backend.loadtests",
     "backend.tankapi",
@@ -176,6 +177,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Load-test results: upload, report, compare. Yandex.Tank's Overload protocol is served too.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and ReDoc from drf-spectacular-sidecar's static files, not a CDN: the docs work offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # A tank that dies without calling close.json is closed after this much silence.
