@@ -16,9 +16,10 @@ import numpy as np
 import numpy.typing as npt
 
 from analytics import figures
-from analytics.codes import code_shares, merge_counts
+from analytics.codes import code_shares, http_code_name, merge_counts
 from analytics.downsample import auto_compress_ratio
 from analytics.histogram import BIN_COUNT, BIN_EDGES_US
+from analytics.intervals import interval_table
 from analytics.quantiles import (
     as_ms_dict,
     dense_histogram,
@@ -413,13 +414,25 @@ def tables(test: Test, window: Window) -> dict[str, Any]:
     return {
         "exact": source.exact,
         "quantiles": {"columns": columns, "rows": quantile_rows},
-        "http_codes": [{"code": r.code, "count": r.count, "percent": r.percent} for r in code_shares(http)],
+        "http_codes": [
+            {"code": r.code, "name": http_code_name(r.code), "count": r.count, "percent": r.percent}
+            for r in code_shares(http)
+        ],
         "net_codes": [
             {"code": r.code, "name": r.name, "count": r.count, "percent": r.percent}
             for r in code_shares(net, with_names=True)
         ],
         "cases": case_rows,
+        "intervals": [asdict(r) for r in interval_table(_window_hist(by_case, window))],
     }
+
+
+def _window_hist(by_case: dict[str, q_series.CaseTotals], window: Window) -> npt.NDArray[np.int64]:
+    """The histogram of the window's selection: the chosen cases', else every response's."""
+    picked = (
+        [by_case[c] for c in window.cases if c in by_case] if window.cases else [by_case[""]] if "" in by_case else []
+    )
+    return dense_histogram([b for t in picked for b in t.hist_bins], [c for t in picked for c in t.hist_counts])
 
 
 def _case_row(name: str, t: q_series.CaseTotals | None) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 from backend.clickhouse.queries import purge
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_create, can_read, can_write
-from backend.reports import cache, serializers, service
+from backend.reports import cache, listing, notes, serializers, service
 from backend.reports.window import Window, WindowError, parse_window
 
 WINDOW_PARAMETERS = [
@@ -108,11 +108,17 @@ def readable_tests(user: Any) -> QuerySet[Test]:
 LIST_PARAMETERS = [
     OpenApiParameter("search", OpenApiTypes.STR, description="in id, name, description, task, component, person"),
     OpenApiParameter("component", OpenApiTypes.STR),
-    OpenApiParameter("person", OpenApiTypes.STR),
+    OpenApiParameter("person", OpenApiTypes.STR, description="author: the tank's person or the owner, any case"),
     OpenApiParameter("status", OpenApiTypes.STR, enum=[s.value for s in TestStatus]),
     OpenApiParameter("starred", OpenApiTypes.BOOL),
     OpenApiParameter("since", OpenApiTypes.STR, description="created at or after (unix s or ISO date)"),
     OpenApiParameter("until", OpenApiTypes.STR, description="created before (unix s or ISO date)"),
+    OpenApiParameter("tag", OpenApiTypes.STR, many=True, description="has this tag; repeatable (all of them)"),
+    OpenApiParameter(
+        "ordering",
+        OpenApiTypes.STR,
+        description="sort key, '-' for descending: " + ", ".join(listing.ORDERINGS) + " (default -created_at)",
+    ),
 ]
 
 
@@ -135,13 +141,22 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
                 | Q(component__icontains=search)
                 | Q(person__icontains=search)
                 | Q(version__icontains=search)
+                | Q(owner__username__icontains=search)
+                | Q(tags__name__iexact=search)
             )
             if search.isdigit():
                 cond |= Q(pk=int(search))
-            qs = qs.filter(cond)
-        for field in ("component", "person"):
-            if params.get(field):
-                qs = qs.filter(**{field: params[field]})
+            qs = qs.filter(cond).distinct()
+        if params.get("component"):
+            qs = qs.filter(component=params["component"])
+        person = (params.get("person") or "").strip()
+        if person:
+            # The author is the tank's `person`, or the owner of the token when the tank sent none (uploads,
+            # the admin's own token): both count, in any case of letters.
+            qs = qs.filter(Q(person__iexact=person) | Q(owner__username__iexact=person))
+        for tag in params.getlist("tag"):
+            if tag.strip():
+                qs = qs.filter(tags__name=tag.strip())
         if params.get("status"):
             if params["status"] not in TestStatus.values:
                 raise ValidationError({"status": f"one of {', '.join(TestStatus.values)}"})
@@ -158,7 +173,11 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
             if parse_date(params["until"].strip()) is not None:
                 until += timedelta(days=1)  # a date names a whole day: until 2026-11-22 includes that day
             qs = qs.filter(created_at__lt=until)
-        return qs.order_by("-created_at", "-id")
+        qs = listing.with_list_fields(qs).prefetch_related("tags")
+        try:
+            return listing.ordered(qs, (params.get("ordering") or listing.DEFAULT_ORDERING).strip())
+        except listing.UnknownOrdering as exc:
+            raise ValidationError({"ordering": str(exc)}) from exc
 
     @extend_schema(parameters=LIST_PARAMETERS, summary="Tests, newest first, filtered and paginated")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -203,6 +222,32 @@ class StarView(APIView):
         test = get_test(request, test_id, write=True)
         Test.objects.filter(pk=test.pk).update(starred=starred)
         return Response({"id": test.pk, "starred": starred})
+
+
+class NotesView(APIView):
+    """Notes on the test's timeline: anyone who may read the test sees them; a logged-in reader adds one."""
+
+    @extend_schema(responses=serializers.NoteSerializer(many=True), summary="Notes on the test's timeline")
+    def get(self, request: Request, test_id: int) -> Response:
+        test = get_test(request, test_id)
+        return Response(notes.listed(request.user, test))
+
+    @extend_schema(
+        request=serializers.NoteSerializer, responses=serializers.NoteSerializer, summary="Mark a second with a text"
+    )
+    def post(self, request: Request, test_id: int) -> Response:
+        test = get_test(request, test_id)
+        if not _authenticated(request.user):
+            raise NotAuthenticated("log in or send an API token to add a note")
+        return Response(notes.add(request.user, test, request.data), status=status.HTTP_201_CREATED)
+
+
+class NoteDetailView(APIView):
+    @extend_schema(responses={204: None}, summary="Delete a note (its author, or whoever may change the test)")
+    def delete(self, request: Request, test_id: int, note_id: int) -> Response:
+        test = get_test(request, test_id)
+        notes.delete(request.user, test, note_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # ── report ──────────────────────────────────────────────────────────────────────────────────────────────
