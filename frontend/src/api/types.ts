@@ -36,6 +36,33 @@ export interface TestMeta {
   has_stream?: boolean;
   active_upload?: number | null;
   can_write?: boolean;
+  tags?: string[];
+  /** The tank's person, else the owner's username. */
+  author?: string;
+  q99_ms?: number | null;
+  max_rps?: number | null;
+  imbalance_rps?: number | null;
+  result?: { kind: "ok" | "errors" | "stopped" | "failed" | "running" | "processing"; text: string };
+  /** Set once the owner pressed Stop; the tank's next push or status call is answered so that it stops. */
+  stop_requested?: boolean;
+}
+
+/** The fields the report's edit form changes (PATCH /tests/<id>/). */
+export interface TestEdit {
+  name: string;
+  description: string;
+  component: string;
+  version: string;
+  tags: string[];
+}
+
+export interface Note {
+  id: number;
+  ts: number;
+  text: string;
+  author: string | null;
+  created_at: string;
+  can_delete: boolean;
 }
 
 export interface Paginated<T> {
@@ -139,8 +166,9 @@ export interface Me {
 export interface TablesAnswer {
   exact: boolean;
   quantiles: { columns: string[]; rows: { level: string; values: (number | null)[] }[] };
-  http_codes: { code: number; count: number; percent: number }[];
+  http_codes: { code: number; name?: string; count: number; percent: number }[];
   net_codes: { code: number; name: string; count: number; percent: number }[];
+  intervals?: { from_ms: number; to_ms: number; count: number; percent: number }[];
   cases: {
     case: string;
     count: number;
