@@ -155,6 +155,9 @@ def quantiles_figure(
         yaxis2={
             # Names only what is drawn on it: "instances" appears when the generator reported them.
             "title": {"text": ", ".join(right_axis)},
+            # Own round ticks: plotly syncs an overlaying axis' ticks to the left one's grid by default, which
+            # gives ticks like 61/123/184.
+            "tickmode": "auto",
             "tickformat": "~s",
             "overlaying": "y",
             "side": "right",

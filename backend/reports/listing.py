@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
-from django.db.models import CharField, F, QuerySet, Value
+from django.db.models import CharField, F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Lower, NullIf
 
-from backend.loadtests.models import Test
+from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.reports.models import TestFigures
 
 # ?ordering= key (a leading "-" reverses it) → the expression sorted on.
@@ -38,7 +38,14 @@ def with_list_fields(tests: QuerySet[Test]) -> QuerySet[Test]:
         author_name=Coalesce(NullIf("person", Value("")), F("owner__username"), output_field=CharField()),
         duration_s=F("last_ts") - F("first_ts"),
         imbalance_rps=F("analysis__imbalance_rps"),
+        # The test's latest upload: a refused file leaves its test waiting, and the list must say why.
+        latest_upload_status=Subquery(_latest_upload().values("status")[:1]),
+        latest_upload_error=Subquery(_latest_upload().values("error")[:1]),
     )
+
+
+def _latest_upload() -> QuerySet[Upload]:
+    return Upload.objects.filter(test=OuterRef("pk")).order_by("-id")
 
 
 class UnknownOrdering(ValueError):
@@ -78,7 +85,10 @@ def result_of(test: Test) -> dict[str, str]:
         return {"kind": "failed", "text": test.error or "failed"}
     if test.status == "online":
         return {"kind": "running", "text": "running"}
-    if test.status == "processing":
+    if test.status == TestStatus.PROCESSING:
+        failure = _upload_failure(test)
+        if failure:
+            return {"kind": "failed", "text": f"upload refused: {failure}"}
         return {"kind": "processing", "text": test.error or "processing"}
     if test.exit_code not in (None, 0):
         reason = f": {test.exit_reason}" if test.exit_reason else ""
@@ -87,6 +97,15 @@ def result_of(test: Test) -> dict[str, str]:
     if figures is not None and figures.ok_share is not None and figures.ok_share < 0.99:
         return {"kind": "errors", "text": f"{100 * (1 - figures.ok_share):.1f} % errors"}
     return {"kind": "ok", "text": "ok"}
+
+
+def _upload_failure(test: Test) -> str | None:
+    if hasattr(test, "latest_upload_status"):  # annotated by the list's query
+        status, error = test.latest_upload_status, getattr(test, "latest_upload_error", "")
+    else:
+        latest = Upload.objects.filter(test=test).order_by("-id").first()
+        status, error = (latest.status, latest.error) if latest else (None, "")
+    return (error or "the upload failed") if status == UploadStatus.FAILED else None
 
 
 def _has_figures(test: Test) -> bool:

@@ -121,3 +121,15 @@ def test_notes_on_the_timeline(owner, owner_api, other_api, anon_api, db) -> Non
     # A private test's notes are as hidden as the test.
     assert other_api.get(f"/api/v1/tests/{private.pk}/notes").status_code == 404
     assert other_api.post(f"/api/v1/tests/{private.pk}/notes", {"ts": 1, "text": "x"}, format="json").status_code == 404
+
+
+def test_a_refused_upload_is_the_result_of_a_waiting_test(owner, anon_api, db) -> None:
+    from backend.loadtests.models import Upload
+
+    test = Test.objects.create(owner=owner, name="x", status="processing")
+    Upload.objects.create(test=test, status="failed", error="this does not look like phout: line 1: ...")
+    row = anon_api.get("/api/v1/tests/").json()["results"][0]
+    assert row["result"] == {"kind": "failed", "text": "upload refused: this does not look like phout: line 1: ..."}
+    assert anon_api.get(f"/api/v1/tests/{test.pk}/").json()["result"] == row["result"]
+    Upload.objects.create(test=test, status="parsing")  # a new upload on its way: waiting again
+    assert anon_api.get("/api/v1/tests/").json()["results"][0]["result"]["kind"] == "processing"

@@ -109,17 +109,22 @@ export function labelRows(xs: number[], gap: number): number[] {
  * backend's time charts, x in epoch ms); other charts (by load, distributions) have no time to mark. Labels that
  * would overlap go one row lower; each mark may carry its own colour (findings red, notes blue).
  */
-export function markOverlays(layout: Record<string, unknown>, marks: ChartMark[]): Record<string, unknown> {
+export function markOverlays(
+  layout: Record<string, unknown>,
+  marks: ChartMark[],
+  plotWidthPx = 900,
+): Record<string, unknown> {
   const xaxis = (layout.xaxis ?? {}) as Record<string, unknown>;
   if (xaxis.type !== "date" || marks.length === 0) return {};
   const range = Array.isArray(xaxis.range) ? (xaxis.range as unknown[]).map(Number) : null;
   const inside = marks.filter((m) => !range || (m.ts * 1000 >= (range[0] ?? -Infinity) && m.ts * 1000 <= (range[1] ?? Infinity)));
   if (inside.length === 0) return {};
   const span = range && range[0] !== undefined && range[1] !== undefined ? range[1] - range[0] : 0;
-  // About a sixth of the width per label: a label is ~15 characters, a chart ~90 wide.
+  // A label is up to ~40 characters at 10 px (~130 px wide): closer marks than that go on separate rows.
+  const labelPx = Math.min(130, Math.max(60, ...inside.map((m) => Math.min(40, m.label.length) * 6)));
   const rows = labelRows(
     inside.map((m) => m.ts * 1000),
-    span > 0 ? span / 6 : 1,
+    span > 0 ? (span * labelPx) / Math.max(100, plotWidthPx) : 1,
   );
   const colourOf = (m: ChartMark) => m.colour ?? "#c0392b";
   return {

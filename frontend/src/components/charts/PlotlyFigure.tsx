@@ -125,7 +125,7 @@ export function PlotlyFigure({ figure: given, name, height = 380, onXRange, mark
             yanchor: "top",
             y: -72 / plotHeight,
           },
-          ...markOverlays(own, JSON.parse(marksKey) as ChartMark[]),
+          ...markOverlays(own, JSON.parse(marksKey) as ChartMark[], el.clientWidth - margin.l - margin.r),
           height,
           autosize: true,
           // Keeps the user's zoom when the same chart is refreshed (an online test polls).

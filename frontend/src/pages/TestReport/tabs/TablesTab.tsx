@@ -40,7 +40,8 @@ function CodeTable({
         title={title}
         csv={
           <CsvButton
-            name={`test-${testId}-${kind}`}
+            label={title}
+            file={`test-${testId}-${kind}`}
             header={["code", "meaning", "count", "percent"]}
             rows={rows.map((r) => [r.code, r.name ?? "", r.count, r.percent])}
           />
@@ -90,7 +91,8 @@ function IntervalTable({ testId, rows }: { testId: number; rows: NonNullable<Tab
         title="Response time intervals, ms"
         csv={
           <CsvButton
-            name={`test-${testId}-intervals`}
+            label="Response time intervals"
+            file={`test-${testId}-intervals`}
             header={["from_ms", "to_ms", "count", "percent"]}
             rows={rows.map((r) => [r.from_ms, r.to_ms, r.count, r.percent])}
           />
@@ -153,7 +155,8 @@ export function TablesTab({ testId, params, refresh }: { testId: number; params:
           }
           csv={
             <CsvButton
-              name={`test-${testId}-quantiles`}
+              label="Cumulative quantiles"
+              file={`test-${testId}-quantiles`}
               header={["quantile", ...columns.map((c, i) => (i === 0 ? "all requests" : c))]}
               rows={data.quantiles.rows.map((r) => [r.level, ...r.values])}
             />
@@ -198,7 +201,8 @@ export function TablesTab({ testId, params, refresh }: { testId: number; params:
           title="Per case"
           csv={
             <CsvButton
-              name={`test-${testId}-cases`}
+              label="Per case"
+              file={`test-${testId}-cases`}
               header={["case", "responses", "mean_rps", "max_rps", "mean_ms", "http_errors", "net_errors"]}
               rows={data.cases.map((c, i) => [
                 i === 0 ? "all requests" : c.case,
