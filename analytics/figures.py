@@ -179,7 +179,8 @@ def codes_figure(
         {
             "type": "scatter",
             "mode": "lines",
-            "name": str(code),
+            # HTTP 0 is the generators' "no response": a net error, said so in the legend.
+            "name": "0 (no response)" if kind == "http" and code == 0 else str(code),
             "x": x,
             "y": _values(values),
             "stackgroup": "codes",

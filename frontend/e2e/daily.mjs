@@ -215,7 +215,7 @@ export const dailySpecs = [
       assert.equal(await page.locator('.chart a[href*="evil.example"]').count(), 0, "the metric name is no live link");
       // Memory in MiB/GiB, CPU in %, readable names.
       const axes = await page.$$eval(".chart", (els) => els.map((e) => [e.dataset.chart, e.layout.yaxis.title.text]));
-      const memory = axes.find(([n]) => n.includes("Memory"));
+      const memory = axes.find(([n]) => n.endsWith("memory"));
       assert.ok(memory && ["MiB", "GiB"].includes(memory[1]), `memory axis: ${JSON.stringify(axes)}`);
       assert.ok(legends.includes("user (all CPUs)"), "telegraf's cpu name is readable");
       await page.screenshot({ path: shot(shots, "report-monitoring", width), fullPage: true });
