@@ -1,6 +1,6 @@
 /**
- * Notes on the test's timeline: a reader marks a second with a text ("deploy started", "GC pause"); every time
- * chart of the test shows it as a blue line. Clicking a point of a time chart picks that second for a new note.
+ * Notes on the test's timeline: its owner (or an admin) marks a second with a text ("deploy started", "GC
+ * pause"); everyone who may read the test sees it as a blue line on every time chart. Clicking a point of a time chart picks that second for a new note.
  */
 import { useEffect, useState } from "react";
 import { addNote, deleteNote, getNotes } from "../../api/endpoints";
@@ -100,7 +100,7 @@ export function NotesPanel({
           <p className="hint wide">Tip: click a point on a time chart to pick its second.</p>
         </form>
       ) : (
-        <p className="hint">Log in to add notes.</p>
+        <p className="hint">Notes are added by the test's owner.</p>
       )}
       {error && (
         <p className="state error" role="alert">

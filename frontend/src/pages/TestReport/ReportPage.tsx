@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Params } from "../../api/client";
-import { getMe, getReport, getSummary, getTest } from "../../api/endpoints";
+import { getReport, getSummary, getTest } from "../../api/endpoints";
 import { loadPlotly } from "../../components/charts/PlotlyFigure";
 import { ErrorBox, Loading } from "../../components/States";
 import { useApi, useTicker } from "../../hooks/useApi";
@@ -72,7 +72,6 @@ export function ReportPage({ id }: { id: number }) {
   // Bumped after an edit, so the header shows what was saved.
   const [edits, setEdits] = useState(0);
   const meta = useApi(`meta|${id}|${tick}|${edits}`, (signal) => getTest(id, signal));
-  const me = useApi("me", (signal) => getMe(signal));
   const notes = useNotes(id);
   // The second a click on a time chart picked, for the notes form.
   const [picked, setPicked] = useState<number | null>(null);
@@ -202,7 +201,7 @@ export function ReportPage({ id }: { id: number }) {
             notes={notes.notes}
             bounds={bounds}
             picked={picked}
-            canAdd={Boolean(me.data?.authenticated)}
+            canAdd={Boolean(test.can_write)}
             onChanged={notes.reload}
           />
           <TabList tab={view.tab} onTab={(tab) => update({ tab })} />
