@@ -23,6 +23,12 @@ import {
 } from "../../lib/listQuery";
 import { displayName } from "../../lib/testName";
 import { useTimeZone } from "../../hooks/useTimeZone";
+import { useUrlState, type UrlCodec } from "../../hooks/useUrlState";
+
+const LIST_QUERY: UrlCodec<ListQuery> = {
+  parse: parseListQuery,
+  serialize: (q) => serializeListQuery(q).replace(/^\?/, ""),
+};
 
 // Asked explicitly so the page count is known whatever the server's default.
 const PAGE_SIZE = 50;
@@ -182,22 +188,15 @@ function StarButton({ test }: { test: TestMeta }) {
 
 export function TestListPage() {
   useTimeZone(); // the Started column follows the reader's choice of local time or UTC
-  const [query, setQuery] = useState(() => parseListQuery(window.location.search));
+  const [query, apply] = useUrlState("search", LIST_QUERY);
   const [selected, setSelected] = useState<number[]>([]);
   const key = JSON.stringify(listQueryParams(query));
   const list = useApi(key, (signal) => listTests([...listQueryParams(query), ["page_size", String(PAGE_SIZE)]], signal));
 
   useEffect(() => {
     document.title = "Tests · Tankodrom";
-    const onPop = () => setQuery(parseListQuery(window.location.search));
-    window.addEventListener("popstate", onPop);
-    return () => window.removeEventListener("popstate", onPop);
   }, []);
 
-  const apply = (q: ListQuery) => {
-    window.history.pushState(null, "", `/${serializeListQuery(q)}`);
-    setQuery(q);
-  };
   const sort = (ordering: string) => apply({ ...query, ordering, page: 1 });
   const toggle = (id: number) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
   const compare = compareUrl(selected);
