@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from http import HTTPStatus
 
 NET_CODE_NAMES: dict[int, str] = {
     0: "OK",
@@ -94,3 +95,18 @@ def merge_counts(*parts: Mapping[int, int]) -> dict[int, int]:
 def is_http_error(code: int) -> bool:
     """An HTTP answer the client would not accept: 4xx, 5xx, or no answer at all (0)."""
     return int(code) == 0 or int(code) >= 400
+
+
+def http_code_name(code: int) -> str:
+    """The meaning of an HTTP status for the report's tables ("Service Unavailable"); 0 is the generators' "no
+    response" (a net error), other codes outside the standard list name their class."""
+    code = int(code)
+    if code == 0:
+        return "No response (see net codes)"
+    try:
+        return HTTPStatus(code).phrase
+    except ValueError:
+        kind = {1: "Informational", 2: "Success", 3: "Redirection", 4: "Client error", 5: "Server error"}.get(
+            code // 100
+        )
+        return f"{kind} (non-standard)" if kind else "Non-standard code"

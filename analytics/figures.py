@@ -4,10 +4,16 @@ The one place where charts are built: the frontend renders these generically (Pl
 preview renders the same dicts with kaleido. Inputs are numpy arrays of already-computed series; x values of
 time charts are unix milliseconds on a `date` axis (plotly shows them as UTC, the frontend may shift them).
 NaN becomes null, which plotly draws as a gap.
+
+Every chart has a legend (even with one series), a unit on each axis, and colours that mean the same thing on
+every chart (`analytics.figures_colors`). Names that come from the data (cases, hosts, monitoring metrics) go
+through `plain()`: plotly renders a subset of HTML in names and titles, and a metric called `<a href=...>` must
+read as that text, not become a link.
 """
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -15,6 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from analytics.figures_colors import code_color
 from analytics.quantiles import level_key
 
 Figure = dict[str, Any]
@@ -43,15 +50,26 @@ def _values(array: npt.ArrayLike, digits: int = 3) -> list[float | None]:
     return out
 
 
+def plain(text: str) -> str:
+    """Data text as plotly must show it: as text. Plotly turns entities back into characters when it draws."""
+    return html.escape(str(text), quote=False)
+
+
 def _time_x(ts: npt.ArrayLike) -> list[int]:
     return [int(t) * 1000 for t in np.asarray(ts, dtype=np.int64).tolist()]
+
+
+# The time axis' title; the page rewrites it when it shows the browser's local time instead.
+TIME_AXIS_TITLE = "time, UTC"
 
 
 def _layout(title: str, y_title: str, **extra: Any) -> dict[str, Any]:
     layout: dict[str, Any] = {
         "title": {"text": title},
-        "xaxis": {"type": "date", "title": {"text": "time, UTC"}},
+        "xaxis": {"type": "date", "title": {"text": TIME_AXIS_TITLE}},
         "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
+        # Plotly hides the legend of a one-series chart unless told: a reader must always see what a line is.
+        "showlegend": True,
         "legend": {"orientation": "h"},
         "hovermode": "x unified",
         "margin": {"l": 60, "r": 60, "t": 40, "b": 40},
@@ -122,17 +140,25 @@ def quantiles_figure(
         )
     data.append(_second_axis_line("responses/s", x, rps, RPS_COLOR))
     # The generator's own lines only when it reported them (pandora and uploads without a stream send zeros).
+    right_axis = ["responses/s"]
     for name, series, color in (
         ("planned RPS", planned_rps, PLANNED_RPS_COLOR),
         ("instances", instances, INSTANCES_COLOR),
     ):
         if series is not None and np.nanmax(np.asarray(series, dtype=np.float64), initial=0) > 0:
             data.append(_second_axis_line(name, x, series, color))
+            if name == "instances":
+                right_axis.append("instances")
     layout = _layout(
         "Response time quantiles",
-        "ms",
+        "response time, ms",
         yaxis2={
-            "title": {"text": "responses/s, instances"},
+            # Names only what is drawn on it: "instances" appears when the generator reported them.
+            "title": {"text": ", ".join(right_axis)},
+            # Own round ticks: plotly syncs an overlaying axis' ticks to the left one's grid by default, which
+            # gives ticks like 61/123/184.
+            "tickmode": "auto",
+            "tickformat": "~s",
             "overlaying": "y",
             "side": "right",
             "rangemode": "tozero",
@@ -145,10 +171,23 @@ def quantiles_figure(
 def codes_figure(
     title: str, ts: npt.ArrayLike, per_code: Mapping[int, npt.ArrayLike], y_title: str = "per second"
 ) -> Figure:
-    """Stacked areas, one per code (HTTP or net), in codes order."""
+    """Stacked areas, one per code (HTTP or net), in codes order, each code in its colour of meaning
+    (`figures_colors.code_color`: the same code has the same colour on every test and every chart)."""
     x = _time_x(ts)
+    kind = "net" if title.lower().startswith("net") else "http"
     data = [
-        {"type": "scatter", "mode": "lines", "name": str(code), "x": x, "y": _values(values), "stackgroup": "codes"}
+        {
+            "type": "scatter",
+            "mode": "lines",
+            # HTTP 0 is the generators' "no response": a net error, said so in the legend.
+            "name": "0 (no response)" if kind == "http" and code == 0 else str(code),
+            "x": x,
+            "y": _values(values),
+            "stackgroup": "codes",
+            "line": {"width": 0.5, "color": code_color(kind, code)},
+            "fillcolor": code_color(kind, code),
+            "hovertemplate": "%{y} " + y_title,
+        }
         for code, values in sorted(per_code.items())
     ]
     return {"data": data, "layout": _layout(title, y_title)}
@@ -158,10 +197,10 @@ def lines_figure(title: str, ts: npt.ArrayLike, series: Mapping[str, npt.ArrayLi
     """One line per named series over time (phase times, sizes, monitoring metrics)."""
     x = _time_x(ts)
     data = [
-        {"type": "scatter", "mode": "lines", "name": name, "x": x, "y": _values(values)}
+        {"type": "scatter", "mode": "lines", "name": plain(name), "x": x, "y": _values(values)}
         for name, values in series.items()
     ]
-    return {"data": data, "layout": _layout(title, y_title)}
+    return {"data": data, "layout": _layout(plain(title), y_title)}
 
 
 def quantiles_by_load_figure(rps: npt.ArrayLike, levels_pct: Sequence[float], quantiles_ms: npt.ArrayLike) -> Figure:
@@ -179,7 +218,9 @@ def quantiles_by_load_figure(rps: npt.ArrayLike, levels_pct: Sequence[float], qu
         }
         for i, level in enumerate(levels_pct)
     ]
-    layout = _layout("Quantiles by load", "ms", xaxis={"title": {"text": "responses/s"}, "rangemode": "tozero"})
+    layout = _layout(
+        "Quantiles by load", "response time, ms", xaxis={"title": {"text": "responses/s"}, "rangemode": "tozero"}
+    )
     layout["hovermode"] = "closest"
     return {"data": data, "layout": layout}
 
@@ -216,7 +257,7 @@ def distribution_figure(
         data.append(
             {
                 "type": "bar",
-                "name": name,
+                "name": plain(name),
                 "x": _values(lows + widths / 2.0, 4),
                 "width": _values(widths, 4),
                 "y": [int(c) for c in np.asarray(counts, dtype=np.int64).tolist()],
@@ -226,10 +267,15 @@ def distribution_figure(
     layout = _layout(
         "Response time distribution",
         "responses",
-        xaxis={"title": {"text": "ms"}},
+        xaxis={"title": {"text": "response time, ms"}},
         barmode="overlay",
     )
     layout["hovermode"] = "closest"
     if log:
         layout["yaxis"] = {"title": {"text": "responses (log)"}, "type": "log"}
     return {"data": data, "layout": layout}
+
+
+def empty_figure(title: str, reason: str) -> Figure:
+    """A chart with nothing to draw: the page shows `reason` in its place instead of empty axes."""
+    return {"data": [], "layout": {"title": {"text": plain(title)}, "meta": {"empty_reason": reason}}}

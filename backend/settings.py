@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "backend.core",
     "backend.loadtests",
     "backend.tankapi",
@@ -203,6 +204,10 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "backend.core.schema.add_common_errors",
     ],
+    # Swagger UI and ReDoc from drf-spectacular-sidecar's static files, not a CDN: the docs work offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # A tank that dies without calling close.json is closed after this much silence.

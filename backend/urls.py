@@ -6,7 +6,7 @@ comes last.
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from backend.core import views as core_views
 
@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves its script from a URL, not inline: the Content-Security-Policy allows no inline script.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("", include("backend.tankapi.urls")),
     path("", include("backend.uploads.urls")),
     path("", include("backend.reports.urls")),

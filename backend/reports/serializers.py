@@ -8,11 +8,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ObjectDoesNotExist
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from backend.core.fields import JSONListField, StrictCharField, strict_field_mapping
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_write
+from backend.reports import listing
+from backend.reports.models import NOTE_MAX_LENGTH, TAG_MAX_LENGTH, TestNote, TestTag
+
+
+class ResultSerializer(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=["ok", "errors", "stopped", "failed", "running", "processing"])
+    text = serializers.CharField()
+
+
+class TagsField(serializers.ListField):
+    """A test's tags: written as a list of names, read from the related rows (prefetched by the list)."""
+
+    def to_representation(self, data: Any) -> list[str]:
+        return sorted(t.name for t in data.all()) if hasattr(data, "all") else sorted(data)
 
 
 class TestSerializer(serializers.ModelSerializer[Test]):
@@ -29,6 +45,17 @@ class TestSerializer(serializers.ModelSerializer[Test]):
     # JSON columns: checked as the JSON parser checks a body, also when sent as a form field; never null.
     loadscheme = JSONListField(required=False, help_text="as the tank sent it (list of str or dicts)")
     notify = JSONListField(required=False)
+    tags = TagsField(
+        child=serializers.CharField(max_length=TAG_MAX_LENGTH, allow_blank=False),
+        required=False,
+        max_length=20,
+        help_text="labels; a write replaces the whole list",
+    )
+    author = serializers.SerializerMethodField(help_text="`person` as the tank sent it, else the owner's username")
+    q99_ms = serializers.SerializerMethodField(help_text="the whole test's q99, ms (null until processed)")
+    max_rps = serializers.SerializerMethodField(help_text="the whole test's busiest second, responses")
+    imbalance_rps = serializers.SerializerMethodField(help_text="the diagnosis' imbalance point, RPS (null: none)")
+    result = serializers.SerializerMethodField()
 
     class Meta:
         model = Test
@@ -66,6 +93,12 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "finished_at",
             "can_write",
             "stop_requested",
+            "tags",
+            "author",
+            "q99_ms",
+            "max_rps",
+            "imbalance_rps",
+            "result",
         )
         read_only_fields = (
             "id",
@@ -96,6 +129,43 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         request = self.context.get("request")
         return bool(request is not None and can_write(request.user, instance))
 
+    def get_author(self, instance: Test) -> str:
+        return instance.person or (instance.owner.username if instance.owner_id else "")
+
+    def get_q99_ms(self, instance: Test) -> float | None:
+        figures = listing.figures_of(instance)
+        return figures.q99_ms if figures else None
+
+    def get_max_rps(self, instance: Test) -> float | None:
+        figures = listing.figures_of(instance)
+        return figures.max_rps if figures else None
+
+    def get_imbalance_rps(self, instance: Test) -> float | None:
+        if hasattr(instance, "imbalance_rps"):  # annotated by the list's query
+            value = instance.imbalance_rps
+        else:
+            analysis = getattr(instance, "analysis", None) if _has_analysis(instance) else None
+            value = getattr(analysis, "imbalance_rps", None)
+        return float(value) if value is not None else None
+
+    @extend_schema_field(ResultSerializer)
+    def get_result(self, instance: Test) -> dict[str, str]:
+        return listing.result_of(instance)
+
+    def create(self, validated_data: dict[str, Any]) -> Test:
+        tags = validated_data.pop("tags", None)
+        test = super().create(validated_data)
+        if tags is not None:
+            _set_tags(test, tags)
+        return test
+
+    def update(self, instance: Test, validated_data: dict[str, Any]) -> Test:
+        tags = validated_data.pop("tags", None)
+        test = super().update(instance, validated_data)
+        if tags is not None:
+            _set_tags(test, tags)
+        return test
+
     def to_representation(self, instance: Test) -> dict[str, Any]:
         data: dict[str, Any] = super().to_representation(instance)
         host, port = instance.target_host, instance.target_port
@@ -125,6 +195,37 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             else:
                 attrs.setdefault("target_host", target)
         return attrs
+
+
+def _has_analysis(test: Test) -> bool:
+    try:
+        return getattr(test, "analysis", None) is not None
+    except ObjectDoesNotExist:  # a reverse one-to-one raises its model's DoesNotExist when there is none
+        return False
+
+
+def _set_tags(test: Test, tags: list[str]) -> None:
+    wanted = {t.strip() for t in tags if t.strip()}
+    TestTag.objects.filter(test=test).exclude(name__in=wanted).delete()
+    have = set(TestTag.objects.filter(test=test).values_list("name", flat=True))
+    TestTag.objects.bulk_create([TestTag(test=test, name=name) for name in sorted(wanted - have)])
+
+
+class NoteSerializer(serializers.ModelSerializer[TestNote]):
+    """A second of the test marked with a text."""
+
+    author = serializers.CharField(source="author.username", read_only=True, allow_null=True, default=None)
+    text = serializers.CharField(max_length=NOTE_MAX_LENGTH, allow_blank=False, trim_whitespace=True)
+    ts = serializers.IntegerField(min_value=0, max_value=2**40, help_text="the marked second, unix s")
+    can_delete = serializers.SerializerMethodField()
+
+    class Meta:
+        model = TestNote
+        fields = ("id", "ts", "text", "author", "created_at", "can_delete")
+        read_only_fields = ("id", "author", "created_at")
+
+    def get_can_delete(self, instance: TestNote) -> bool:
+        return bool(self.context.get("can_delete", {}).get(instance.pk, False))
 
 
 class StarSerializer(serializers.Serializer[Any]):
@@ -208,12 +309,20 @@ class QuantileTableSerializer(serializers.Serializer[Any]):
 
 class HttpCodeRowSerializer(serializers.Serializer[Any]):
     code = serializers.IntegerField()
+    name = serializers.CharField(help_text='the meaning, e.g. "Service Unavailable"')
     count = serializers.IntegerField()
     percent = serializers.FloatField()
 
 
 class NetCodeRowSerializer(HttpCodeRowSerializer):
-    name = serializers.CharField()
+    pass
+
+
+class IntervalRowSerializer(serializers.Serializer[Any]):
+    from_ms = serializers.IntegerField(help_text="inclusive")
+    to_ms = serializers.IntegerField(help_text="exclusive (the last interval, 300 s, inclusive)")
+    count = serializers.IntegerField()
+    percent = serializers.FloatField(help_text="of the responses with a measured time")
 
 
 class CaseRowSerializer(serializers.Serializer[Any]):
@@ -232,6 +341,7 @@ class TablesSerializer(serializers.Serializer[Any]):
     http_codes = HttpCodeRowSerializer(many=True)
     net_codes = NetCodeRowSerializer(many=True)
     cases = CaseRowSerializer(many=True)
+    intervals = IntervalRowSerializer(many=True, help_text="Overload's response-time intervals, empty ones left out")
 
 
 class MonitoringGroupSerializer(serializers.Serializer[Any]):

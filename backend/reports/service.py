@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from analytics import figures
-from analytics.codes import code_shares, merge_counts
+from analytics import figures, figures_monitoring
+from analytics.codes import code_shares, http_code_name, merge_counts
 from analytics.downsample import auto_compress_ratio
 from analytics.histogram import BIN_COUNT, BIN_EDGES_US
+from analytics.intervals import interval_table
 from analytics.quantiles import (
     as_ms_dict,
     dense_histogram,
@@ -228,8 +229,8 @@ def _with_time_range(figure: dict[str, Any], res: Resolution) -> dict[str, Any]:
     return figure
 
 
-def _empty(name: str) -> dict[str, Any]:
-    return {"data": [], "layout": {"title": {"text": f"{name}: no data in this window"}}}
+def _empty(name: str, reason: str = "No responses in this window.") -> dict[str, Any]:
+    return figures.empty_figure(name, reason)
 
 
 def chart(test: Test, name: str, window: Window) -> dict[str, Any]:
@@ -351,6 +352,12 @@ def _quantiles_by_load_chart(sel: Selection, res: Resolution, window: Window) ->
 
 def _instances_rps_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
     load = _generator_load(sel, res)
+    if not any(i > 0 for i in load.instances):
+        return _empty(
+            "Instances vs responses/s",
+            "The generator reported no instances for this test (phout files and pandora do not carry them), "
+            "so there is nothing to plot against.",
+        )
     return figures.instances_rps_figure(load.start, load.instances, _per_second(load.resps, load.start, res))
 
 
@@ -416,13 +423,25 @@ def tables(test: Test, window: Window) -> dict[str, Any]:
     return {
         "exact": source.exact,
         "quantiles": {"columns": columns, "rows": quantile_rows},
-        "http_codes": [{"code": r.code, "count": r.count, "percent": r.percent} for r in code_shares(http)],
+        "http_codes": [
+            {"code": r.code, "name": http_code_name(r.code), "count": r.count, "percent": r.percent}
+            for r in code_shares(http)
+        ],
         "net_codes": [
             {"code": r.code, "name": r.name, "count": r.count, "percent": r.percent}
             for r in code_shares(net, with_names=True)
         ],
         "cases": case_rows,
+        "intervals": [asdict(r) for r in interval_table(_window_hist(by_case, window))],
     }
+
+
+def _window_hist(by_case: dict[str, q_series.CaseTotals], window: Window) -> npt.NDArray[np.int64]:
+    """The histogram of the window's selection: the chosen cases', else every response's."""
+    picked = (
+        [by_case[c] for c in window.cases if c in by_case] if window.cases else [by_case[""]] if "" in by_case else []
+    )
+    return dense_histogram([b for t in picked for b in t.hist_bins], [c for t in picked for c in t.hist_counts])
 
 
 def _case_row(name: str, t: q_series.CaseTotals | None) -> dict[str, Any]:
@@ -477,12 +496,7 @@ def monitoring(test: Test, window: Window) -> dict[str, Any]:
             in_group = grouped.get(host, {}).get(group)
             if not in_group:
                 continue
-            data = []
-            for metric, (xs, ys) in sorted(in_group.items()):
-                single = figures.lines_figure("", xs, {metric: ys}, "")
-                data.extend(single["data"])
-            layout = figures.lines_figure(f"{host}: {group}", [], {}, "")["layout"]
-            fig = _with_time_range({"data": data, "layout": layout}, res)
+            fig = _with_time_range(figures_monitoring.monitoring_figure(host, group, in_group), res)
             groups.append({"group": group, "metrics": sorted(in_group), "figure": fig})
         out_hosts.append({"host": host, "groups": groups})
     return {"compress_ratio": res.ratio, "hosts": out_hosts}

@@ -14,7 +14,7 @@ from celery import shared_task
 from backend.celery_app import app as celery_app
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.loadtests.models import Test, TestStatus
-from backend.reports import cache, service
+from backend.reports import cache, listing, service
 from backend.reports.window import Window
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,7 @@ def warm_default_views(test: Test) -> list[str]:
     }
     for name, value in computed.items():
         cache.store(test, name, default, value)
+    listing.store_figures(test, computed["summary"])
     written = list(computed)
     for name, window in DEFAULT_VIEWS:
         cache.store(test, name, window, service.chart(test, name.removeprefix("chart:"), window))

@@ -27,7 +27,7 @@ from backend.clickhouse.queries import purge
 from backend.core import schema
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_create, test_or_404
-from backend.reports import cache, serializers, service
+from backend.reports import cache, listing, notes, serializers, service
 from backend.reports.window import Window, WindowError, parse_window
 
 WINDOW_PARAMETERS = [
@@ -134,11 +134,18 @@ TIME_BOUND = {
 LIST_PARAMETERS = [
     OpenApiParameter("search", OpenApiTypes.STR, description="in id, name, description, task, component, person"),
     OpenApiParameter("component", OpenApiTypes.STR),
-    OpenApiParameter("person", OpenApiTypes.STR),
+    OpenApiParameter("person", OpenApiTypes.STR, description="author: the tank's person or the owner, any case"),
     OpenApiParameter("status", OpenApiTypes.STR, enum=[s.value for s in TestStatus]),
     OpenApiParameter("starred", OpenApiTypes.BOOL),
     OpenApiParameter("since", TIME_BOUND, description="created at or after (unix s, or an ISO date or datetime)"),
     OpenApiParameter("until", TIME_BOUND, description="created before (unix s, or an ISO date: that whole day)"),
+    OpenApiParameter("tag", OpenApiTypes.STR, many=True, description="has this tag; repeatable (all of them)"),
+    OpenApiParameter(
+        "ordering",
+        OpenApiTypes.STR,
+        enum=[f"{sign}{key}" for key in listing.ORDERINGS for sign in ("", "-")],
+        description="sort key, '-' for descending (default -created_at)",
+    ),
 ]
 
 
@@ -161,13 +168,22 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
                 | Q(component__icontains=search)
                 | Q(person__icontains=search)
                 | Q(version__icontains=search)
+                | Q(owner__username__icontains=search)
+                | Q(tags__name__iexact=search)
             )
             if search.isdigit():
                 cond |= Q(pk=int(search))
-            qs = qs.filter(cond)
-        for field in ("component", "person"):
-            if params.get(field):
-                qs = qs.filter(**{field: params[field]})
+            qs = qs.filter(cond).distinct()
+        if params.get("component"):
+            qs = qs.filter(component=params["component"])
+        person = (params.get("person") or "").strip()
+        if person:
+            # The author is the tank's `person`, or the owner of the token when the tank sent none (uploads,
+            # the admin's own token): both count, in any case of letters.
+            qs = qs.filter(Q(person__iexact=person) | Q(owner__username__iexact=person))
+        for tag in params.getlist("tag"):
+            if tag.strip():
+                qs = qs.filter(tags__name=tag.strip())
         if "status" in params:
             if params["status"] not in TestStatus.values:
                 raise ValidationError({"status": f"one of {', '.join(TestStatus.values)}"})
@@ -185,7 +201,11 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
                 # A date names a whole day: until 2026-11-22 includes that day (and 9999-12-31, everything).
                 until = until + timedelta(days=1) if until.date() < date.max else datetime.max.replace(tzinfo=UTC)
             qs = qs.filter(created_at__lt=until)
-        return qs.order_by("-created_at", "-id")
+        qs = listing.with_list_fields(qs).prefetch_related("tags")
+        try:
+            return listing.ordered(qs, (params.get("ordering") or listing.DEFAULT_ORDERING).strip())
+        except listing.UnknownOrdering as exc:
+            raise ValidationError({"ordering": str(exc)}) from exc
 
     @extend_schema(parameters=LIST_PARAMETERS, summary="Tests, newest first, filtered and paginated")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -230,6 +250,30 @@ class StarView(APIView):
         test = get_test(request, test_id, write=True)
         Test.objects.filter(pk=test.pk).update(starred=starred)
         return Response({"id": test.pk, "starred": starred})
+
+
+class NotesView(APIView):
+    """Notes on the test's timeline: anyone who may read the test sees them; whoever may change it adds them."""
+
+    @extend_schema(responses=serializers.NoteSerializer(many=True), summary="Notes on the test's timeline")
+    def get(self, request: Request, test_id: int) -> Response:
+        test = get_test(request, test_id)
+        return Response(notes.listed(request.user, test))
+
+    @extend_schema(
+        request=serializers.NoteSerializer, responses=serializers.NoteSerializer, summary="Mark a second with a text"
+    )
+    def post(self, request: Request, test_id: int) -> Response:
+        test = get_test(request, test_id, write=True)
+        return Response(notes.add(request.user, test, request.data), status=status.HTTP_201_CREATED)
+
+
+class NoteDetailView(APIView):
+    @extend_schema(responses={204: None}, summary="Delete a note (whoever may change the test)")
+    def delete(self, request: Request, test_id: int, note_id: int) -> Response:
+        test = get_test(request, test_id, write=True)
+        notes.delete(request.user, test, note_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # ── report ──────────────────────────────────────────────────────────────────────────────────────────────

@@ -1,4 +1,5 @@
-"""URLs of the web app (included last from backend/urls.py): the SPA's page paths, with and without a slash."""
+"""URLs of the web app (included last from backend/urls.py): the SPA's page paths, with and without a slash,
+then the SPA's 404 for any other page path."""
 
 from django.urls import URLPattern, URLResolver, path, re_path
 
@@ -11,4 +12,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     re_path(r"^compare/(?P<ids>\d+(?:/\d+)+)/?$", views.compare, name="web-compare"),
     path("component/<str:name>", views.component, name="web-component"),
     path("component/<str:name>/", views.component),
+    # Last: an unknown page path gets the app's own 404 page. API, static and admin paths keep their own 404s
+    # (JSON, plain), so a client of the API never receives HTML.
+    re_path(r"^(?!api/|static/|admin/|media/)(?P<path>.+)$", views.not_found, name="web-not-found"),
 ]

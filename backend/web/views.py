@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
 from django.middleware.csrf import get_token
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_safe
@@ -114,3 +114,11 @@ def compare(request: HttpRequest, ids: str) -> HttpResponse:
 @require_safe
 def component(request: HttpRequest, name: str) -> HttpResponse:
     return _render(request, "component", [])
+
+
+def not_found(request: HttpRequest, path: str = "") -> HttpResponse:
+    """Any other path: the app draws its "page not found" with the navigation, answered with a 404 status.
+    Other methods keep the plain 404 they had (a client posting to a wrong URL must not get a 405 or a page)."""
+    if request.method not in ("GET", "HEAD"):
+        return HttpResponseNotFound(b"Not Found", content_type="text/plain")
+    return _render(request, "notfound", [], status=404)

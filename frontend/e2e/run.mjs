@@ -8,6 +8,7 @@
 import { readFileSync, mkdirSync } from "node:fs";
 import { chromium } from "playwright-core";
 import { specs } from "./specs.mjs";
+import { dailySpecs } from "./daily.mjs";
 import { tokenSpecs } from "./tokens.load.mjs";
 import { bundleSizes } from "./measure.mjs";
 
@@ -38,14 +39,22 @@ const figures = {};
 let passed = 0;
 let failed = 0;
 try {
-  for (const spec of [...specs, ...tokenSpecs]) {
-    if (ONLY && !spec.name.includes(ONLY)) continue;
+  // A spec runs at each width it names (default: a laptop screen, 1440 px); a phone is 390 × 844.
+  const runs = [...specs, ...tokenSpecs, ...dailySpecs].flatMap((spec) =>
+    (spec.widths ?? [1440]).map((width) => ({ spec, width, name: spec.widths ? `${spec.name} @${width}` : spec.name })),
+  );
+  for (const { spec, width, name } of runs) {
+    if (ONLY && !name.includes(ONLY)) continue;
     if (spec.skip?.(SEED)) {
-      console.log(`  skip ${spec.name}`);
+      console.log(`  skip ${name}`);
       continue;
     }
-    // A laptop screen: the pages must read well at this size.
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, timezoneId: "UTC" });
+    const context = await browser.newContext({
+      viewport: { width, height: width < 600 ? 844 : 900 },
+      timezoneId: "UTC",
+      acceptDownloads: true,
+      ...(spec.context ?? {}),
+    });
     const page = await context.newPage();
     const errors = [];
     page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
@@ -54,15 +63,15 @@ try {
     });
     const started = Date.now();
     try {
-      await spec.run({ page, base: BASE, seed: SEED, shots: SHOTS, figures, errors });
+      await spec.run({ page, context, width, base: BASE, seed: SEED, shots: SHOTS, figures, errors });
       const unexpected = errors.filter((e) => !spec.allowErrors?.some((re) => re.test(e)));
       if (unexpected.length) throw new Error(`errors in the page:\n  ${unexpected.join("\n  ")}`);
       passed += 1;
-      console.log(`  ok   ${spec.name} (${Date.now() - started} ms)`);
+      console.log(`  ok   ${name} (${Date.now() - started} ms)`);
     } catch (e) {
       failed += 1;
-      await page.screenshot({ path: `${SHOTS}/FAILED-${spec.name.replace(/\W+/g, "_")}.png`, fullPage: true }).catch(() => {});
-      console.log(`  FAIL ${spec.name}: ${e instanceof Error ? e.message : e}`);
+      await page.screenshot({ path: `${SHOTS}/FAILED-${name.replace(/\W+/g, "_")}.png`, fullPage: true }).catch(() => {});
+      console.log(`  FAIL ${name}: ${e instanceof Error ? e.message : e}`);
     } finally {
       await context.close();
     }

@@ -17,6 +17,9 @@ const TOKEN = process.env.E2E_TOKEN ?? "";
 const DURATION_S = Number(process.env.E2E_DURATION_S ?? "240");
 const RPS = Number(process.env.E2E_RPS ?? "150");
 const COMPONENT = "e2e-billing-api";
+// An unnamed test of a component with a long name: the list must name it sensibly and keep its columns on screen.
+export const LONG_COMPONENT = "payments-gateway-settlement-reconciliation-batch-processor-eu-west-1-canary";
+export const EVIL_METRIC = 'custom:<a href="https://evil.example/">evil</a>';
 // Lines of the big test for the performance figures (the issue's figure is for 10M); 0 = no big test.
 const PERF_LINES = Number(process.env.E2E_PERF_LINES ?? "0");
 
@@ -140,11 +143,12 @@ async function waitStatus(id, wanted, timeoutS = 180) {
   throw new Error(`test ${id} not ${wanted.join("/")} after ${timeoutS}s (last: ${JSON.stringify(last)})`);
 }
 
-async function uploadTest(name, version, start, seed, slowdown, gzip, badLines = 0) {
+async function uploadTest(name, version, start, seed, slowdown, gzip, badLines = 0, extra = {}) {
   const test = await api(
     "POST",
     "/api/v1/tests/",
     JSON.stringify({
+      ...extra,
       name,
       description: `generated phout, ${DURATION_S} s, up to ${RPS} rps`,
       component: COMPONENT,
@@ -154,6 +158,7 @@ async function uploadTest(name, version, start, seed, slowdown, gzip, badLines =
       target: "billing.internal:8080",
       instances: 200,
       loadscheme: [`line(${Math.round(RPS / 4)},${RPS},${Math.round(DURATION_S / 2)}s)`, `const(${RPS},${Math.round(DURATION_S / 2)}s)`],
+      ...extra,
     }),
     { "Content-Type": "application/json" },
   );
@@ -261,6 +266,8 @@ async function streamTest(start, { seconds = 60, close = true, name = "streamed 
               System_la1: 0.5 + r(),
               "custom:net-eth0_bytes_recv": 180000 + 20000 * r(),
               "custom:diskio-sda_write_bytes": 200000 * r(),
+              // A metric name with HTML in it: it must show as text, never as a live link (EVIL_METRIC).
+              [EVIL_METRIC]: 1,
             },
           },
         },
@@ -346,11 +353,33 @@ async function main() {
     JSON.stringify({ name: "waiting for its phout", component: COMPONENT, person: "e2e" }),
     { "Content-Type": "application/json" },
   );
-  const [ma, mb, ms, mo] = await Promise.all([
+  // No name, no person (the token's owner is the author), a long component.
+  const unnamed = await uploadTest("", "3.0", t0 - DURATION_S - 120, 3, 0.2, false, 0, {
+    component: LONG_COMPONENT,
+    person: "",
+    task: "",
+  });
+  // An upload that is not a phout at all: refused, and the report and the list must say why.
+  const refused = await api(
+    "POST",
+    "/api/v1/tests/",
+    JSON.stringify({ name: "refused upload", component: COMPONENT, person: "e2e" }),
+    { "Content-Type": "application/json" },
+  );
+  // Refused at once (400, naming the lines) or accepted then failed by the worker: either way the upload has
+  // a reason the pages must show.
+  const refusal = await fetch(`${BASE}/api/v1/tests/${refused.id}/phout`, {
+    method: "PUT",
+    headers: { Authorization: `Token ${TOKEN}`, "Content-Type": "application/octet-stream" },
+    body: Buffer.from("this is not a phout file\nnor is this\n"),
+  });
+  if (![202, 400].includes(refusal.status)) throw new Error(`refused upload: ${refusal.status} ${await refusal.text()}`);
+  const [ma, mb, ms, mo, mu] = await Promise.all([
     waitStatus(a.id, ["ready"]),
     waitStatus(b.id, ["ready"]),
     waitStatus(stream.id, ["ready"]),
     waitStatus(online.id, ["online"]),
+    waitStatus(unnamed.id, ["ready"]),
   ]);
   const seeded = {
     base: BASE,
@@ -360,6 +389,8 @@ async function main() {
     stream: { id: stream.id, first_ts: ms.first_ts, last_ts: ms.last_ts, status: ms.status },
     online: { id: online.id, upload_token: online.upload_token, start: online.start, last_ts: mo.last_ts },
     waiting: { id: waiting.id },
+    unnamed: { id: unnamed.id, first_ts: mu.first_ts, last_ts: mu.last_ts },
+    refused: { id: refused.id },
     seed_s: (Date.now() - started) / 1000,
   };
   if (PERF_LINES > 0) seeded.perf = await perfTest(out.replace(/[^/]*$/, "perf.phout"));

@@ -1,5 +1,6 @@
 /** Top-level router: picks the page from location.pathname (the server serves the same bundle on every page URL). */
 import { Header } from "./components/Header";
+import { useTimeZone } from "./hooks/useTimeZone";
 import { routeOf } from "./lib/route";
 import { TestListPage } from "./pages/TestList/TestListPage";
 import { ReportPage } from "./pages/TestReport/ReportPage";
@@ -19,7 +20,7 @@ function Page() {
       return <ComponentPage name={route.name} />;
     case "notfound":
       return (
-        <main className="page">
+        <main className="page" data-page="not-found">
           <h1>Page not found</h1>
           <p>
             Reports live at <code>/&lt;id&gt;</code>, comparisons at <code>/compare/&lt;a&gt;/&lt;b&gt;</code>.{" "}
@@ -31,13 +32,15 @@ function Page() {
 }
 
 export function App() {
+  // Every page shows times in the reader's choice of zone: a switch re-renders the whole page.
+  const zone = useTimeZone();
   return (
     <>
       <a className="skip" href="#content">
         Skip to content
       </a>
       <Header />
-      <div id="content">
+      <div id="content" data-tz={zone}>
         <Page />
       </div>
     </>

@@ -145,3 +145,16 @@ def test_bad_page_input_is_a_4xx(alice: Account) -> None:
     assert client.post("/tokens", {"action": "explode"}).status_code == 400
     assert client.post("/tokens", {"action": "revoke", "token_id": "abc"}).status_code == 404
     assert ApiToken.objects.filter(user=alice.user).count() == 1
+
+
+def test_server_pages_carry_the_apps_navigation(alice: Account) -> None:
+    """The login and tokens pages lead back to the tests and the docs, like every page of the app."""
+    client = Client()
+    for path in ("/login",):
+        html = client.get(path).content.decode()
+        nav = html[html.index('<nav aria-label="Main">') : html.index("</nav>")]
+        assert 'href="/">Tests</a>' in nav and 'href="/api/docs/"' in nav and 'href="/tokens"' in nav
+    client.force_login(alice.user)
+    html = client.get("/tokens").content.decode()
+    nav = html[html.index('<nav aria-label="Main">') : html.index("</nav>")]
+    assert 'href="/">Tests</a>' in nav and 'aria-current="page"' in nav

@@ -87,7 +87,8 @@ def test_the_runs_monitoring_in_the_tabs_groups(owner, clickhouse, cache_clear, 
     groups = {g["group"]: g for g in host["groups"]}
     assert list(groups) == ["cpu", "memory", "load", "network", "disk", "custom"]
     assert "Net_retransmit" in groups["network"]["metrics"] and "System_csw" in groups["custom"]["metrics"]
-    user = next(t for t in groups["cpu"]["figure"]["data"] if t["name"] == "custom:cpu-cpu-total_usage_user")
+    # Legends read "user (all CPUs)", not telegraf's name; `metrics` keeps the names as sent.
+    user = next(t for t in groups["cpu"]["figure"]["data"] if t["name"] == "user (all CPUs)")
     sent = {
         p.ts: p.value
         for p in (

@@ -94,6 +94,17 @@ def test_tables_of_an_uploaded_test_are_exact(uploaded, anon_api) -> None:
     assert overall["net_errors"] == int((s.net_code != 0).sum())
     assert overall["http_errors"] == int(((s.proto_code == 0) | (s.proto_code >= 400)).sum())
     assert overall["rps_max"] == int(np.unique(s.receive_sec, return_counts=True)[1].max())
+    # HTTP codes carry their meaning; Overload's interval table counts every timed response once.
+    http_names = {r["code"]: r["name"] for r in body["http_codes"]}
+    assert http_names[200] == "OK"
+    assert all(name for name in http_names.values())
+    # (The factory's rows histogram every sample; ingestion leaves 777 out: the table counts what the rows hold.)
+    intervals = body["intervals"]
+    assert sum(r["count"] for r in intervals) == len(s)
+    assert sum(r["percent"] for r in intervals) == pytest.approx(100, abs=0.01)
+    for r in intervals:
+        inside = (s.interval_real_us >= r["from_ms"] * 1000) & (s.interval_real_us < r["to_ms"] * 1000)
+        assert r["count"] == int(inside.sum()), r
 
 
 def test_report_monitoring_and_config(streamed, anon_api) -> None:

@@ -133,3 +133,23 @@ def test_pages_answer_head_like_get_for_link_checkers(client: Client) -> None:
     response = client.head("/")
     assert response.status_code in {200, 503}  # 503 only when the frontend is not built
     assert client.post("/").status_code == 405
+
+
+def test_unknown_page_path_is_the_spa_with_a_404(client: Client, dist: Path, db: None) -> None:
+    for url in ("/no/such/page", "/tests-old", "/component"):
+        response = client.get(url)
+        assert response.status_code == 404, url
+        assert '<div id="root"></div>' in response.content.decode(), url
+    # The API, static files and other methods keep their own plain 404s: no HTML page for a client.
+    api = client.get("/api/v1/no-such-call")
+    assert api.status_code == 404 and b'<div id="root">' not in api.content
+    assert client.get("/static/no-such.js").status_code == 404
+    posted = client.post("/no/such/page")
+    assert posted.status_code == 404 and b'<div id="root">' not in posted.content
+
+
+def test_api_docs_are_served_by_the_app_not_a_cdn(client: Client, db: None) -> None:
+    for url in ("/api/docs/", "/api/redoc/"):
+        body = client.get(url).content.decode()
+        assert "/static/drf_spectacular_sidecar/" in body, url
+        assert "cdn.jsdelivr" not in body and "unpkg" not in body, url

@@ -6,6 +6,8 @@ import type {
   CompareAnswer,
   Me,
   MonitoringAnswer,
+  Note,
+  TestEdit,
   Paginated,
   ReportInfo,
   Summary,
@@ -70,6 +72,27 @@ export async function getUploads(id: number, signal?: AbortSignal): Promise<Uplo
   if ("results" in body) return body.results;
   return body.uploads ?? [];
 }
+
+export async function updateTest(id: number, patch: Partial<TestEdit>): Promise<TestMeta> {
+  const body = await sendJson<TestMeta>("PATCH", `${API}/tests/${id}/`, patch);
+  if (!body) throw new ApiError(500, "the server answered the edit without the test");
+  return body;
+}
+
+export const deleteTest = (id: number) => sendJson<unknown>("DELETE", `${API}/tests/${id}/`);
+
+/** Asks the tank to stop: 202 {"id", "status": "stopping"}; 409 when the test is no longer online. */
+export const stopTest = (id: number) => sendJson<{ id: number; status: string }>("POST", `${API}/tests/${id}/stop`);
+
+export const getNotes = (id: number, signal?: AbortSignal) => getJson<Note[]>(`${API}/tests/${id}/notes`, [], signal);
+
+export async function addNote(id: number, ts: number, text: string): Promise<Note> {
+  const body = await sendJson<Note>("POST", `${API}/tests/${id}/notes`, { ts, text });
+  if (!body) throw new ApiError(500, "the server answered without the note");
+  return body;
+}
+
+export const deleteNote = (id: number, noteId: number) => sendJson<unknown>("DELETE", `${API}/tests/${id}/notes/${noteId}`);
 
 export const setStar = (id: number, starred: boolean) =>
   sendJson<unknown>(starred ? "POST" : "DELETE", `${API}/tests/${id}/star`);

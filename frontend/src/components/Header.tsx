@@ -1,6 +1,11 @@
-/** The top bar of every page: home, API tokens and the login state (GET /api/v1/me; absent = not shown). */
+/**
+ * The top bar of every page: home, API tokens, docs, the time zone switch and the login state (GET /api/v1/me;
+ * absent = not shown). The server-rendered pages (login, tokens) carry the same links.
+ */
 import { getMe } from "../api/endpoints";
 import { useApi } from "../hooks/useApi";
+import { useTimeZone } from "../hooks/useTimeZone";
+import { offsetLabel, setTimeZoneMode } from "../lib/timeZone";
 
 function csrf(): string {
   const m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
@@ -9,7 +14,9 @@ function csrf(): string {
 
 export function Header() {
   const me = useApi("me", (signal) => getMe(signal));
+  const zone = useTimeZone();
   const next = encodeURIComponent(window.location.pathname + window.location.search + window.location.hash);
+  const local = offsetLabel(Date.now());
   return (
     <header className="topbar">
       <nav aria-label="Main">
@@ -21,6 +28,16 @@ export function Header() {
         <a href="/api/docs/">API docs</a>
       </nav>
       <div className="who">
+        <button
+          type="button"
+          className="link tz"
+          data-tz={zone}
+          title="Times on every page and chart: your local time or UTC"
+          aria-label={`Times shown in ${zone === "utc" ? "UTC" : `local time (${local})`}; switch`}
+          onClick={() => setTimeZoneMode(zone === "utc" ? "local" : "utc")}
+        >
+          {zone === "utc" ? "UTC" : `Local (${local})`}
+        </button>
         {me.data?.authenticated ? (
           <>
             <span className="user">{me.data.username}</span>

@@ -1,6 +1,6 @@
 /** Tests: Finding figures in API answers, reading zoomed axes as unix seconds, marking findings on time charts. */
 import { describe, expect, it } from "vitest";
-import { axisValueToUnix, collectFigures, markOverlays, zoomToWindow } from "./figures";
+import { axisValueToUnix, collectFigures, labelRows, markOverlays, zoomToWindow } from "./figures";
 
 const fig = (title: string) => ({ data: [{ x: [1], y: [2] }], layout: { title } });
 
@@ -61,5 +61,23 @@ describe("markOverlays", () => {
   it("leaves charts that are not on a time axis alone", () => {
     expect(markOverlays({ xaxis: { title: "responses/s" } }, marks)).toEqual({});
     expect(markOverlays({ xaxis: { type: "date" } }, [])).toEqual({});
+  });
+});
+
+describe("labels of marks", () => {
+  it("puts labels that fall close together on separate rows", () => {
+    expect(labelRows([0, 1, 100, 2, 300], 50)).toEqual([0, 1, 0, 2, 0]);
+  });
+
+  it("shows a mark's text as text, not HTML, on its own row when it collides", () => {
+    const out = markOverlays({ xaxis: { type: "date", range: [0, 600_000] } }, [
+      { ts: 100, label: '<a href="https://evil.example">x</a>' },
+      { ts: 101, label: "GC & pause", colour: "#1f77b4" },
+    ]);
+    const [a, b] = out.annotations as { text: string; y: number; font: { color: string } }[];
+    expect(a?.text).toBe('&lt;a href="https://evil.example"&gt;x&lt;/a&gt;');
+    expect(b?.text).toBe("GC &amp; pause");
+    expect(a?.y).not.toBe(b?.y);
+    expect(b?.font.color).toBe("#1f77b4");
   });
 });

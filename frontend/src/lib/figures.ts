@@ -79,19 +79,54 @@ export function zoomToWindow(
 export interface ChartMark {
   ts: number;
   label: string;
+  colour?: string;
+}
+
+/** Text for plotly, which renders a subset of HTML in labels: `<a href>` in a note must stay text. */
+export function plotlyText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/**
+ * Rows for labels on a time axis so that close ones do not print over each other: a label goes to the first row
+ * whose previous label is at least `gap` away (`gap` in the axis' units).
+ */
+export function labelRows(xs: number[], gap: number): number[] {
+  const order = xs.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
+  const lastInRow: number[] = [];
+  const rows = new Array<number>(xs.length).fill(0);
+  for (const [x, i] of order) {
+    let row = lastInRow.findIndex((last) => x - last >= gap);
+    if (row === -1) row = lastInRow.length;
+    lastInRow[row] = x;
+    rows[i] = row;
+  }
+  return rows;
 }
 
 /**
  * Vertical dotted lines with labels at the marks inside the figure's time range. Only for date x axes (the
- * backend's time charts, x in epoch ms); other charts (by load, distributions) have no time to mark.
+ * backend's time charts, x in epoch ms); other charts (by load, distributions) have no time to mark. Labels that
+ * would overlap go one row lower; each mark may carry its own colour (findings red, notes blue).
  */
-export function markOverlays(layout: Record<string, unknown>, marks: ChartMark[]): Record<string, unknown> {
+export function markOverlays(
+  layout: Record<string, unknown>,
+  marks: ChartMark[],
+  plotWidthPx = 900,
+): Record<string, unknown> {
   const xaxis = (layout.xaxis ?? {}) as Record<string, unknown>;
   if (xaxis.type !== "date" || marks.length === 0) return {};
   const range = Array.isArray(xaxis.range) ? (xaxis.range as unknown[]).map(Number) : null;
   const inside = marks.filter((m) => !range || (m.ts * 1000 >= (range[0] ?? -Infinity) && m.ts * 1000 <= (range[1] ?? Infinity)));
   if (inside.length === 0) return {};
-  const colour = "#c0392b";
+  const span = range && range[0] !== undefined && range[1] !== undefined ? range[1] - range[0] : 0;
+  // A label is up to ~40 characters at 10 px (~130 px wide): closer marks than that go on separate rows.
+  const labelPx = Math.min(130, Math.max(60, ...inside.map((m) => Math.min(40, m.label.length) * 6)));
+  const rows = labelRows(
+    inside.map((m) => m.ts * 1000),
+    span > 0 ? (span * labelPx) / Math.max(100, plotWidthPx) : 1,
+  );
+  const colourOf = (m: ChartMark) => m.colour ?? "#c0392b";
   return {
     shapes: [
       ...((layout.shapes as unknown[] | undefined) ?? []),
@@ -103,20 +138,23 @@ export function markOverlays(layout: Record<string, unknown>, marks: ChartMark[]
         x1: m.ts * 1000,
         y0: 0,
         y1: 1,
-        line: { color: colour, width: 1, dash: "dot" },
+        line: { color: colourOf(m), width: 1, dash: "dot" },
       })),
     ],
     annotations: [
       ...((layout.annotations as unknown[] | undefined) ?? []),
-      ...inside.map((m) => ({
+      ...inside.map((m, i) => ({
         x: m.ts * 1000,
         xref: "x",
-        y: 1,
+        y: 1 - (rows[i] ?? 0) * 0.09,
         yref: "paper",
-        yanchor: "bottom",
-        text: m.label,
+        yanchor: "top",
+        xanchor: "left",
+        text: plotlyText(m.label.length > 40 ? `${m.label.slice(0, 39)}…` : m.label),
+        hovertext: plotlyText(m.label),
         showarrow: false,
-        font: { size: 10, color: colour },
+        bgcolor: "rgba(255,255,255,0.85)",
+        font: { size: 10, color: colourOf(m) },
       })),
     ],
   };

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   codeShares,
   formatCount,
+  parseDateTime,
   formatDuration,
   formatLoadScheme,
   formatMs,
@@ -64,5 +65,15 @@ describe("formatters", () => {
       netErrors: 0.02,
     });
     expect(codeShares(0, {}, {})).toEqual({ ok2xx: null, netErrors: null });
+  });
+});
+
+describe("parseDateTime", () => {
+  it("reads a typed time in UTC and round-trips formatUnix", () => {
+    expect(parseDateTime("2020-11-23 23:34:17", true)).toBe(1606174457);
+    expect(parseDateTime("2020-11-23T23:34", true)).toBe(1606174440);
+    expect(parseDateTime(formatUnix(1606174457, false), false)).toBe(1606174457);
+    expect(parseDateTime("yesterday", true)).toBeNull();
+    expect(parseDateTime("2020-13-01 00:00", true)).toBeNull();
   });
 });

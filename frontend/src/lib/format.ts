@@ -1,4 +1,5 @@
-/** Display formatters. Times arrive as UTC unix seconds and are shown in the browser's zone only here. */
+/** Display formatters. Times arrive as UTC unix seconds and are shown in the reader's choice of zone (timeZone.ts). */
+import { isUtc } from "./timeZone";
 
 /** A quantile in ms as Overload showed it: three decimals. */
 export function formatMs(value: number | null | undefined): string {
@@ -49,8 +50,8 @@ function pad2(n: number): string {
   return String(n).padStart(2, "0");
 }
 
-/** Unix seconds as local `YYYY-MM-DD HH:MM:SS`; `utc` gives the same in UTC (for tests and tooltips). */
-export function formatUnix(ts: number | null | undefined, utc = false): string {
+/** Unix seconds as `YYYY-MM-DD HH:MM:SS` in local time, or UTC when `utc` (by default: the reader's choice). */
+export function formatUnix(ts: number | null | undefined, utc = isUtc()): string {
   if (ts === null || ts === undefined || !Number.isFinite(ts)) return "—";
   const d = new Date(ts * 1000);
   const [y, mo, da, h, mi, s] = utc
@@ -60,7 +61,7 @@ export function formatUnix(ts: number | null | undefined, utc = false): string {
 }
 
 /** Only the clock part, for slider labels. */
-export function formatClock(ts: number | null | undefined, utc = false): string {
+export function formatClock(ts: number | null | undefined, utc = isUtc()): string {
   const full = formatUnix(ts, utc);
   return full === "—" ? full : full.slice(11);
 }
@@ -139,4 +140,14 @@ export function codeShares(
     .filter(([code]) => code !== "0")
     .reduce((sum, [, n]) => sum + n, 0);
   return { ok2xx: ok / count, netErrors: bad / count };
+}
+
+/** `YYYY-MM-DD HH:MM[:SS]` typed by a reader, in local time or UTC, to unix seconds; null if not a time. */
+export function parseDateTime(text: string, utc = isUtc()): number | null {
+  const m = text.trim().match(/^(\d{4})-(\d{2})-(\d{2})[ T](\d{1,2}):(\d{2})(?::(\d{2}))?$/);
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number];
+  const ms = utc ? Date.UTC(y, mo - 1, d, h, mi, s) : new Date(y, mo - 1, d, h, mi, s).getTime();
+  if (!Number.isFinite(ms) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return null;
+  return Math.floor(ms / 1000);
 }

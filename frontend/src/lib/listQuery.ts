@@ -9,6 +9,10 @@ export interface ListQuery {
   /** Dates as `YYYY-MM-DD` (the browser's date input format); sent to the API as given. */
   since: string;
   until: string;
+  /** Tags the tests must all have. */
+  tags: string[];
+  /** A sort key of the API (`q99`, `-max_rps`...); empty = newest first. */
+  ordering: string;
   page: number;
 }
 
@@ -20,8 +24,30 @@ export const EMPTY_LIST_QUERY: ListQuery = {
   starred: false,
   since: "",
   until: "",
+  tags: [],
+  ordering: "",
   page: 1,
 };
+
+/** The list's sortable columns: the API's ordering keys. */
+export const SORT_KEYS = ["id", "name", "component", "author", "status", "created_at", "duration", "q99", "max_rps", "imbalance_rps"] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+
+/** The ordering after clicking a column: first its natural direction (figures high first), then reversed. */
+export function nextOrdering(current: string, key: SortKey): string {
+  const descFirst = ["id", "created_at", "duration", "q99", "max_rps", "imbalance_rps"].includes(key);
+  const first = descFirst ? `-${key}` : key;
+  const second = descFirst ? key : `-${key}`;
+  return current === first ? second : first;
+}
+
+/** aria-sort of a column under the current ordering (the default is newest first). */
+export function sortState(current: string, key: SortKey): "ascending" | "descending" | "none" {
+  const effective = current || "-created_at";
+  if (effective === key) return "ascending";
+  if (effective === `-${key}`) return "descending";
+  return "none";
+}
 
 export const STATUSES = ["online", "processing", "ready", "failed"] as const;
 
@@ -41,6 +67,8 @@ export function parseListQuery(search: string): ListQuery {
     starred: p.get("starred") === "1" || p.get("starred") === "true",
     since: DATE.test(since) ? since : "",
     until: DATE.test(until) ? until : "",
+    tags: p.getAll("tag").map((t) => t.trim()).filter((t) => t !== ""),
+    ordering: (SORT_KEYS as readonly string[]).includes((p.get("ordering") ?? "").replace(/^-/, "")) ? (p.get("ordering") ?? "") : "",
     page: Number.isInteger(page) && page >= 1 ? page : 1,
   };
 }
@@ -55,6 +83,8 @@ export function listQueryParams(q: ListQuery): [string, string][] {
   if (q.starred) out.push(["starred", "1"]);
   if (q.since) out.push(["since", q.since]);
   if (q.until) out.push(["until", q.until]);
+  for (const t of q.tags) out.push(["tag", t]);
+  if (q.ordering) out.push(["ordering", q.ordering]);
   if (q.page > 1) out.push(["page", String(q.page)]);
   return out;
 }

@@ -12,6 +12,10 @@ declare module "plotly.js-basic-dist-min" {
       config?: Record<string, unknown>,
     ): Promise<PlotlyElement>;
     purge(el: HTMLElement): void;
+    downloadImage(
+      el: HTMLElement,
+      options: { format: "png" | "svg"; filename: string; width?: number; height?: number; scale?: number },
+    ): Promise<string>;
     Plots: { resize(el: HTMLElement): void };
   };
   export default Plotly;

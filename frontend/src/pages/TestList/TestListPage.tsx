@@ -1,6 +1,7 @@
 /**
- * `/`: the tests, newest first, with search, filters, pagination, stars, and a pick of two or more tests to
- * compare. The filters live in the query string, so a filtered list is a link.
+ * `/`: the tests, newest first or sorted by any column, with search, filters (tags too), pagination, stars,
+ * headline figures (q99, max RPS, imbalance, result), and a pick of two or more tests to compare. Filters and
+ * order live in the query string, so a filtered, sorted list is a link.
  */
 import { useEffect, useState } from "react";
 import { listTests, setStar } from "../../api/endpoints";
@@ -8,15 +9,26 @@ import type { TestMeta } from "../../api/types";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { StatusBadge } from "../../components/StatusBadge";
 import { useApi } from "../../hooks/useApi";
-import { formatDuration, formatIso, formatUnix } from "../../lib/format";
+import { formatCount, formatDuration, formatIso, formatMs, formatUnix } from "../../lib/format";
 import {
   STATUSES,
   compareUrl,
   listQueryParams,
+  nextOrdering,
   parseListQuery,
   serializeListQuery,
+  sortState,
   type ListQuery,
+  type SortKey,
 } from "../../lib/listQuery";
+import { displayName } from "../../lib/testName";
+import { useTimeZone } from "../../hooks/useTimeZone";
+import { useUrlState, type UrlCodec } from "../../hooks/useUrlState";
+
+const LIST_QUERY: UrlCodec<ListQuery> = {
+  parse: parseListQuery,
+  serialize: (q) => serializeListQuery(q).replace(/^\?/, ""),
+};
 
 // Asked explicitly so the page count is known whatever the server's default.
 const PAGE_SIZE = 50;
@@ -59,6 +71,16 @@ function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery)
         <input type="text" name="person" value={draft.person} onChange={(e) => set("person", e.target.value)} />
       </label>
       <label>
+        Tag
+        <input
+          type="text"
+          name="tag"
+          placeholder="release"
+          value={draft.tags.join(", ")}
+          onChange={(e) => set("tags", e.target.value.split(",").map((t) => t.trim()).filter((t) => t !== ""))}
+        />
+      </label>
+      <label>
         Status
         <select name="status" value={draft.status} onChange={(e) => set("status", e.target.value)}>
           <option value="">any</option>
@@ -90,6 +112,42 @@ function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery)
         </button>
       </div>
     </form>
+  );
+}
+
+function SortHeader({
+  label,
+  sortKey,
+  query,
+  onSort,
+  num,
+}: {
+  label: string;
+  sortKey: SortKey;
+  query: ListQuery;
+  onSort: (ordering: string) => void;
+  num?: boolean;
+}) {
+  const state = sortState(query.ordering, sortKey);
+  return (
+    <th scope="col" className={num ? "num" : undefined} aria-sort={state}>
+      <button type="button" className="sort" data-sort={sortKey} onClick={() => onSort(nextOrdering(query.ordering, sortKey))}>
+        {label}
+        <span aria-hidden="true" className="sort-mark">
+          {state === "ascending" ? " ▲" : state === "descending" ? " ▼" : ""}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+function Result({ test }: { test: TestMeta }) {
+  const result = test.result;
+  if (!result) return <StatusBadge status={test.status} />;
+  return (
+    <span className={`result result-${result.kind}`} title={result.text} data-result={result.kind}>
+      {result.text}
+    </span>
   );
 }
 
@@ -129,22 +187,17 @@ function StarButton({ test }: { test: TestMeta }) {
 }
 
 export function TestListPage() {
-  const [query, setQuery] = useState(() => parseListQuery(window.location.search));
+  useTimeZone(); // the Started column follows the reader's choice of local time or UTC
+  const [query, apply] = useUrlState("search", LIST_QUERY);
   const [selected, setSelected] = useState<number[]>([]);
   const key = JSON.stringify(listQueryParams(query));
   const list = useApi(key, (signal) => listTests([...listQueryParams(query), ["page_size", String(PAGE_SIZE)]], signal));
 
   useEffect(() => {
     document.title = "Tests · Tankodrom";
-    const onPop = () => setQuery(parseListQuery(window.location.search));
-    window.addEventListener("popstate", onPop);
-    return () => window.removeEventListener("popstate", onPop);
   }, []);
 
-  const apply = (q: ListQuery) => {
-    window.history.pushState(null, "", `/${serializeListQuery(q)}`);
-    setQuery(q);
-  };
+  const sort = (ordering: string) => apply({ ...query, ordering, page: 1 });
   const toggle = (id: number) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
   const compare = compareUrl(selected);
 
@@ -192,7 +245,7 @@ export function TestListPage() {
           )}
         </Empty>
       ) : (
-        <div className="card flush">
+        <div className="card flush scroll-x">
           <table className="tests" aria-busy={list.loading}>
             <thead>
               <tr>
@@ -202,47 +255,75 @@ export function TestListPage() {
                 <th scope="col">
                   <span className="sr-only">Star</span>
                 </th>
-                <th scope="col">Id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Component</th>
-                <th scope="col">Author</th>
-                <th scope="col">Status</th>
-                <th scope="col">Started</th>
-                <th scope="col">Duration</th>
+                <SortHeader label="Id" sortKey="id" query={query} onSort={sort} />
+                <SortHeader label="Name" sortKey="name" query={query} onSort={sort} />
+                <SortHeader label="Component" sortKey="component" query={query} onSort={sort} />
+                <SortHeader label="Author" sortKey="author" query={query} onSort={sort} />
+                <SortHeader label="Result" sortKey="status" query={query} onSort={sort} />
+                <SortHeader label="Started" sortKey="created_at" query={query} onSort={sort} num />
+                <SortHeader label="Duration" sortKey="duration" query={query} onSort={sort} num />
+                <SortHeader label="q99, ms" sortKey="q99" query={query} onSort={sort} num />
+                <SortHeader label="Max RPS" sortKey="max_rps" query={query} onSort={sort} num />
+                <SortHeader label="Imbalance RPS" sortKey="imbalance_rps" query={query} onSort={sort} num />
               </tr>
             </thead>
             <tbody>
-              {results.map((t) => (
-                <tr key={t.id} className={selected.includes(t.id) ? "selected" : ""}>
-                  <td>
-                    <input
-                      type="checkbox"
-                      aria-label={`Select test ${t.id} for comparison`}
-                      checked={selected.includes(t.id)}
-                      onChange={() => toggle(t.id)}
-                    />
-                  </td>
-                  <td>
-                    <StarButton test={t} />
-                  </td>
-                  <td>
-                    <a href={`/${t.id}`}>#{t.id}</a>
-                  </td>
-                  <td className="name">
-                    <a href={`/${t.id}`}>{t.name || <span className="hint">(no name)</span>}</a>
-                    {t.description && <div className="hint clip">{t.description}</div>}
-                  </td>
-                  <td>
-                    {t.component ? <a href={`/component/${encodeURIComponent(t.component)}`}>{t.component}</a> : "—"}
-                  </td>
-                  <td>{t.person || "—"}</td>
-                  <td>
-                    <StatusBadge status={t.status} />
-                  </td>
-                  <td className="num">{t.first_ts ? formatUnix(t.first_ts).slice(0, 16) : formatIso(t.created_at)}</td>
-                  <td className="num">{formatDuration(duration(t))}</td>
-                </tr>
-              ))}
+              {results.map((t) => {
+                const title = displayName(t);
+                return (
+                  <tr key={t.id} className={selected.includes(t.id) ? "selected" : ""} data-test={t.id}>
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Select test ${t.id} for comparison`}
+                        checked={selected.includes(t.id)}
+                        onChange={() => toggle(t.id)}
+                      />
+                    </td>
+                    <td>
+                      <StarButton test={t} />
+                    </td>
+                    <td>
+                      <a href={`/${t.id}`}>#{t.id}</a>
+                    </td>
+                    <td className="name">
+                      <a href={`/${t.id}`} className={title.named ? undefined : "unnamed"}>
+                        {title.text}
+                      </a>
+                      {(t.tags ?? []).map((tag) => (
+                        <button
+                          type="button"
+                          key={tag}
+                          className="tag"
+                          title={`Only tests tagged ${tag}`}
+                          onClick={() => apply({ ...query, tags: [...new Set([...query.tags, tag])], page: 1 })}
+                        >
+                          {tag}
+                        </button>
+                      ))}
+                      {t.description && <div className="hint clip">{t.description}</div>}
+                    </td>
+                    <td className="component">
+                      {t.component ? (
+                        <a className="clip" href={`/component/${encodeURIComponent(t.component)}`} title={t.component}>
+                          {t.component}
+                        </a>
+                      ) : (
+                        "—"
+                      )}
+                    </td>
+                    <td className="author">{t.author || t.person || "—"}</td>
+                    <td className="result-cell">
+                      <Result test={t} />
+                    </td>
+                    <td className="num">{t.first_ts ? formatUnix(t.first_ts).slice(0, 16) : formatIso(t.created_at)}</td>
+                    <td className="num">{formatDuration(duration(t))}</td>
+                    <td className="num" data-col="q99">{formatMs(t.q99_ms)}</td>
+                    <td className="num" data-col="max_rps">{formatCount(t.max_rps)}</td>
+                    <td className="num" data-col="imbalance_rps">{formatCount(t.imbalance_rps)}</td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>

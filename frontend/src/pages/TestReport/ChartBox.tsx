@@ -14,6 +14,7 @@ export function ChartBox({
   height,
   onXRange,
   marks,
+  onPickSecond,
 }: {
   testId: number;
   name: ChartName;
@@ -23,6 +24,7 @@ export function ChartBox({
   height?: number;
   onXRange?: (start: unknown, end: unknown) => void;
   marks?: ChartMark[];
+  onPickSecond?: (ts: number) => void;
 }) {
   const key = `${testId}|${name}|${JSON.stringify(params)}|${refresh}`;
   const chart = useApi(key, (signal) => getChart(testId, name, params, signal));
@@ -32,7 +34,14 @@ export function ChartBox({
     <section className="chart-box card" aria-label={title}>
       <h2 className={titled ? "sr-only" : undefined}>{title}</h2>
       {chart.data ? (
-        <PlotlyFigure figure={chart.data.figure} name={title} height={height} onXRange={onXRange} marks={marks} />
+        <PlotlyFigure
+          figure={chart.data.figure}
+          name={title}
+          height={height}
+          onXRange={onXRange}
+          marks={marks}
+          onPickSecond={onPickSecond}
+        />
       ) : chart.error ? (
         <ErrorBox error={chart.error} what={`the ${title.toLowerCase()} chart`} />
       ) : (

@@ -3,10 +3,24 @@ import { getUploads } from "../../api/endpoints";
 import { useApi } from "../../hooks/useApi";
 import { formatCount, formatPercent } from "../../lib/format";
 
-export function ProgressPanel({ testId, refresh }: { testId: number; refresh: number }) {
+export function ProgressPanel({ testId, refresh, testError }: { testId: number; refresh: number; testError: string }) {
   const uploads = useApi(`${testId}|${refresh}`, (signal) => getUploads(testId, signal));
   const latest = uploads.data?.[0];
   const share = latest?.size_bytes ? Math.min(1, (latest.progress_bytes ?? 0) / latest.size_bytes) : null;
+  // A refused or failed upload will not become figures by waiting: say why, and how to go on, instead of
+  // promising a refresh that never comes.
+  const refused = latest?.status === "failed" ? latest.error || "the upload failed" : testError || null;
+  if (refused) {
+    return (
+      <section className="progress card failed" aria-label="Upload failed" data-upload-failed="1">
+        <h2 role="alert">The upload was not processed: {refused}</h2>
+        <p>
+          Nothing of it is shown. Fix the file and send it again to this test (
+          <code>PUT /api/v1/tests/{testId}/phout</code>), or delete the test.
+        </p>
+      </section>
+    );
+  }
   return (
     <section className="progress card" aria-label="Processing" aria-live="polite">
       <h2>{latest ? "Processing the uploaded file…" : "Waiting for the results"}</h2>

@@ -1,5 +1,11 @@
-/** The report's header: who, what, when, how, the status with its reason, the star and the summary chips. */
+/**
+ * The report's header: who, what, when, how, the status with its reason, the summary chips, and the actions:
+ * star, copy link, JSON export, and for whoever may change the test: edit, delete, stop (ManageTest.tsx).
+ */
 import { useState } from "react";
+import { downloadText } from "../../lib/download";
+import { displayName } from "../../lib/testName";
+import { DeleteTestButton, EditTestForm, StopButton } from "./ManageTest";
 import { listTests, setStar } from "../../api/endpoints";
 import { useApi } from "../../hooks/useApi";
 import type { Summary, TestMeta } from "../../api/types";
@@ -25,15 +31,46 @@ function Chip({ label, value, tone }: { label: string; value: string; tone?: "go
   );
 }
 
+function CopyLink() {
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = () => {
+    const url = window.location.href;
+    const done = () => setCopied("Link copied");
+    if (navigator.clipboard?.writeText) {
+      navigator.clipboard.writeText(url).then(done, () => setCopied(url));
+    } else {
+      setCopied(url); // no clipboard (plain http on another host): show the link to copy by hand
+    }
+  };
+  return (
+    <>
+      <button type="button" onClick={copy} title="Copy the link to this view (window, cases, tab)">
+        Copy link
+      </button>
+      {copied && (
+        <span className="copied hint" role="status">
+          {copied}
+        </span>
+      )}
+    </>
+  );
+}
+
 export function ReportHeader({
   test,
   summary,
   bounds,
+  onChanged,
 }: {
   test: TestMeta;
   summary: Summary | null;
   bounds: { first: number; last: number } | null;
+  onChanged: () => void;
 }) {
+  const [editing, setEditing] = useState(false);
+  const title = displayName(test);
+  const exportJson = () =>
+    downloadText(`test-${test.id}.json`, JSON.stringify({ test, summary }, null, 1), "application/json");
   const [starred, setStarred] = useState(Boolean(test.starred));
   // The component's previous test, for a one-click "what changed since last time" comparison.
   const previous = useApi(test.component ? `prev|${test.id}|${test.component}` : null, (signal) =>
@@ -64,7 +101,8 @@ export function ReportHeader({
     <section className="report-header card" aria-label="Test">
       <div className="title-row">
         <h1>
-          <span className="test-id">#{test.id}</span> {test.name || <span className="hint">(no name)</span>}
+          <span className="test-id">#{test.id}</span>{" "}
+          {title.named ? title.text : <span className="unnamed">{title.text}</span>}
         </h1>
         <button
           type="button"
@@ -84,6 +122,42 @@ export function ReportHeader({
           {starError}
         </div>
       )}
+      <div className="actions" role="group" aria-label="Test actions">
+        <CopyLink />
+        <button type="button" onClick={exportJson} title="The test's metadata and whole-test summary as JSON">
+          Export JSON
+        </button>
+        {test.can_write && test.status === "online" && <StopButton test={test} />}
+        {test.can_write && (
+          <>
+            <button type="button" onClick={() => setEditing((e) => !e)} aria-expanded={editing}>
+              Edit
+            </button>
+            <DeleteTestButton test={test} />
+          </>
+        )}
+      </div>
+      {editing && (
+        <EditTestForm
+          test={test}
+          onCancel={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            onChanged();
+          }}
+        />
+      )}
+      {(test.tags ?? []).length > 0 && (
+        <ul className="tags" aria-label="Tags">
+          {(test.tags ?? []).map((tag) => (
+            <li key={tag}>
+              <a className="tag" href={`/?tag=${encodeURIComponent(tag)}`}>
+                {tag}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
       {test.description && <p className="description">{test.description}</p>}
       {previous.data && (
         <p className="previous">
@@ -95,7 +169,7 @@ export function ReportHeader({
         </p>
       )}
       <dl className="fields">
-        <Field label="Author">{test.person}</Field>
+        <Field label="Author">{test.author || test.person}</Field>
         <Field label="Task">{test.task}</Field>
         <Field label="Component">
           {test.component ? <a href={`/component/${encodeURIComponent(test.component)}`}>{test.component}</a> : null}

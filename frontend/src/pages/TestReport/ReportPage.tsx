@@ -18,6 +18,7 @@ import { ProgressPanel, UploadNotice } from "./ProgressPanel";
 import { ReportHeader } from "./ReportHeader";
 import { ConfigTab } from "./tabs/ConfigTab";
 import { DistributionsTab, ExtendedTab, OverviewTab } from "./tabs/ChartTabs";
+import { NotesPanel, useNotes } from "./NotesPanel";
 import { MonitoringTab } from "./tabs/MonitoringTab";
 import { TablesTab } from "./tabs/TablesTab";
 
@@ -68,7 +69,12 @@ export function ReportPage({ id }: { id: number }) {
   // The last known status decides the polling; it is kept across refetches, when meta.data may be stale.
   const [status, setStatus] = useState<string | null>(null);
   const tick = useTicker(status === "online" || status === "processing", status === "online" ? 5000 : 2000);
-  const meta = useApi(`meta|${id}|${tick}`, (signal) => getTest(id, signal));
+  // Bumped after an edit, so the header shows what was saved.
+  const [edits, setEdits] = useState(0);
+  const meta = useApi(`meta|${id}|${tick}|${edits}`, (signal) => getTest(id, signal));
+  const notes = useNotes(id);
+  // The second a click on a time chart picked, for the notes form.
+  const [picked, setPicked] = useState<number | null>(null);
   const metaStatus = meta.data?.status ?? null;
   useEffect(() => {
     if (metaStatus) setStatus(metaStatus);
@@ -88,9 +94,10 @@ export function ReportPage({ id }: { id: number }) {
   const complete = live === "ready" || live === "failed";
   const analysis = useAnalysis(id, refresh, complete);
   // The findings' moments (imbalance, first timeouts...) are marked on the time charts.
+  // Notes (blue) are marked the same way, on every time chart of the test.
   const marks = useMemo(
-    () => (analysis.data?.findings ?? []).flatMap((f) => f.annotations ?? []),
-    [analysis.data],
+    () => [...(analysis.data?.findings ?? []).flatMap((f) => f.annotations ?? []), ...notes.marks],
+    [analysis.data, notes.marks],
   );
   const first = report.data?.first_ts ?? meta.data?.first_ts ?? null;
   const last = report.data?.last_ts ?? meta.data?.last_ts ?? null;
@@ -165,13 +172,13 @@ export function ReportPage({ id }: { id: number }) {
 
   return (
     <main className="page wide report" data-status={test.status}>
-      <ReportHeader test={test} summary={whole.data} bounds={bounds} />
+      <ReportHeader test={test} summary={whole.data} bounds={bounds} onChanged={() => setEdits((n) => n + 1)} />
       {test.status === "failed" && (
         <div className="state error" role="alert">
           This test failed{test.error ? `: ${test.error}` : "."}
         </div>
       )}
-      {test.status === "processing" && <ProgressPanel testId={id} refresh={tick} />}
+      {test.status === "processing" && <ProgressPanel testId={id} refresh={tick} testError={test.error ?? ""} />}
       {(test.status === "failed" || (test.status === "ready" && test.active_upload)) && (
         <UploadNotice testId={id} refresh={refresh} />
       )}
@@ -189,13 +196,21 @@ export function ReportPage({ id }: { id: number }) {
         <>
           <Controls view={view} bounds={bounds} cases={cases} onChange={update} />
           <AnalysisPanel analysis={analysis} complete={complete} onJump={onJump} />
+          <NotesPanel
+            testId={id}
+            notes={notes.notes}
+            bounds={bounds}
+            picked={picked}
+            canAdd={Boolean(test.can_write)}
+            onChanged={notes.reload}
+          />
           <TabList tab={view.tab} onTab={(tab) => update({ tab })} />
           <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${view.tab}`} data-panel={view.tab}>
             {view.tab === "test_data" && (
-              <OverviewTab testId={id} params={chartParams} refresh={refresh} onXRange={onXRange} marks={marks} />
+              <OverviewTab testId={id} params={chartParams} refresh={refresh} onXRange={onXRange} marks={marks} onPickSecond={setPicked} />
             )}
             {view.tab === "extended" && (
-              <ExtendedTab testId={id} params={chartParams} refresh={refresh} onXRange={onXRange} marks={marks} />
+              <ExtendedTab testId={id} params={chartParams} refresh={refresh} onXRange={onXRange} marks={marks} onPickSecond={setPicked} />
             )}
             {view.tab === "distributions" && (
               <DistributionsTab
@@ -219,6 +234,7 @@ export function ReportPage({ id }: { id: number }) {
                 machines={view.machines}
                 onMachines={(machines) => update({ machines })}
                 onXRange={onXRange}
+                marks={marks}
               />
             )}
             {view.tab === "config" && <ConfigTab testId={id} />}

@@ -9,9 +9,10 @@ interface ChartTabProps {
   refresh: number;
   onXRange: (start: unknown, end: unknown) => void;
   marks?: ChartMark[];
+  onPickSecond?: (ts: number) => void;
 }
 
-export function OverviewTab({ testId, params, refresh, onXRange, marks }: ChartTabProps) {
+export function OverviewTab({ testId, params, refresh, onXRange, marks, onPickSecond }: ChartTabProps) {
   return (
     <div className="charts">
       <ChartBox
@@ -23,16 +24,17 @@ export function OverviewTab({ testId, params, refresh, onXRange, marks }: ChartT
         height={460}
         onXRange={onXRange}
         marks={marks}
+        onPickSecond={onPickSecond}
       />
       <ChartBox testId={testId} name="http_codes" title="HTTP codes" params={params} refresh={refresh} onXRange={onXRange}
-        marks={marks} />
+        marks={marks} onPickSecond={onPickSecond} />
       <ChartBox testId={testId} name="net_codes" title="Net codes" params={params} refresh={refresh} onXRange={onXRange}
-        marks={marks} />
+        marks={marks} onPickSecond={onPickSecond} />
     </div>
   );
 }
 
-export function ExtendedTab({ testId, params, refresh, onXRange, marks }: ChartTabProps) {
+export function ExtendedTab({ testId, params, refresh, onXRange, marks, onPickSecond }: ChartTabProps) {
   return (
     <div className="charts">
       <ChartBox
@@ -43,9 +45,10 @@ export function ExtendedTab({ testId, params, refresh, onXRange, marks }: ChartT
         refresh={refresh}
         onXRange={onXRange}
         marks={marks}
+        onPickSecond={onPickSecond}
       />
       <ChartBox testId={testId} name="sizes" title="Bytes in and out" params={params} refresh={refresh} onXRange={onXRange}
-        marks={marks} />
+        marks={marks} onPickSecond={onPickSecond} />
       <ChartBox testId={testId} name="quantiles_by_load" title="Quantiles by load" params={params} refresh={refresh} />
       <ChartBox testId={testId} name="instances_rps" title="Instances and RPS" params={params} refresh={refresh} />
     </div>
@@ -59,7 +62,7 @@ export function DistributionsTab({
   cases,
   log,
   onLog,
-}: Omit<ChartTabProps, "onXRange" | "marks"> & { cases: string[]; log: boolean; onLog: (log: boolean) => void }) {
+}: Omit<ChartTabProps, "onXRange" | "marks" | "onPickSecond"> & { cases: string[]; log: boolean; onLog: (log: boolean) => void }) {
   // One chart for the selection, then one per selected case, as Overload showed them per tag.
   // The backend draws the log axis (`log=true`), so the figure layer stays the only one that builds figures.
   const withLog: Params = log ? [...params, ["log", "true"]] : params;

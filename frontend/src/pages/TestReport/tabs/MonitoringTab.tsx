@@ -1,7 +1,7 @@
 /** Monitoring: per host, the metric groups' charts on the test's time axis and window (/monitoring). */
 import type { Params } from "../../../api/client";
 import { getMonitoring } from "../../../api/endpoints";
-import { PlotlyFigure } from "../../../components/charts/PlotlyFigure";
+import { PlotlyFigure, type ChartMark } from "../../../components/charts/PlotlyFigure";
 import { Empty, ErrorBox, Loading } from "../../../components/States";
 import { useApi } from "../../../hooks/useApi";
 import { collectFigures } from "../../../lib/figures";
@@ -14,6 +14,7 @@ export function MonitoringTab({
   machines,
   onMachines,
   onXRange,
+  marks,
 }: {
   testId: number;
   params: Params;
@@ -22,6 +23,7 @@ export function MonitoringTab({
   machines: string[];
   onMachines: (machines: string[]) => void;
   onXRange: (start: unknown, end: unknown) => void;
+  marks?: ChartMark[];
 }) {
   const key = `${testId}|${JSON.stringify(params)}|${refresh}`;
   const answer = useApi(key, (signal) => getMonitoring(testId, params, signal));
@@ -69,7 +71,7 @@ export function MonitoringTab({
               return (
                 <div className="card chart-box" key={f.path.join("/")}>
                   <h3>{title}</h3>
-                  <PlotlyFigure figure={f.figure} name={`${host} ${title}`} height={340} onXRange={onXRange} />
+                  <PlotlyFigure figure={f.figure} name={`${host} ${title}`} height={340} onXRange={onXRange} marks={marks} />
                 </div>
               );
             })}

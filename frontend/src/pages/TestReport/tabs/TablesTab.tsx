@@ -5,6 +5,8 @@
  */
 import type { Params } from "../../../api/client";
 import { getTables } from "../../../api/endpoints";
+import type { TablesAnswer } from "../../../api/types";
+import { CsvButton } from "../../../components/CsvButton";
 import { Empty, ErrorBox, Loading } from "../../../components/States";
 import { useApi } from "../../../hooks/useApi";
 import { formatCount, formatMs, formatPercent } from "../../../lib/format";
@@ -12,28 +14,48 @@ import { formatCount, formatMs, formatPercent } from "../../../lib/format";
 // Overload's rows plus the tail levels people ask for.
 const LEVELS = "50,75,80,85,90,95,98,99,99.5,99.9,100";
 
+function TableHead({ title, csv }: { title: React.ReactNode; csv: React.ReactNode }) {
+  return (
+    <div className="table-head">
+      <h2>{title}</h2>
+      {csv}
+    </div>
+  );
+}
+
 function CodeTable({
   title,
   rows,
   kind,
-  named,
+  testId,
 }: {
   title: string;
   rows: { code: number; count: number; percent: number; name?: string }[];
   kind: string;
-  named: boolean;
+  testId: number;
 }) {
   return (
     <section className="card table-card" aria-label={title}>
-      <h2>{title}</h2>
+      <TableHead
+        title={title}
+        csv={
+          <CsvButton
+            label={title}
+            file={`test-${testId}-${kind}`}
+            header={["code", "meaning", "count", "percent"]}
+            rows={rows.map((r) => [r.code, r.name ?? "", r.count, r.percent])}
+          />
+        }
+      />
       {rows.length === 0 ? (
         <Empty>No responses in this window.</Empty>
       ) : (
+        <div className="scroll-x">
         <table className="data" data-table={kind}>
           <thead>
             <tr>
               <th scope="col">Code</th>
-              {named && <th scope="col">Meaning</th>}
+              <th scope="col">Meaning</th>
               <th scope="col" className="num">
                 Count
               </th>
@@ -46,7 +68,7 @@ function CodeTable({
             {rows.map((r) => (
               <tr key={r.code} data-code={r.code}>
                 <th scope="row">{r.code}</th>
-                {named && <td>{r.name ?? ""}</td>}
+                <td className="meaning">{r.name ?? ""}</td>
                 <td className="num" data-count={r.count}>
                   {formatCount(r.count)}
                 </td>
@@ -55,6 +77,56 @@ function CodeTable({
             ))}
           </tbody>
         </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function IntervalTable({ testId, rows }: { testId: number; rows: NonNullable<TablesAnswer["intervals"]> }) {
+  const label = (r: { from_ms: number; to_ms: number }) => `${formatCount(r.from_ms)} – ${formatCount(r.to_ms)}`;
+  return (
+    <section className="card table-card" aria-label="Response time intervals">
+      <TableHead
+        title="Response time intervals, ms"
+        csv={
+          <CsvButton
+            label="Response time intervals"
+            file={`test-${testId}-intervals`}
+            header={["from_ms", "to_ms", "count", "percent"]}
+            rows={rows.map((r) => [r.from_ms, r.to_ms, r.count, r.percent])}
+          />
+        }
+      />
+      {rows.length === 0 ? (
+        <Empty>No response times in this window.</Empty>
+      ) : (
+        <div className="scroll-x">
+          <table className="data" data-table="intervals">
+            <thead>
+              <tr>
+                <th scope="col">Interval, ms</th>
+                <th scope="col" className="num">
+                  Count
+                </th>
+                <th scope="col" className="num">
+                  %
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.from_ms} data-interval={`${r.from_ms}-${r.to_ms}`}>
+                  <th scope="row">{label(r)}</th>
+                  <td className="num" data-count={r.count}>
+                    {formatCount(r.count)}
+                  </td>
+                  <td className="num">{r.percent.toFixed(2)} %</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
@@ -74,10 +146,22 @@ export function TablesTab({ testId, params, refresh }: { testId: number; params:
   return (
     <div className="tables" aria-busy={answer.loading}>
       <section className="card table-card" aria-label="Cumulative quantiles">
-        <h2>
-          Cumulative quantiles, ms{" "}
-          <span className="hint">{data.exact ? "exact, from raw samples" : "from per-second histograms (tank stream, Locust): not exact"}</span>
-        </h2>
+        <TableHead
+          title={
+            <>
+              Cumulative quantiles, ms{" "}
+              <span className="hint">{data.exact ? "exact, from raw samples" : "from per-second histograms (tank stream, Locust): not exact"}</span>
+            </>
+          }
+          csv={
+            <CsvButton
+              label="Cumulative quantiles"
+              file={`test-${testId}-quantiles`}
+              header={["quantile", ...columns.map((c, i) => (i === 0 ? "all requests" : c))]}
+              rows={data.quantiles.rows.map((r) => [r.level, ...r.values])}
+            />
+          }
+        />
         <div className="scroll-x">
           <table className="data" data-table="quantiles">
             <thead>
@@ -106,11 +190,32 @@ export function TablesTab({ testId, params, refresh }: { testId: number; params:
         </div>
       </section>
       <div className="two-col">
-        <CodeTable title="HTTP codes" kind="http_codes" rows={data.http_codes} named={false} />
-        <CodeTable title="Net codes" kind="net_codes" rows={data.net_codes} named />
+        <IntervalTable testId={testId} rows={data.intervals ?? []} />
+        <div>
+          <CodeTable title="HTTP codes" kind="http_codes" rows={data.http_codes} testId={testId} />
+          <CodeTable title="Net codes" kind="net_codes" rows={data.net_codes} testId={testId} />
+        </div>
       </div>
       <section className="card table-card" aria-label="Cases">
-        <h2>Per case</h2>
+        <TableHead
+          title="Per case"
+          csv={
+            <CsvButton
+              label="Per case"
+              file={`test-${testId}-cases`}
+              header={["case", "responses", "mean_rps", "max_rps", "mean_ms", "http_errors", "net_errors"]}
+              rows={data.cases.map((c, i) => [
+                i === 0 ? "all requests" : c.case,
+                c.count,
+                c.rps_mean,
+                c.rps_max,
+                c.mean_ms,
+                c.http_errors,
+                c.net_errors,
+              ])}
+            />
+          }
+        />
         <div className="scroll-x">
           <table className="data" data-table="cases">
             <thead>

@@ -1,0 +1,119 @@
+"""The test list's figures and order: what each row shows beyond metadata, and the sort keys it accepts.
+
+Figures come from `TestFigures` (stored by post-processing) and the diagnosis' imbalance; a test without them
+(online, never processed) sorts last whatever the direction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.db.models import CharField, F, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce, Lower, NullIf
+
+from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.reports.models import TestFigures
+
+# ?ordering= key (a leading "-" reverses it) → the expression sorted on.
+ORDERINGS: dict[str, Any] = {
+    "id": F("id"),
+    "name": Lower("name"),
+    "component": Lower("component"),
+    "author": Lower("author_name"),
+    "status": F("status"),
+    "created_at": F("created_at"),
+    "duration": F("duration_s"),
+    "q99": F("figures__q99_ms"),
+    "max_rps": F("figures__max_rps"),
+    "imbalance_rps": F("analysis__imbalance_rps"),
+}
+DEFAULT_ORDERING = "-created_at"
+
+
+def with_list_fields(tests: QuerySet[Test]) -> QuerySet[Test]:
+    """The annotations the list sorts on and the serializer reads, in the list's one query."""
+    return tests.select_related("figures").annotate(
+        # The author is who the tank says ran it, else the owner of the token that sent it.
+        author_name=Coalesce(NullIf("person", Value("")), F("owner__username"), output_field=CharField()),
+        duration_s=F("last_ts") - F("first_ts"),
+        imbalance_rps=F("analysis__imbalance_rps"),
+        # The test's latest upload: a refused file leaves its test waiting, and the list must say why.
+        latest_upload_status=Subquery(_latest_upload().values("status")[:1]),
+        latest_upload_error=Subquery(_latest_upload().values("error")[:1]),
+    )
+
+
+def _latest_upload() -> QuerySet[Upload]:
+    return Upload.objects.filter(test=OuterRef("pk")).order_by("-id")
+
+
+class UnknownOrdering(ValueError):
+    pass
+
+
+def ordered(tests: QuerySet[Test], key: str) -> QuerySet[Test]:
+    name = key.removeprefix("-")
+    if name not in ORDERINGS:
+        raise UnknownOrdering(f"one of {', '.join(ORDERINGS)}, optionally with a leading '-'")
+    expr = ORDERINGS[name]
+    order = expr.desc(nulls_last=True) if key.startswith("-") else expr.asc(nulls_last=True)
+    return tests.order_by(order, "-id")
+
+
+def store_figures(test: Test, summary: dict[str, Any]) -> None:
+    """Keeps the whole test's summary figures for the list (post-processing calls it with the summary)."""
+    count = int(summary.get("count") or 0)
+    http: dict[str, int] = summary.get("http_codes") or {}
+    net: dict[str, int] = summary.get("net_codes") or {}
+    ok = sum(n for code, n in http.items() if len(code) == 3 and code.startswith("2"))
+    net_errors = sum(n for code, n in net.items() if code != "0")
+    TestFigures.objects.update_or_create(
+        test=test,
+        defaults={
+            "responses": count,
+            "q99_ms": (summary.get("quantiles_ms") or {}).get("99"),
+            "max_rps": (summary.get("rps") or {}).get("max"),
+            "ok_share": max(0.0, (ok - net_errors) / count) if count else None,
+        },
+    )
+
+
+def result_of(test: Test) -> dict[str, str]:
+    """One word for the list's Result column and the reason behind it."""
+    if test.status == "failed":
+        return {"kind": "failed", "text": test.error or "failed"}
+    if test.status == "online":
+        return {"kind": "running", "text": "running"}
+    if test.status == TestStatus.PROCESSING:
+        failure = _upload_failure(test)
+        if failure:
+            return {"kind": "failed", "text": f"upload refused: {failure}"}
+        return {"kind": "processing", "text": test.error or "processing"}
+    if test.exit_code not in (None, 0):
+        reason = f": {test.exit_reason}" if test.exit_reason else ""
+        return {"kind": "stopped", "text": f"exit code {test.exit_code}{reason}"}
+    figures = figures_of(test)
+    if figures is not None and figures.ok_share is not None and figures.ok_share < 0.99:
+        return {"kind": "errors", "text": f"{100 * (1 - figures.ok_share):.1f} % errors"}
+    return {"kind": "ok", "text": "ok"}
+
+
+def _upload_failure(test: Test) -> str | None:
+    if hasattr(test, "latest_upload_status"):  # annotated by the list's query
+        status, error = test.latest_upload_status, getattr(test, "latest_upload_error", "")
+    else:
+        latest = Upload.objects.filter(test=test).order_by("-id").first()
+        status, error = (latest.status, latest.error) if latest else (None, "")
+    return (error or "the upload failed") if status == UploadStatus.FAILED else None
+
+
+def _has_figures(test: Test) -> bool:
+    try:
+        return test.figures is not None
+    except ObjectDoesNotExist:
+        return False
+
+
+def figures_of(test: Test) -> TestFigures | None:
+    return test.figures if _has_figures(test) else None

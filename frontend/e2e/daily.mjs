@@ -1,0 +1,423 @@
+/**
+ * Browser specs of daily use (issue #23), each run at 1440 px and at 390 px (a phone): managing a test from its
+ * report (edit, tags, delete, stop), notes on the timeline, the sortable list with its figures, colours by
+ * meaning, legends and units, exports (CSV, PNG/SVG, JSON), copy link, local time and UTC, failed uploads, the
+ * SPA's 404, one navigation everywhere and a layout without sideways scrolling. Same shape as specs.mjs.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { EVIL_METRIC, LONG_COMPONENT } from "./seed.mjs";
+
+const BOTH = [1440, 390];
+const TOKEN = process.env.E2E_TOKEN ?? "";
+// The seeded tests belong to the token's user; the browser logs in as that user to manage them.
+const OWNER = "e2e";
+const PASSWORD = "e2e-owner-Pa55word-not-secret";
+const EXPECTED_404 = /Failed to load resource: the server responded with a status of 404/;
+
+async function api(base, path, { method = "GET", body, token = false } = {}) {
+  const res = await fetch(base + path, {
+    method,
+    headers: {
+      Accept: "application/json",
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      ...(token ? { Authorization: `Token ${TOKEN}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function apiOk(base, path, options) {
+  const res = await api(base, path, options);
+  if (res.status >= 400) throw new Error(`${options?.method ?? "GET"} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+function projectRoot() {
+  for (const dir of [process.cwd(), join(process.cwd(), "..")]) if (existsSync(join(dir, "manage.py"))) return dir;
+  throw new Error(`manage.py not found from ${process.cwd()}`);
+}
+
+let passwordSet = false;
+/** Logs the browser in as the seeded tests' owner (a password is given to that token-only user once). */
+async function login(page, base, next = "/") {
+  if (!passwordSet) {
+    const root = projectRoot();
+    const code = `from django.contrib.auth.models import User; u = User.objects.get(username=${JSON.stringify(OWNER)}); u.set_password(${JSON.stringify(PASSWORD)}); u.save()`;
+    execFileSync(join(root, ".venv", "bin", "python"), ["manage.py", "shell", "-c", code], { cwd: root, stdio: "pipe" });
+    passwordSet = true;
+  }
+  await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
+  await page.getByLabel("Username").fill(OWNER);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith("/login")), page.getByRole("button", { name: "Log in" }).click()]);
+}
+
+/** The page never scrolls sideways: wide tables scroll inside their cards. */
+async function assertNoSidewaysScroll(page, what) {
+  const { scroll, width } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    width: window.innerWidth,
+  }));
+  assert.ok(scroll <= width + 1, `${what}: the page is ${scroll} px wide in a ${width} px window`);
+}
+
+async function drawn(page, atLeast = 1) {
+  await page.waitForFunction((n) => document.querySelectorAll('.chart[data-drawn="1"]').length >= n, atLeast, {
+    timeout: 20000,
+  });
+}
+
+/** Plotly's figure as drawn: the element keeps `data` and `layout`. */
+async function drawnFigure(page, chartName) {
+  return page.evaluate((name) => {
+    const el = document.querySelector(`.chart[data-chart="${name}"]`);
+    return el ? { data: el.data.map((t) => ({ name: t.name, line: t.line, fillcolor: t.fillcolor, x: t.x?.slice(0, 2) })), layout: el.layout } : null;
+  }, chartName);
+}
+
+async function download(page, click) {
+  const [file] = await Promise.all([page.waitForEvent("download"), click()]);
+  const path = await file.path();
+  return { name: file.suggestedFilename(), text: readFileSync(path, "utf8"), bytes: readFileSync(path) };
+}
+
+const shot = (shots, name, width) => `${shots}/${name}-${width}.png`;
+
+export const dailySpecs = [
+  {
+    name: "list: sortable, with q99, max RPS, imbalance, result, author, tags and no unnamed rows",
+    widths: BOTH,
+    async run({ page, base, seed, shots, width }) {
+      await apiOk(base, `/api/v1/tests/${seed.b.id}/`, { method: "PATCH", body: { tags: ["candidate", "release"] }, token: true });
+      await page.goto(`${base}/`);
+      await page.waitForSelector("table.tests tbody tr");
+      // Figures of a processed test are the API's.
+      const a = await apiOk(base, `/api/v1/tests/${seed.a.id}/`);
+      const row = page.locator(`tr[data-test="${seed.a.id}"]`);
+      assert.equal(await row.locator('[data-col="q99"]').textContent(), Number(a.q99_ms).toFixed(3));
+      assert.ok(a.max_rps > 0, "the API has the max RPS");
+      assert.match(await row.locator('[data-col="max_rps"]').textContent(), /^\d/);
+      assert.equal(await row.locator("[data-result]").getAttribute("data-result"), a.result.kind);
+      // The unnamed test: named by what it tested, its author the token's owner, no "(no name)" anywhere.
+      const unnamed = page.locator(`tr[data-test="${seed.unnamed.id}"]`);
+      assert.match(await unnamed.locator("td.name a").first().textContent(), /payments-gateway/);
+      assert.equal(await unnamed.locator("td.author").textContent(), OWNER);
+      assert.ok(!(await page.textContent("table.tests")).includes("(no name)"));
+      // The long component is clipped in its column, and the page does not scroll sideways.
+      const clipped = await unnamed.locator("td.component .clip").evaluate((el) => el.scrollWidth > el.clientWidth);
+      assert.ok(clipped, `the component ${LONG_COMPONENT} is clipped, not widening the table`);
+      await assertNoSidewaysScroll(page, "the list");
+      // The refused upload shows its reason in the list.
+      const refused = await apiOk(base, `/api/v1/tests/${seed.refused.id}/`);
+      const result = page.locator(`tr[data-test="${seed.refused.id}"] [data-result]`);
+      assert.equal(await result.getAttribute("data-result"), "failed");
+      assert.equal(await result.getAttribute("title"), refused.result.text);
+      assert.match(refused.result.text, /phout/, "the reason names what is wrong");
+      await page.screenshot({ path: shot(shots, "list", width), fullPage: true });
+      // Sorting by q99: highest first, as the API sorts it; the order is in the link.
+      await page.locator('button[data-sort="q99"]').click();
+      await page.waitForFunction(() => window.location.search.includes("ordering=-q99"));
+      const sorted = await apiOk(base, "/api/v1/tests/?ordering=-q99&page_size=50");
+      await page.waitForFunction(
+        (ids) => [...document.querySelectorAll("table.tests tbody tr")].map((r) => Number(r.dataset.test)).join() === ids.join(),
+        sorted.results.map((t) => t.id),
+      );
+      assert.equal(await page.getAttribute('th:has(button[data-sort="q99"])', "aria-sort"), "descending");
+      // A tag filters the list.
+      await page.locator(`tr[data-test="${seed.b.id}"] button.tag`, { hasText: "release" }).click();
+      await page.waitForFunction(() => window.location.search.includes("tag=release"));
+      await page.waitForFunction(
+        (id) => [...document.querySelectorAll("table.tests tbody tr")].map((r) => Number(r.dataset.test)).join() === String(id),
+        seed.b.id,
+      );
+    },
+  },
+  {
+    name: "report: the owner edits name, component, version and tags, then deletes the test",
+    widths: BOTH,
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, shots, width }) {
+      const made = await apiOk(base, "/api/v1/tests/", { method: "POST", body: { name: `to edit ${width}`, component: "e2e-scratch" }, token: true });
+      // Anonymous readers see no management buttons.
+      await page.goto(`${base}/${made.id}`);
+      await page.waitForSelector(".report-header h1");
+      assert.equal(await page.getByRole("button", { name: "Edit" }).count(), 0);
+      await login(page, base, `/${made.id}`);
+      await page.getByRole("button", { name: "Edit" }).click();
+      const form = page.getByRole("form", { name: "Edit the test" });
+      await form.getByLabel("Name").fill(`edited ${width}`);
+      await form.getByLabel("Component").fill("e2e-edited");
+      await form.getByLabel("Version").fill("9.9");
+      await form.getByLabel(/Tags/).fill("nightly, e2e-tag");
+      await form.getByLabel("Description").fill("changed from the report");
+      await page.screenshot({ path: shot(shots, "report-edit", width), fullPage: true });
+      await form.getByRole("button", { name: "Save" }).click();
+      await page.waitForFunction((w) => document.querySelector(".report-header h1")?.textContent?.includes(`edited ${w}`), width);
+      const saved = await apiOk(base, `/api/v1/tests/${made.id}/`);
+      assert.deepEqual(
+        [saved.name, saved.component, saved.version, saved.tags, saved.description],
+        [`edited ${width}`, "e2e-edited", "9.9", ["e2e-tag", "nightly"], "changed from the report"],
+      );
+      assert.equal(await page.locator('.tags a[href="/?tag=nightly"]').count(), 1);
+      await assertNoSidewaysScroll(page, "the report header");
+      page.once("dialog", (d) => d.accept());
+      await page.getByRole("button", { name: "Delete" }).click();
+      await page.waitForURL((u) => u.pathname === "/");
+      assert.equal((await api(base, `/api/v1/tests/${made.id}/`)).status, 404);
+    },
+  },
+  {
+    name: "report: notes mark a second on every time chart, as text",
+    widths: BOTH,
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots, width }) {
+      const t = seed.stream;
+      await login(page, base, `/${t.id}`);
+      await drawn(page, 3);
+      const when = t.first_ts + 20;
+      const text = `<a href="https://evil.example/">deploy ${width}</a>`;
+      const notes = page.locator("details.notes");
+      if (!(await notes.evaluate((el) => el.open))) await notes.locator("summary").click();
+      await page.locator('input[name="note-time"]').fill(new Date(when * 1000).toISOString().slice(0, 19).replace("T", " "));
+      await page.locator('input[name="note-text"]').fill(text);
+      await page.getByRole("button", { name: "Add note" }).click();
+      await page.waitForSelector(`.note-list li:has-text("deploy ${width}")`);
+      const stored = (await apiOk(base, `/api/v1/tests/${t.id}/notes`)).find((n) => n.text === text);
+      assert.equal(stored?.ts, when, "the note marks the chosen second");
+      // Every time chart of the overview shows it, as text: no link anywhere in the charts.
+      for (const name of ["Response time quantiles and RPS", "HTTP codes", "Net codes"]) {
+        await page.waitForFunction(
+          ([chart, w]) => {
+            const el = document.querySelector(`.chart[data-chart="${chart}"]`);
+            return (el?.layout?.annotations ?? []).some((a) => String(a.hovertext).includes(`deploy ${w}`));
+          },
+          [name, width],
+        );
+        const annotation = await page.evaluate(
+          ([chart, w]) => document.querySelector(`.chart[data-chart="${chart}"]`).layout.annotations.find((a) => String(a.hovertext).includes(`deploy ${w}`)).text,
+          [name, width],
+        );
+        assert.ok(annotation.startsWith("&lt;a href"), `escaped in ${name}: ${annotation}`);
+      }
+      assert.equal(await page.locator('.chart a[href*="evil.example"]').count(), 0, "no live link in a chart");
+      await page.screenshot({ path: shot(shots, "report-notes", width), fullPage: true });
+      // The monitoring metric named with HTML: its legend reads as text, and is no link either.
+      await page.getByRole("tab", { name: "Monitoring" }).click();
+      await drawn(page, 2);
+      const legends = await page.$$eval(".chart .legendtext", (els) => els.map((e) => e.textContent));
+      assert.ok(legends.some((l) => l.includes('<a href="https://evil.example/">evil</a>')), `legends: ${legends.join(" | ")}`);
+      assert.ok(EVIL_METRIC.includes("evil.example"));
+      assert.equal(await page.locator('.chart a[href*="evil.example"]').count(), 0, "the metric name is no live link");
+      // Memory in MiB/GiB, CPU in %, readable names.
+      const axes = await page.$$eval(".chart", (els) => els.map((e) => [e.dataset.chart, e.layout.yaxis.title.text]));
+      const memory = axes.find(([n]) => n.endsWith("memory"));
+      assert.ok(memory && ["MiB", "GiB"].includes(memory[1]), `memory axis: ${JSON.stringify(axes)}`);
+      assert.ok(legends.includes("user (all CPUs)"), "telegraf's cpu name is readable");
+      await page.screenshot({ path: shot(shots, "report-monitoring", width), fullPage: true });
+      // Clean up: the note's author deletes it.
+      await page.getByRole("tab", { name: "Overview" }).click();
+      if (!(await notes.evaluate((el) => el.open))) await notes.locator("summary").click();
+      await page.getByRole("button", { name: `Delete the note “${text}”` }).click();
+      await page.waitForFunction((w) => !document.body.textContent.includes(`deploy ${w}</a>`), width);
+    },
+  },
+  {
+    name: "report: an online test has a Stop button for its owner that asks the server and shows stopping",
+    widths: BOTH,
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots, width }) {
+      let posted = null;
+      // The stop endpoint lands with another change: until then its 404 is answered here as the contract says.
+      await page.route(`**/api/v1/tests/${seed.online.id}/stop`, async (route) => {
+        posted = route.request().method();
+        const real = await route.fetch();
+        if (real.status() === 404) {
+          await route.fulfill({ status: 202, contentType: "application/json", body: JSON.stringify({ id: seed.online.id, status: "stopping" }) });
+        } else {
+          await route.fulfill({ response: real });
+        }
+      });
+      await page.goto(`${base}/${seed.online.id}`);
+      await page.waitForSelector(".report-header h1");
+      assert.equal(await page.getByRole("button", { name: "Stop the test" }).count(), 0, "no Stop for anonymous readers");
+      await login(page, base, `/${seed.online.id}`);
+      const stop = page.getByRole("button", { name: "Stop the test" });
+      await stop.waitFor();
+      page.once("dialog", (d) => d.accept());
+      await stop.click();
+      await page.waitForSelector('button.stop[data-stop-state="stopping"]');
+      assert.equal(posted, "POST");
+      assert.match(await page.textContent(".actions"), /stopping/);
+      await page.screenshot({ path: shot(shots, "report-stopping", width) });
+    },
+  },
+  {
+    name: "tables: response-time intervals, HTTP meanings, CSV of every table",
+    widths: BOTH,
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots, width }) {
+      const t = seed.b;
+      const tables = await apiOk(base, `/api/v1/tests/${t.id}/tables?q=50,75,80,85,90,95,98,99,99.5,99.9,100`);
+      await page.goto(`${base}/${t.id}#tab=tables`);
+      await page.waitForSelector('table[data-table="intervals"] tbody tr');
+      const shown = await page.$$eval('table[data-table="intervals"] tbody tr', (rows) =>
+        rows.map((r) => [r.dataset.interval, Number(r.querySelector("[data-count]").dataset.count)]),
+      );
+      assert.deepEqual(shown, tables.intervals.map((r) => [`${r.from_ms}-${r.to_ms}`, r.count]));
+      const meaning = await page.textContent('table[data-table="http_codes"] tr[data-code="503"] td.meaning');
+      assert.equal(meaning, "Service Unavailable");
+      await assertNoSidewaysScroll(page, "the tables tab");
+      await page.screenshot({ path: shot(shots, "report-tables-daily", width), fullPage: true });
+      const csv = await download(page, () => page.getByRole("button", { name: "Download HTTP codes as CSV" }).click());
+      assert.match(csv.name, /\.csv$/);
+      const lines = csv.text.trim().split(/\r\n/);
+      assert.equal(lines[0], "code,meaning,count,percent");
+      const ok = tables.http_codes.find((r) => r.code === 200);
+      assert.ok(lines.includes(`200,OK,${ok.count},${ok.percent}`), lines.join(" | "));
+      for (const label of ["Cumulative quantiles", "Response time intervals", "Net codes", "Per case"]) {
+        const file = await download(page, () => page.getByRole("button", { name: new RegExp(`Download .*${label.split(" ")[0]}.* as CSV`, "i") }).first().click());
+        assert.ok(file.text.split(/\r\n/).length > 2, `${label} CSV has rows`);
+      }
+    },
+  },
+  {
+    name: "charts: colours by meaning, a legend and units on every chart, PNG/SVG/JSON export, empty charts say why",
+    widths: BOTH,
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots, width }) {
+      const colours = {};
+      for (const t of [seed.a, seed.b]) {
+        await page.goto(`${base}/${t.id}`);
+        await drawn(page, 3);
+        const fig = await drawnFigure(page, "HTTP codes");
+        colours[t.id] = Object.fromEntries(fig.data.map((d) => [d.name, d.line.color]));
+        for (const name of ["Response time quantiles and RPS", "HTTP codes", "Net codes"]) {
+          const f = await drawnFigure(page, name);
+          assert.equal(f.layout.showlegend, true, `${name} has a legend`);
+          assert.ok(f.layout.yaxis.title.text && f.layout.xaxis.title.text, `${name} has units on its axes`);
+        }
+      }
+      // 200 is green, 404 orange and 503 red on both tests, whatever other codes each had
+      // (analytics/figures_colors.py: their fixed shades).
+      for (const id of [seed.a.id, seed.b.id]) {
+        assert.equal(colours[id]["200"], "#2ca02c");
+        assert.equal(colours[id]["404"], "#ff7f0e");
+        assert.equal(colours[id]["503"], "#a50f15");
+      }
+      assert.deepEqual(colours[seed.a.id], colours[seed.b.id]);
+      const q = await drawnFigure(page, "Response time quantiles and RPS");
+      assert.equal(q.layout.yaxis2.title.text, "responses/s", "no 'instances' on the right axis of a phout upload");
+      // Exports: Plotly's own image export, and the figure as JSON.
+      const svg = await download(page, () => page.getByRole("button", { name: "Download HTTP codes as SVG" }).click());
+      assert.match(svg.name, /\.svg$/);
+      assert.match(svg.text, /<svg/);
+      const png = await download(page, () => page.getByRole("button", { name: "Download HTTP codes as PNG" }).click());
+      assert.match(png.name, /\.png$/);
+      assert.equal(png.bytes.subarray(1, 4).toString(), "PNG");
+      const json = await download(page, () => page.getByRole("button", { name: "Download HTTP codes as JSON" }).click());
+      assert.ok(Array.isArray(JSON.parse(json.text).data));
+      await page.screenshot({ path: shot(shots, "report-overview-daily", width), fullPage: true });
+      for (const [i, name] of ["quantiles", "http-codes"].entries()) {
+        await page.locator(".chart-box").nth(i).screenshot({ path: shot(shots, `chart-${name}`, width) });
+      }
+      // Extended: a phout upload has no instances, so that chart is replaced by a line saying so.
+      await page.getByRole("tab", { name: "Extended analysis" }).click();
+      const empty = page.locator('[data-empty-chart="Instances and RPS"]');
+      await empty.waitFor();
+      assert.match(await empty.textContent(), /no instances/);
+      await drawn(page, 3);
+      await assertNoSidewaysScroll(page, "the extended tab");
+      await page.screenshot({ path: shot(shots, "report-extended", width), fullPage: true });
+    },
+  },
+  {
+    name: "time: local by default, a UTC switch kept across pages, copy link",
+    widths: BOTH,
+    allowErrors: [EXPECTED_404],
+    context: { timezoneId: "Asia/Kolkata", permissions: ["clipboard-read", "clipboard-write"] },
+    async run({ page, base, seed, shots, width }) {
+      const t = seed.a;
+      await page.goto(`${base}/${t.id}`);
+      await drawn(page, 3);
+      const start = () => page.textContent('.field:has(dt:text("Start")) dd');
+      const local = new Date((t.first_ts + 5.5 * 3600) * 1000).toISOString().slice(0, 19).replace("T", " ");
+      assert.equal(await start(), local, "the start in India's time");
+      assert.equal((await drawnFigure(page, "HTTP codes")).layout.xaxis.title.text, "time, local (UTC+5:30)");
+      const firstX = (await drawnFigure(page, "HTTP codes")).data[0].x[0];
+      await page.getByRole("button", { name: /Times shown in local time/ }).click();
+      const utc = new Date(t.first_ts * 1000).toISOString().slice(0, 19).replace("T", " ");
+      await page.waitForFunction((v) => document.querySelector('.field dd')?.closest(".fields")?.textContent?.includes(v), utc);
+      assert.equal(await start(), utc);
+      await page.waitForFunction(() => document.querySelector('.chart[data-chart="HTTP codes"]')?.layout?.xaxis?.title?.text === "time, UTC");
+      const utcX = (await drawnFigure(page, "HTTP codes")).data[0].x[0];
+      assert.equal(firstX - utcX, 5.5 * 3600 * 1000, "the chart's points moved by the offset");
+      await page.reload();
+      await drawn(page, 3);
+      assert.equal(await start(), utc, "the choice is kept");
+      await page.screenshot({ path: shot(shots, "report-utc", width) });
+      await page.getByRole("button", { name: "Copy link" }).click();
+      await page.waitForSelector('.copied:text("Link copied")');
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), page.url());
+    },
+  },
+  {
+    name: "a refused upload says why on the report, never 'refreshes by itself'",
+    widths: BOTH,
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots, width }) {
+      const uploads = await apiOk(base, `/api/v1/tests/${seed.refused.id}/uploads/`);
+      const reason = (Array.isArray(uploads) ? uploads : uploads.results ?? uploads.uploads)[0].error;
+      assert.ok(reason, "the upload has a reason");
+      await page.goto(`${base}/${seed.refused.id}`);
+      await page.waitForSelector('[data-upload-failed="1"], .state.error');
+      const text = await page.textContent("main");
+      assert.ok(text.includes(reason.slice(0, 40)), `the reason is shown: ${reason}`);
+      assert.ok(!text.includes("refreshes by itself"));
+      await page.screenshot({ path: shot(shots, "report-refused", width), fullPage: true });
+    },
+  },
+  {
+    name: "navigation: one header everywhere, an SPA 404, offline API docs, no sideways scrolling",
+    widths: BOTH,
+    allowErrors: [EXPECTED_404, /status of 404/],
+    async run({ page, base, seed, shots, width }) {
+      const external = [];
+      page.on("request", (r) => {
+        if (!r.url().startsWith(base)) external.push(r.url());
+      });
+      const response = await page.goto(`${base}/no/such/page`);
+      assert.equal(response.status(), 404);
+      await page.waitForSelector('[data-page="not-found"]');
+      await page.screenshot({ path: shot(shots, "not-found", width) });
+      for (const path of ["/no/such/page", "/login", "/tokens", `/${seed.a.id}`, "/"]) {
+        await page.goto(base + path);
+        const nav = page.getByRole("navigation", { name: "Main" });
+        await nav.waitFor();
+        for (const link of ["Tests", "API tokens", "API docs"]) {
+          assert.equal(await nav.getByRole("link", { name: link }).count(), 1, `${path}: ${link}`);
+        }
+        // The header is one or two short rows, never a tall wrapped block.
+        const height = await page.$eval(".topbar", (el) => el.getBoundingClientRect().height);
+        assert.ok(height < (width < 600 ? 80 : 50), `${path}: header ${height} px tall`);
+        await assertNoSidewaysScroll(page, path);
+        if (path === "/login") await page.screenshot({ path: shot(shots, "login", width) });
+      }
+      await page.goto(`${base}/${seed.a.id}`);
+      const tabs = page.getByRole("tablist");
+      const lastTab = page.getByRole("tab", { name: "Config" });
+      await lastTab.scrollIntoViewIfNeeded();
+      await lastTab.click();
+      assert.equal(await lastTab.getAttribute("aria-selected"), "true");
+      assert.ok(await tabs.isVisible());
+      await page.goto(`${base}/api/docs/`);
+      await page.waitForSelector(".swagger-ui .opblock", { timeout: 20000 });
+      assert.deepEqual(external, [], "the docs load nothing from outside");
+      await page.screenshot({ path: shot(shots, "api-docs", width) });
+    },
+  },
+];
