@@ -45,7 +45,7 @@ def _upload_or_404(test: Test, upload_id: int) -> Upload:
 PHOUT_TEXT = {
     "type": "string",
     "pattern": r"^([0-9]{10}\.[0-9]{3}\t[a-z_]{0,8}(\t[0-9]{1,6}){8}\t[0-9]{1,3}\t[0-9]{3}\n){1,20}$",
-    "description": "a result file (phout of Phantom, Pandora, BFG shown; JMeter, k6, Gatling, Locust taken too), plain or gzip",
+    "description": "a result file (phout shown; JMeter, k6, Gatling, Locust taken too), plain or gzip",
 }
 
 
