@@ -32,6 +32,8 @@ INSTALLED_APPS = [
     "backend.reports",
     "backend.compare",
     "backend.diagnosis",
+    "backend.regressions",
+    "backend.notify",
     "backend.accounts",
     "backend.sharing",
     "backend.web",
@@ -116,6 +118,8 @@ CELERY_TASK_ROUTES = {
     "backend.reports.tasks.postprocess_test": {"queue": "analysis"},
     "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
     "backend.compare.tasks.compute_comparison": {"queue": "analysis"},
+    "backend.notify.tasks.notify_test": {"queue": "default"},
+    "backend.notify.tasks.deliver": {"queue": "default"},
 }
 CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
@@ -190,6 +194,14 @@ TANKODROM_MAX_BODY_BYTES = env.get_int("TANKODROM_MAX_BODY_BYTES", 32 * 1024 * 1
 TANKODROM_MAX_UPLOAD_BYTES = env.get_int("TANKODROM_MAX_UPLOAD_BYTES", 50 * 1024**3)
 TANKODROM_UPLOAD_ABANDON_S = env.get_int("TANKODROM_UPLOAD_ABANDON_S", 24 * 3600)
 DATA_UPLOAD_MAX_MEMORY_SIZE = TANKODROM_MAX_BODY_BYTES
+
+# Notifications (backend/notify): targets' secrets are encrypted with a key derived from this (or SECRET_KEY);
+# a delivery waits this long for an answer, and one that fails is retried with backoff × 2^attempt.
+TANKODROM_NOTIFY_KEY = env.get_str("TANKODROM_NOTIFY_KEY", "")
+TANKODROM_NOTIFY_TIMEOUT_S = env.get_int("TANKODROM_NOTIFY_TIMEOUT_S", 10)
+TANKODROM_NOTIFY_RETRIES = env.get_int("TANKODROM_NOTIFY_RETRIES", 6)
+TANKODROM_NOTIFY_BACKOFF_S = env.get_int("TANKODROM_NOTIFY_BACKOFF_S", 30)
+TANKODROM_TELEGRAM_API_URL = env.get_str("TANKODROM_TELEGRAM_API_URL", "https://api.telegram.org")
 
 LOGGING = {
     "version": 1,

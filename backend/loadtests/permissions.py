@@ -34,3 +34,10 @@ def can_write(user: Any, test: Test) -> bool:
 
 def can_create(user: Any) -> bool:
     return _is_authenticated(user)
+
+
+def can_manage_component(user: Any, component: str) -> bool:
+    """Baseline, KPIs, thresholds and subscriptions of a component: staff, or an owner of one of its tests."""
+    if not _is_authenticated(user) or not component:
+        return False
+    return bool(user.is_staff) or Test.objects.filter(component=component, owner_id=user.pk).exists()
