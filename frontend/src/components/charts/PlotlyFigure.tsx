@@ -33,6 +33,8 @@ export interface PlotlyFigureProps {
   /** Called with the new x range when the user zooms (numbers or date strings, as the axis has them). */
   onXRange?: (start: unknown, end: unknown) => void;
   marks?: ChartMark[];
+  /** Called with the clicked point's `customdata` (the dashboard's points carry their test id). */
+  onPointClick?: (customdata: unknown) => void;
 }
 
 function hasPoints(figure: PlotlyFigureJson): boolean {
@@ -45,11 +47,13 @@ function hasPoints(figure: PlotlyFigureJson): boolean {
   });
 }
 
-export function PlotlyFigure({ figure, name, height = 380, onXRange, marks }: PlotlyFigureProps) {
+export function PlotlyFigure({ figure, name, height = 380, onXRange, marks, onPointClick }: PlotlyFigureProps) {
   const ref = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState<string | null>(null);
   const onXRangeRef = useRef(onXRange);
   onXRangeRef.current = onXRange;
+  const onPointClickRef = useRef(onPointClick);
+  onPointClickRef.current = onPointClick;
   const empty = !hasPoints(figure);
   // A stable dependency for the effect: the marks' content, not the array's identity.
   const marksKey = JSON.stringify(marks ?? []);
@@ -102,6 +106,11 @@ export function PlotlyFigure({ figure, name, height = 380, onXRange, marks }: Pl
           const start = ev["xaxis.range[0]"];
           const end = ev["xaxis.range[1]"];
           if (start !== undefined && end !== undefined) onXRangeRef.current?.(start, end);
+        });
+        plot.removeAllListeners?.("plotly_click");
+        plot.on("plotly_click", (ev) => {
+          const point = (ev as { points?: { customdata?: unknown }[] }).points?.[0];
+          if (point?.customdata !== undefined) onPointClickRef.current?.(point.customdata);
         });
       })
       .catch((e: unknown) => {
