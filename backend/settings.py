@@ -120,6 +120,7 @@ CELERY_TASK_ROUTES = {
     "backend.compare.tasks.compute_comparison": {"queue": "analysis"},
     "backend.notify.tasks.notify_test": {"queue": "default"},
     "backend.notify.tasks.deliver": {"queue": "default"},
+    "backend.notify.tasks.announce_failures": {"queue": "default"},
 }
 CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
@@ -138,6 +139,11 @@ CELERY_BEAT_SCHEDULE = {
     "uploads-expire-abandoned": {
         "task": "backend.uploads.tasks.expire_abandoned_uploads",
         "schedule": 600.0,
+        "options": {"queue": "default"},
+    },
+    "notify-announce-failures": {
+        "task": "backend.notify.tasks.announce_failures",
+        "schedule": 120.0,
         "options": {"queue": "default"},
     },
 }

@@ -9,6 +9,7 @@ unique per (target, test, event), so a second run queues nothing new.
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -35,12 +36,19 @@ def judge(test: Test) -> dict[str, Any] | None:
         return {"pass": True, "reasons": [], "notes": [exc.message]}
 
 
+def tank_failed(test: Test) -> bool:
+    """The tank ended the run with an error (autostop, a crash): its data is there, but the test failed."""
+    return test.exit_code is not None and test.exit_code != 0
+
+
 def events_of(test: Test, verdict: dict[str, Any] | None) -> list[str]:
     if test.status == TestStatus.FAILED:
         return [Event.TEST_FAILED]
     events: list[str] = [Event.TEST_FINISHED]
     if verdict is not None and not verdict.get("pass", True):
         events.append(Event.REGRESSION_FOUND)
+    if tank_failed(test):
+        events.append(Event.TEST_FAILED)
     return events
 
 
@@ -51,7 +59,10 @@ def message_of(test: Test, event: str, verdict: dict[str, Any] | None) -> dict[s
     reasons = list(verdict.get("reasons", [])) if verdict else []
     if event == Event.TEST_FAILED:
         title = f"Test {name}{where} failed"
-        lines = [test.error[:500]] if test.error else ["the test failed"]
+        if test.status == TestStatus.FAILED:
+            lines = [test.error[:500]] if test.error else ["the test failed"]
+        else:
+            lines = [f"the tank ended it with exit code {test.exit_code}: {test.exit_reason or 'an error'}"]
     elif event == Event.REGRESSION_FOUND:
         title = f"Regression in {test.component}: test {name}"
         lines = reasons
@@ -100,7 +111,8 @@ def queue_for_test(test_id: int) -> list[int]:
     has_subs = bool(test.component) and Subscription.objects.filter(component=test.component).exists()
     if not has_subs and not test.notify:
         return []
-    verdict = judge(test)
+    # A failed test has no figures to judge: it is news as it is.
+    verdict = None if test.status == TestStatus.FAILED else judge(test)
     created: list[int] = []
     for target, event, via in _recipients(test, events_of(test, verdict)):
         try:
@@ -117,6 +129,17 @@ def queue_for_test(test_id: int) -> list[int]:
             continue  # already queued by an earlier run
         created.append(int(delivery.pk))
     return created
+
+
+def unannounced_failures(since: datetime, limit: int = 200) -> list[int]:
+    """Failed tests (an upload that failed never reaches the diagnosis) not yet announced as failed."""
+    query = (
+        Test.objects.filter(status=TestStatus.FAILED, created_at__gte=since)
+        .exclude(notify_deliveries__event=Event.TEST_FAILED)
+        .order_by("-id")
+        .values_list("pk", flat=True)
+    )
+    return [int(pk) for pk in query[:limit]]
 
 
 def attempt(delivery_id: int) -> tuple[str, bool]:

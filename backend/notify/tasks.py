@@ -9,10 +9,12 @@ delivery is marked failed; a sent delivery is never sent again.
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
 from django.conf import settings
+from django.utils import timezone
 
 from backend.notify import service
 from backend.notify.models import DeliveryStatus
@@ -30,6 +32,16 @@ def notify_test(test_id: int) -> list[int]:
     created = service.queue_for_test(test_id)
     for delivery_id in created:
         deliver.delay(delivery_id)
+    return created
+
+
+@shared_task(name="backend.notify.tasks.announce_failures", ignore_result=True)
+def announce_failures() -> list[int]:
+    """Periodic (beat): failed tests of the last day that no diagnosis announced (a phout upload that failed)."""
+    since = timezone.now() - timedelta(days=1)
+    created: list[int] = []
+    for test_id in service.unannounced_failures(since):
+        created.extend(notify_test(test_id))
     return created
 
 

@@ -9,6 +9,7 @@ import { readFileSync, mkdirSync } from "node:fs";
 import { chromium } from "playwright-core";
 import { specs } from "./specs.mjs";
 import { tokenSpecs } from "./tokens.load.mjs";
+import { regressionSpecs } from "./regressions.specs.mjs";
 import { bundleSizes } from "./measure.mjs";
 
 const BASE = process.env.E2E_BASE_URL ?? "http://127.0.0.1:8765";
@@ -38,7 +39,7 @@ const figures = {};
 let passed = 0;
 let failed = 0;
 try {
-  for (const spec of [...specs, ...tokenSpecs]) {
+  for (const spec of [...specs, ...tokenSpecs, ...regressionSpecs]) {
     if (ONLY && !spec.name.includes(ONLY)) continue;
     if (spec.skip?.(SEED)) {
       console.log(`  skip ${spec.name}`);

@@ -200,3 +200,27 @@ def test_a_private_test_is_not_sent_to_someone_who_may_not_read_it(owner: User, 
     assert service.queue_for_test(private.pk) == []
     assert len(service.queue_for_test(public.pk)) == 1
     assert Subscription.objects.count() == 1
+
+
+def test_a_tank_run_ended_by_an_error_is_announced_as_failed_too(owner: User, owner_api: APIClient) -> None:
+    make_target(owner_api, kind="slack", name="mine", url=down_url())
+    test = Test.objects.create(
+        owner=owner, status=TestStatus.READY, exit_code=21, exit_reason="autostop: time", notify=["owner"]
+    )
+    service.queue_for_test(test.pk)
+    events = dict(Delivery.objects.values_list("event", "message"))
+    assert set(events) == {"test_finished", "test_failed"}
+    assert events["test_failed"]["lines"] == ["the tank ended it with exit code 21: autostop: time"]
+
+
+def test_failed_uploads_are_announced_by_the_periodic_sweep_once(owner: User, owner_api: APIClient) -> None:
+    failed = Test.objects.create(owner=owner, status=TestStatus.FAILED, error="not a phout", notify=["owner"])
+    Test.objects.create(owner=owner, status=TestStatus.READY, notify=["owner"])  # not the sweep's business
+    with Receiver() as rx:
+        make_target(owner_api, kind="slack", name="mine", url=f"{rx.url}/mine")
+        first = tasks.announce_failures.apply().get()
+        assert len(first) == 1
+        assert tasks.announce_failures.apply().get() == []
+        assert len(rx.got) == 1
+    assert rx.got[0].json()["text"].startswith(f"Test #{failed.pk} failed")
+    assert Delivery.objects.get(pk=first[0]).test_id == failed.pk

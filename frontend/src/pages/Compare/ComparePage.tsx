@@ -71,6 +71,7 @@ function CodeDiff({
       {rows.length === 0 ? (
         <Empty>No codes.</Empty>
       ) : (
+        <div className="scroll-x">
         <table className="data" data-table={title}>
           <thead>
             <tr>
@@ -105,6 +106,7 @@ function CodeDiff({
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </section>
   );
