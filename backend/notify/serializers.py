@@ -7,10 +7,9 @@ from typing import Any
 from rest_framework import serializers
 
 from backend.notify.models import Event, TargetKind
+from backend.regressions.serializers import ErrorSerializer
 
-
-class ErrorSerializer(serializers.Serializer[Any]):
-    error = serializers.CharField()
+__all__ = ["ErrorSerializer"]
 
 
 class TargetCreateSerializer(serializers.Serializer[Any]):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
-from rest_framework.exceptions import NotAuthenticated, NotFound, ValidationError
+from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,9 +14,9 @@ from rest_framework.views import APIView
 from backend.notify import actions, channels
 from backend.notify import serializers as s
 from backend.notify.models import Delivery, Subscription, Target
-from backend.regressions.views import component_name
+from backend.regressions.views import component_name, require_manager
 
-ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 404: s.ErrorSerializer}
+ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer}
 DELIVERY_LOG = 50
 
 
@@ -39,9 +39,10 @@ def target_json(target: Target) -> dict[str, Any]:
 
 
 def _own_target(user: Any, target_id: int) -> Target:
+    # Missing and someone else's answer alike: the ids of others' targets are not disclosed.
     target = Target.objects.filter(pk=target_id, owner=user).first()
     if target is None:
-        raise NotFound(f"target {target_id} not found")
+        raise PermissionDenied(f"target {target_id} is not one of yours")
     return target
 
 
@@ -95,11 +96,13 @@ class SubscriptionsView(APIView):
     @extend_schema(
         request=s.SubscriptionCreateSerializer,
         responses={201: s.SubscriptionSerializer, **ERRORS},
-        summary="Send a component's events (test_finished, regression_found, test_failed) to one of your targets",
+        summary="Send a component's events (test_finished, regression_found, test_failed) to one of your targets "
+        "(staff and owners of the component's tests)",
     )
     def post(self, request: Request, name: str) -> Response:
         component = component_name(name)
         user = _user(request)
+        require_manager(request, component)
         body = s.SubscriptionCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         target = _own_target(user, int(body.validated_data["target"]))
@@ -117,7 +120,7 @@ class SubscriptionDetailView(APIView):
         user = _user(request)
         sub = Subscription.objects.filter(pk=sub_id, component=component, target__owner=user).first()
         if sub is None:
-            raise NotFound(f"subscription {sub_id} not found")
+            raise PermissionDenied(f"subscription {sub_id} is not one of yours")
         sub.delete()
         return Response(status=204)
 

@@ -38,9 +38,17 @@ def test_targets_subscriptions_and_deliveries_are_each_users_own(
     assert anon_api.get("/api/v1/components/api/deliveries/").status_code == 401
     mine = owner_api.post("/api/v1/notify/targets/", {"kind": "slack", "name": "m", "url": "http://a/b"}).json()
     assert other_api.get("/api/v1/notify/targets/").json() == []
-    assert other_api.delete(f"/api/v1/notify/targets/{mine['id']}/").status_code == 404
+    assert other_api.delete(f"/api/v1/notify/targets/{mine['id']}/").status_code == 403
+    assert other_api.delete(f"/api/v1/notify/targets/{10**9}/").status_code == 403  # missing looks the same
+    Test.objects.create(owner=User.objects.get(username="other"), component="api")
     stolen = other_api.post("/api/v1/components/api/subscriptions/", {"target": mine["id"], "events": ["test_failed"]})
-    assert stolen.status_code == 404
+    assert stolen.status_code == 403 and stolen.json()["error"] == f"target {mine['id']} is not one of yours"
+    # Subscribing needs a say in the component: staff, or an owner of one of its tests.
+    Test.objects.create(owner=owner, component="api")
+    outsider = owner_api.post(
+        "/api/v1/components/web/subscriptions/", {"target": mine["id"], "events": ["test_failed"]}, format="json"
+    )
+    assert outsider.status_code == 403
     bad_event = owner_api.post(
         "/api/v1/components/api/subscriptions/", {"target": mine["id"], "events": ["exploded"]}, format="json"
     )
@@ -57,6 +65,6 @@ def test_targets_subscriptions_and_deliveries_are_each_users_own(
     )
     assert len(owner_api.get("/api/v1/components/api/deliveries/").json()) == 1
     assert other_api.get("/api/v1/components/api/deliveries/").json() == []
-    assert other_api.delete(f"/api/v1/components/api/subscriptions/{sub.json()['id']}/").status_code == 404
+    assert other_api.delete(f"/api/v1/components/api/subscriptions/{sub.json()['id']}/").status_code == 403
     assert owner_api.delete(f"/api/v1/components/api/subscriptions/{sub.json()['id']}/").status_code == 204
     assert owner_api.delete(f"/api/v1/notify/targets/{mine['id']}/").status_code == 204

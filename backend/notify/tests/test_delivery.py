@@ -189,6 +189,7 @@ def test_a_failed_test_is_announced_as_failed(owner: User, owner_api: APIClient)
 
 def test_a_private_test_is_not_sent_to_someone_who_may_not_read_it(owner: User, other_api: APIClient) -> None:
     target = make_target(other_api, kind="slack", name="other's", url=down_url())
+    Test.objects.create(owner=User.objects.get(username="other"), component="api")  # a say in the component
     subscribed = other_api.post(
         "/api/v1/components/api/subscriptions/",
         {"target": target["id"], "events": ["test_failed"]},
