@@ -1,6 +1,7 @@
 """What each kind of target receives, and sending it: one HTTP POST per delivery.
 
-Slack, Mattermost and Rocket.Chat share the incoming-webhook payload `{"text": ...}`; Teams takes a MessageCard;
+Slack, Mattermost and Rocket.Chat share the incoming-webhook payload `{"text": ...}`; Teams' incoming webhook
+(Office 365 connector) takes a MessageCard, its Workflows webhook a message with an Adaptive Card;
 Telegram the Bot API's sendMessage (its base URL is a setting, so tests point it at a local receiver); the generic
 webhook gets the message as JSON with an HMAC-SHA256 signature of the body in `X-Tankodrom-Signature`. The report
 link stands on a line of its own so chats unfurl it. Redirects are not followed: a target answers for itself.
@@ -87,6 +88,26 @@ def build_request(target: Target, message: dict[str, Any], delivery_id: int) -> 
             "text": "\n\n".join([*message.get("lines", []), message["url"]]),
             "potentialAction": [
                 {"@type": "OpenUri", "name": "Open the report", "targets": [{"os": "default", "uri": message["url"]}]}
+            ],
+        }
+        url = address
+    elif target.kind == TargetKind.TEAMS_WORKFLOW:
+        # Teams' Workflows ("when a webhook request is received") post the Adaptive Cards of a message's attachments.
+        card = {
+            "type": "AdaptiveCard",
+            "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+            "version": "1.4",
+            "body": [
+                {"type": "TextBlock", "text": message["title"], "weight": "Bolder", "wrap": True},
+                *({"type": "TextBlock", "text": line, "wrap": True} for line in message.get("lines", [])),
+                {"type": "TextBlock", "text": message["url"], "wrap": True},
+            ],
+            "actions": [{"type": "Action.OpenUrl", "title": "Open the report", "url": message["url"]}],
+        }
+        payload = {
+            "type": "message",
+            "attachments": [
+                {"contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": None, "content": card}
             ],
         }
         url = address

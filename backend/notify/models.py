@@ -14,7 +14,8 @@ from backend.loadtests.models import Test
 
 class TargetKind(models.TextChoices):
     SLACK = "slack", "Slack-compatible incoming webhook (Slack, Mattermost, Rocket.Chat)"
-    TEAMS = "teams", "Microsoft Teams incoming webhook"
+    TEAMS = "teams", "Microsoft Teams incoming webhook (Office 365 connector: MessageCard)"
+    TEAMS_WORKFLOW = "teams_workflow", "Microsoft Teams Workflows webhook (Adaptive Card)"
     TELEGRAM = "telegram", "Telegram bot"
     WEBHOOK = "webhook", "Signed JSON webhook (HMAC-SHA256)"
 

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from backend.notify import service
+from backend.regressions import kpis
 from backend.notify.models import DeliveryStatus
 
 log = logging.getLogger(__name__)
@@ -29,6 +30,8 @@ def backoff_s(retries: int) -> float:
 
 @shared_task(name="backend.notify.tasks.notify_test", ignore_result=True)
 def notify_test(test_id: int) -> list[int]:
+    # The last step of a test's post-processing: its KPIs go into the cache for the dashboard first.
+    kpis.warm(test_id)
     created = service.queue_for_test(test_id)
     for delivery_id in created:
         deliver.delay(delivery_id)

@@ -17,7 +17,7 @@ from analytics.regressions import KpiConfig, default_configs, parse_kpis, quanti
 from backend.compare.service import data_version
 from backend.diagnosis.models import TestAnalysis
 from backend.diagnosis.service import is_current
-from backend.loadtests.models import Test
+from backend.loadtests.models import Test, TestStatus
 from backend.regressions.models import ComponentKpis
 from backend.reports import service as reports
 from backend.reports.window import Window
@@ -68,3 +68,11 @@ def values_of(test: Test, configs: list[KpiConfig], analysis: TestAnalysis | Non
         value = values.get(config.spec.key)
         out[config.spec.key] = float(value) if value is not None and math.isfinite(value) else None
     return out
+
+
+def warm(test_id: int) -> None:
+    """Compute a finished test's KPI values into the cache, so its component's dashboard does not wait for them."""
+    test = Test.objects.filter(pk=test_id).first()
+    if test is None or not test.component or test.status != TestStatus.READY:
+        return
+    values_of(test, configs_of(test.component)[0])

@@ -70,9 +70,10 @@ def test_each_kind_of_target_gets_its_payload_with_the_report_link(
         settings.TANKODROM_TELEGRAM_API_URL = f"{rx.url}/tg"
         slack = make_target(owner_api, kind="slack", name="team chat", url=f"{rx.url}/slack")
         teams = make_target(owner_api, kind="teams", name="teams", url=f"{rx.url}/teams")
+        flow = make_target(owner_api, kind="teams_workflow", name="flow", url=f"{rx.url}/flow")
         telegram = make_target(owner_api, kind="telegram", name="tg", token=BOT_TOKEN, chat_id="-100123")
         hook = make_target(owner_api, kind="webhook", name="ci", url=f"{rx.url}/hook")
-        for target in (slack, teams, telegram, hook):
+        for target in (slack, teams, flow, telegram, hook):
             delivery = delivery_to(target["id"], owner)
             assert tasks.deliver.apply(args=(delivery.pk,)).get() == "sent"
         by_path = {r.path: r for r in rx.got}
@@ -84,6 +85,10 @@ def test_each_kind_of_target_gets_its_payload_with_the_report_link(
     card = by_path["/teams"].json()
     assert card["@type"] == "MessageCard" and card["title"] == MESSAGE["title"]
     assert card["potentialAction"][0]["targets"][0]["uri"] == MESSAGE["url"]
+    flow_card = by_path["/flow"].json()["attachments"][0]
+    assert flow_card["contentType"] == "application/vnd.microsoft.card.adaptive"
+    assert flow_card["content"]["actions"][0]["url"] == MESSAGE["url"]
+    assert flow_card["content"]["body"][0]["text"] == MESSAGE["title"]
     tg = by_path[f"/tg/bot{BOT_TOKEN}/sendMessage"].json()
     assert tg["chat_id"] == "-100123" and tg["text"].endswith(MESSAGE["url"])
     signed = by_path["/hook"]
@@ -91,7 +96,7 @@ def test_each_kind_of_target_gets_its_payload_with_the_report_link(
     assert signed.headers["X-Tankodrom-Signature"] == f"sha256={expected}"
     assert signed.headers["X-Tankodrom-Event"] == "regression_found"
     assert signed.json()["url"] == MESSAGE["url"] and signed.json()["lines"] == MESSAGE["lines"]
-    assert Delivery.objects.filter(status=DeliveryStatus.SENT).count() == 4
+    assert Delivery.objects.filter(status=DeliveryStatus.SENT).count() == 5
 
 
 def test_a_receiver_answering_500_is_retried_with_exponential_backoff(

@@ -133,3 +133,26 @@ def test_check_answers_409_while_the_test_is_processed_and_hides_private_tests(
     assert hidden.json()["error"] == f"test {private.pk} not found"
     wrong = owner_api.get(f"/api/v1/components/web/check/{running.pk}")
     assert wrong.status_code == 400
+
+
+def test_kpis_are_warmed_after_the_post_processing_and_follow_a_new_upload(
+    upload_test: Upload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from backend.notify.tasks import notify_test
+    from backend.regressions import kpis
+
+    test = upload_test("api", seed=1)
+    notify_test(test.pk)  # what the diagnosis queues last; nobody subscribed, so it only warms the cache
+    configs, _ = kpis.configs_of("api")
+
+    def no_summary(*args: Any) -> Any:
+        raise AssertionError("the summary was computed again")
+
+    monkeypatch.setattr(kpis.reports, "summary", no_summary)
+    warm = kpis.values_of(test, configs)
+    assert warm["q99"] is not None and warm["max_rps"] is not None
+    # A new active upload is a new data version: the cached values are not served for it.
+    Test.objects.filter(pk=test.pk).update(last_ts=(test.last_ts or 0) + 1)
+    test.refresh_from_db()
+    with pytest.raises(AssertionError, match="computed again"):
+        kpis.values_of(test, configs)
