@@ -17,8 +17,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from backend.notify import service
-from backend.regressions import kpis
 from backend.notify.models import DeliveryStatus
+from backend.regressions import kpis
 
 log = logging.getLogger(__name__)
 

@@ -148,7 +148,7 @@ def test_kpis_are_warmed_after_the_post_processing_and_follow_a_new_upload(
     def no_summary(*args: Any) -> Any:
         raise AssertionError("the summary was computed again")
 
-    monkeypatch.setattr(kpis.reports, "summary", no_summary)
+    monkeypatch.setattr("backend.reports.service.summary", no_summary)
     warm = kpis.values_of(test, configs)
     assert warm["q99"] is not None and warm["max_rps"] is not None
     # A new active upload is a new data version: the cached values are not served for it.
