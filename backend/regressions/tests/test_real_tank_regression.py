@@ -109,13 +109,14 @@ def test_a_real_tank_run_that_regresses_fails_the_gate_and_is_announced(
         assert http.post(f"{live.url}/api/v1/notify/targets/", json=mine).status_code == 201
         hook = {"kind": "webhook", "name": "release channel", "url": f"{rx.url}/hook", "for_tank_notify": False}
         hook_id = http.post(f"{live.url}/api/v1/notify/targets/", json=hook).json()["id"]
-        sub = http.post(f"{api}/subscriptions/", json={"target": hook_id, "events": ["regression_found"]})
-        assert sub.status_code == 201
 
         good = shoot(live, slowable_target, tank_venv, tmp_path / "good", token, user.username)
         wait_for(
             "the first run's post-processing", lambda: Test.objects.get(pk=good).status == TestStatus.READY, worker
         )
+        # Owning a test of the component gives a say in it: its subscriptions, baseline and KPIs.
+        sub = http.post(f"{api}/subscriptions/", json={"target": hook_id, "events": ["regression_found"]})
+        assert sub.status_code == 201
         assert http.post(f"{api}/baseline", json={"test": good}).status_code == 200
         kpis = {"kpis": [{"kpi": "q99", "threshold": {"kind": "relative", "value": 50}}, {"kpi": "max_rps"}]}
         assert http.put(f"{api}/kpis", json=kpis).status_code == 200
