@@ -142,4 +142,6 @@ def send(request: Request) -> int:
     if 200 <= code < 300:
         return code
     retryable = code >= 500 or code in (408, 429)
-    raise DeliveryError(f"HTTP {code}: {response.text[:200]}", retryable=retryable, status_code=code)
+    # The status only, never the body: a target may point anywhere the server can reach, and what an internal
+    # service answers must not come back to the user through the delivery log.
+    raise DeliveryError(f"HTTP {code} {response.reason or ''}".rstrip(), retryable=retryable, status_code=code)

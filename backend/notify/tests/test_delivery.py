@@ -144,6 +144,7 @@ def test_a_client_error_is_not_retried(owner: User, owner_api: APIClient, fast_r
         assert len(rx.got) == 1
     delivery.refresh_from_db()
     assert delivery.last_status_code == 404
+    assert delivery.last_error == "HTTP 404 Not Found"  # the receiver's body is never echoed back
 
 
 def test_addresses_and_secrets_are_encrypted_and_never_answered(
