@@ -103,3 +103,44 @@ export const saveKpis = (name: string, kpis: KpiSetting[]) =>
 
 export const getDeliveries = (name: string, signal?: AbortSignal) =>
   getJson<DeliveryJson[]>(`${comp(name)}/deliveries/`, [], signal);
+
+export type TargetKind = "slack" | "teams" | "teams_workflow" | "telegram" | "webhook";
+
+export interface TargetJson {
+  id: number;
+  kind: TargetKind;
+  name: string;
+  address_hint: string;
+  chat_id: string;
+  for_tank_notify: boolean;
+  created_at: string;
+  /** A webhook's generated signing key: in the answer that created it, and never again. */
+  secret?: string;
+}
+
+export interface NewTarget {
+  kind: TargetKind;
+  name: string;
+  url?: string;
+  token?: string;
+  chat_id?: string;
+}
+
+export interface SubscriptionJson {
+  id: number;
+  component: string;
+  target: TargetJson;
+  events: string[];
+}
+
+export const listTargets = (signal?: AbortSignal) => getJson<TargetJson[]>(`${API}/notify/targets/`, [], signal);
+
+export const createTarget = (target: NewTarget) => sendJson<TargetJson>("POST", `${API}/notify/targets/`, target);
+
+export const listSubscriptions = (name: string, signal?: AbortSignal) =>
+  getJson<SubscriptionJson[]>(`${comp(name)}/subscriptions/`, [], signal);
+
+export const subscribe = (name: string, target: number, events: string[]) =>
+  sendJson<SubscriptionJson>("POST", `${comp(name)}/subscriptions/`, { target, events });
+
+export const unsubscribe = (name: string, id: number) => sendJson<null>("DELETE", `${comp(name)}/subscriptions/${id}/`);

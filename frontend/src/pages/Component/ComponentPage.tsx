@@ -15,6 +15,7 @@ import { formatUnix } from "../../lib/format";
 import { BaselinePanel } from "./BaselinePanel";
 import { DeliveryLog } from "./DeliveryLog";
 import { KpiEditor } from "./KpiEditor";
+import { NotifyPanel } from "./NotifyPanel";
 import { formatKpi, thresholdText } from "./kpis";
 import "./dashboard.css";
 
@@ -159,7 +160,12 @@ export function ComponentPage({ name }: { name: string }) {
               <TestsTable data={data} />
             </>
           )}
-          {signedIn && <DeliveryLog component={name} refresh={version} />}
+          {signedIn && (
+            <div className="two-col">
+              <NotifyPanel component={name} onChanged={refresh} />
+              <DeliveryLog component={name} refresh={version} />
+            </div>
+          )}
         </>
       )}
     </main>

@@ -95,6 +95,7 @@ export function KpiEditor({
         void save();
       }}
     >
+      <div className="scroll-x">
       <table className="data">
         <thead>
           <tr>
@@ -118,7 +119,7 @@ export function KpiEditor({
                 >
                   <option value="">none</option>
                   <option value="absolute">absolute</option>
-                  <option value="relative">relative to the baseline</option>
+                  <option value="relative">relative</option>
                 </select>
               </td>
               <td>
@@ -153,6 +154,7 @@ export function KpiEditor({
           ))}
         </tbody>
       </table>
+      </div>
       <div className="row editor-actions">
         {unused.length > 0 && (
           <label>
