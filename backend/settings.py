@@ -35,6 +35,8 @@ INSTALLED_APPS = [
     "backend.reports",
     "backend.compare",
     "backend.diagnosis",
+    "backend.regressions",
+    "backend.notify",
     "backend.accounts",
     "backend.sharing",
     "backend.web",
@@ -131,6 +133,9 @@ CELERY_TASK_ROUTES = {
     "backend.reports.tasks.postprocess_test": {"queue": "analysis"},
     "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
     "backend.compare.tasks.compute_comparison": {"queue": "analysis"},
+    "backend.notify.tasks.notify_test": {"queue": "default"},
+    "backend.notify.tasks.deliver": {"queue": "default"},
+    "backend.notify.tasks.announce_failures": {"queue": "default"},
 }
 CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
@@ -155,6 +160,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "backend.uploads.tasks.resume_stalled_uploads",
         "schedule": 60.0,
         "options": {"queue": "default", "expires": 60},
+    },
+    "notify-announce-failures": {
+        "task": "backend.notify.tasks.announce_failures",
+        "schedule": 120.0,
+        "options": {"queue": "default"},
     },
 }
 
@@ -225,6 +235,14 @@ TANKODROM_UPLOAD_ABANDON_S = env.get_int("TANKODROM_UPLOAD_ABANDON_S", 24 * 3600
 TANKODROM_MAX_INFLATE_RATIO = env.get_int("TANKODROM_MAX_INFLATE_RATIO", 100)
 TANKODROM_MAX_INFLATED_BYTES = env.get_int("TANKODROM_MAX_INFLATED_BYTES", 200 * 1024**3)
 DATA_UPLOAD_MAX_MEMORY_SIZE = TANKODROM_MAX_BODY_BYTES
+
+# Notifications (backend/notify): targets' secrets are encrypted with a key derived from this (or SECRET_KEY);
+# a delivery waits this long for an answer, and one that fails is retried with backoff × 2^attempt.
+TANKODROM_NOTIFY_KEY = env.get_str("TANKODROM_NOTIFY_KEY", "")
+TANKODROM_NOTIFY_TIMEOUT_S = env.get_int("TANKODROM_NOTIFY_TIMEOUT_S", 10)
+TANKODROM_NOTIFY_RETRIES = env.get_int("TANKODROM_NOTIFY_RETRIES", 6)
+TANKODROM_NOTIFY_BACKOFF_S = env.get_int("TANKODROM_NOTIFY_BACKOFF_S", 30)
+TANKODROM_TELEGRAM_API_URL = env.get_str("TANKODROM_TELEGRAM_API_URL", "https://api.telegram.org")
 
 LOGGING = {
     "version": 1,

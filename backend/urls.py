@@ -22,6 +22,8 @@ urlpatterns = [
     path("", include("backend.reports.urls")),
     path("", include("backend.compare.urls")),
     path("", include("backend.diagnosis.urls")),
+    path("", include("backend.regressions.urls")),
+    path("", include("backend.notify.urls")),
     path("", include("backend.accounts.urls")),
     path("", include("backend.sharing.urls")),
     path("", include("backend.web.urls")),

@@ -1,6 +1,7 @@
 """`tankodrom`: upload a result file to a Tankodrom server, as a new test or into an existing one.
 
     tankodrom upload phout.log [--test ID] [--name NAME ...] [--server URL] [--token TOKEN] [--wait] [--format NAME]
+    tankodrom check --component NAME --test ID [--server URL] [--token TOKEN]   (CI gate: see check.py)
 
 phout, JMeter JTL (CSV, XML), k6 (--out json/csv), Gatling simulation.log (3.x text) and Locust stats history are
 recognised by the server from the content (docs/formats.md); `--format` names it for an ambiguous file.
@@ -27,6 +28,7 @@ from urllib.parse import quote
 
 from tqdm import tqdm
 
+from tankodrom_cli import check
 from tankodrom_cli.transport import Api, FileRange, Response, TransportError
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -240,11 +242,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
     up.add_argument("--quiet", action="store_true", help="no progress bar")
+    check.add_parser(sub, DEFAULT_SERVER)
     return parser
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "check":
+        return check.run(args)
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"no such file: {path}")

@@ -11,11 +11,13 @@ from typing import Any
 
 from celery import shared_task
 
+from backend.celery_app import app as celery_app
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.diagnosis import service
 from backend.loadtests.models import Test
 
 log = logging.getLogger(__name__)
+NOTIFY_TASK = "backend.notify.tasks.notify_test"
 
 
 @shared_task(
@@ -36,5 +38,8 @@ def diagnose_test(test_id: int) -> dict[str, Any]:
     except Exception as exc:
         log.exception("diagnose_test: test %s failed", test_id)
         service.mark_failed(test_id, f"{type(exc).__name__}: {exc}")
+        celery_app.send_task(NOTIFY_TASK, args=[test_id])
         return {"test": test_id, "status": "failed"}
+    # The last step of a test's post-processing: its KPIs are known now, so subscribers can hear of it.
+    celery_app.send_task(NOTIFY_TASK, args=[test_id])
     return {"test": test_id, "status": analysis.status, "findings": [f["kind"] for f in analysis.findings]}

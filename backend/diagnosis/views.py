@@ -60,16 +60,27 @@ class TrendView(APIView):
 
 class CheckView(APIView):
     @extend_schema(
-        responses=OpenApiTypes.OBJECT,
-        summary="CI check: does the test pass against its component's baseline?",
+        responses={
+            200: OpenApiTypes.OBJECT,
+            400: OpenApiTypes.OBJECT,
+            401: OpenApiTypes.OBJECT,
+            404: OpenApiTypes.OBJECT,
+            409: OpenApiTypes.OBJECT,
+        },
+        summary="CI check: does the test pass its component's thresholds, and is it not worse than the baseline? "
+        "409 while the test is still running or being processed",
     )
     def get(self, request: Request, name: str, test_id: int) -> Response:
+        from backend.regressions.service import CheckError, check
+        from backend.regressions.views import component_name
+
+        component = component_name(name)
         test = _readable_test(request, test_id)
         if test.component != name:  # as a missing test: the pair (component, test) names nothing
             raise NotFound(f"test {test_id} is not a test of component {name!r}")
         try:
-            body = service.check_test(name, test, request.user)
-        except service.CheckError as exc:
+            body = check(component, test, request.user)
+        except CheckError as exc:
             if exc.status == 409:
                 raise Conflict(exc.message) from exc
             raise ValidationError(exc.message) from exc

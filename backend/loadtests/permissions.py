@@ -71,3 +71,10 @@ def test_or_404(request: Any, test_id: int, *, write: bool = False) -> Test:
     if write and not can_write(user, test):
         raise PermissionDenied(f"you may not change test {test_id}")
     return test
+
+
+def can_manage_component(user: Any, component: str) -> bool:
+    """Baseline, KPIs, thresholds and subscriptions of a component: staff, or an owner of one of its tests."""
+    if not _is_authenticated(user) or not component:
+        return False
+    return bool(user.is_staff) or Test.objects.filter(component=component, owner_id=user.pk).exists()

@@ -27,7 +27,10 @@ from backend.clickhouse import client as ch
 from backend.loadtests.models import ApiToken, Test
 from backend.loadtests.tokens import create_token, revoke_token
 
-PROJECT_APPS = {"loadtests", "tankapi", "uploads", "reports", "compare", "diagnosis", "accounts", "sharing", "web"}
+PROJECT_APPS = {
+    *("loadtests", "tankapi", "uploads", "reports", "compare", "diagnosis", "accounts", "sharing", "web"),
+    *("regressions", "notify"),
+}
 WRITE_METHODS = ("post", "put", "patch", "delete")
 # Columns that a valid (foreign) token's mere use may touch without writing anything of substance.
 VOLATILE = {"last_used_at"}
@@ -225,6 +228,8 @@ def target(db: None, clickhouse: None, redis_db: object) -> Target:
     revoked, revoked_raw = create_token(alice.user, name="old")
     revoke_token(revoked)
     test = Test.objects.create(owner=alice.user, name="alice's test", status="online")
+    # Paths are filled with the test's id, component names too: alice's test is of that component, so she owns it.
+    Test.objects.filter(pk=test.pk).update(component=str(test.pk))
     other = Test.objects.create(owner=bob.user, name="bob's test", status="online")
     return Target(alice=alice, bob=bob, revoked_raw=revoked_raw, test=test, other_test=other)
 

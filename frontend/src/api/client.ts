@@ -56,7 +56,7 @@ export async function getJson<T>(path: string, params: Params = [], signal?: Abo
   return (await response.json()) as T;
 }
 
-export async function sendJson<T>(method: "POST" | "DELETE" | "PATCH", path: string, body?: unknown): Promise<T | null> {
+export async function sendJson<T>(method: "POST" | "PUT" | "DELETE" | "PATCH", path: string, body?: unknown): Promise<T | null> {
   const response = await fetch(path, {
     method,
     credentials: "same-origin",

@@ -1,6 +1,6 @@
 /** Tests: Overload's compare table form and the code-difference rows. */
 import { describe, expect, it } from "vitest";
-import { codeRows, quantileRows } from "./compareTable";
+import { codeRows, percentOf, quantileRows } from "./compareTable";
 
 describe("quantileRows", () => {
   it("writes Overload's form with verdicts and intervals", () => {
@@ -13,8 +13,8 @@ describe("quantileRows", () => {
     });
     expect(rows.map((r) => r.level)).toEqual(["99", "98", "50"]);
     expect(rows[0]?.cells).toEqual([
-      { text: "1065.000 ms", verdict: null, interval: null },
-      { text: "1715.000 (+650.000)", verdict: "worse", interval: "600.000 … 700.000" },
+      { text: "1065.000 ms", pct: null, verdict: null, interval: null },
+      { text: "1715.000 (+650.000)", pct: "+61.0 %", verdict: "worse", interval: "600.000 … 700.000" },
     ]);
     expect(rows[2]?.cells[1]?.text).toBe("204.000 (+4.000)");
   });
@@ -23,6 +23,13 @@ describe("quantileRows", () => {
     const rows = quantileRows({ tests: [1, 2, 3], quantiles_ms: { "99": [10, 12.5, 9] } });
     expect(rows[0]?.cells.map((c) => c.text)).toEqual(["10.000 ms", "12.500 (+2.500)", "9.000 (−1.000)"]);
     expect(rows[0]?.cells[1]?.verdict).toBeNull();
+    expect(rows[0]?.cells.map((c) => c.pct)).toEqual([null, "+25.0 %", "−10.0 %"]);
+  });
+
+  it("says nothing relative to a zero or missing first value", () => {
+    expect(percentOf(5, 0)).toBeNull();
+    expect(percentOf(null, 10)).toBeNull();
+    expect(percentOf(0, 10)).toBe("±0.0 %");
   });
 });
 

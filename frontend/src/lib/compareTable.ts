@@ -7,8 +7,18 @@ import { formatMs, formatMsWithDiff } from "./format";
 
 export interface CompareCell {
   text: string;
+  /** The difference from the first test as a percent of its value, e.g. "+12.3 %"; null for the first test. */
+  pct: string | null;
   verdict: string | null;
   interval: string | null;
+}
+
+/** `+12.3 %` / `−4.0 %` of the first test's value; null when there is nothing to divide by. */
+export function percentOf(diff: number | null, base: number | null): string | null {
+  if (diff === null || base === null || !Number.isFinite(diff) || !Number.isFinite(base) || base === 0) return null;
+  const pct = (diff / base) * 100;
+  const sign = pct > 0 ? "+" : pct < 0 ? "−" : "±";
+  return `${sign}${Math.abs(pct).toFixed(1)} %`;
 }
 
 export interface CompareRow {
@@ -32,6 +42,7 @@ export function quantileRows(answer: CompareAnswer): CompareRow[] {
         const iv = intervals[i] ?? null;
         return {
           text: i === 0 ? `${formatMs(value)}${value === null ? "" : " ms"}` : formatMsWithDiff(value, diff),
+          pct: i === 0 ? null : percentOf(diff, values[0] ?? null),
           verdict: i === 0 ? null : (verdicts[i] ?? null),
           interval: iv ? `${formatMs(iv[0])} … ${formatMs(iv[1])}` : null,
         };

@@ -38,6 +38,8 @@ export interface PlotlyFigureProps {
   marks?: ChartMark[];
   /** Called with the unix second of a clicked point on a time chart (the notes form picks its second so). */
   onPickSecond?: (ts: number) => void;
+  /** Called with the clicked point's `customdata` (the dashboard's points carry their test id). */
+  onPointClick?: (customdata: unknown) => void;
 }
 
 /** Why a figure has nothing to draw, as the backend said (analytics.figures.empty_figure), if it did. */
@@ -65,7 +67,15 @@ function hasPoints(figure: PlotlyFigureJson): boolean {
   });
 }
 
-export function PlotlyFigure({ figure: given, name, height = 380, onXRange, marks, onPickSecond }: PlotlyFigureProps) {
+export function PlotlyFigure({
+  figure: given,
+  name,
+  height = 380,
+  onXRange,
+  marks,
+  onPickSecond,
+  onPointClick,
+}: PlotlyFigureProps) {
   const ref = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState<string | null>(null);
   const [narrow, setNarrow] = useState(() => window.matchMedia?.("(max-width: 600px)").matches ?? false);
@@ -88,6 +98,8 @@ export function PlotlyFigure({ figure: given, name, height = 380, onXRange, mark
     const t = axisValueToUnix(value);
     return t === null ? null : local ? localAxisToUnix(t) : t;
   };
+  const onPointClickRef = useRef(onPointClick);
+  onPointClickRef.current = onPointClick;
   const empty = !hasPoints(figure);
   // A stable dependency for the effect: the marks' content, not the array's identity.
   const marksKey = JSON.stringify(
@@ -149,8 +161,9 @@ export function PlotlyFigure({ figure: given, name, height = 380, onXRange, mark
           if (start !== null && end !== null) onXRangeRef.current?.(start, end);
         });
         plot.on("plotly_click", (ev) => {
-          const points = ev.points as { x?: unknown }[] | undefined;
-          const t = toUnix(points?.[0]?.x);
+          const point = (ev.points as { x?: unknown; customdata?: unknown }[] | undefined)?.[0];
+          if (point?.customdata !== undefined) onPointClickRef.current?.(point.customdata);
+          const t = toUnix(point?.x);
           if (t !== null && t > 1e9) onPickRef.current?.(Math.floor(t));
         });
       })

@@ -6,12 +6,17 @@
 import { useEffect, useState } from "react";
 import type { Params } from "../../api/client";
 import { getCompare, getReport, getTest } from "../../api/endpoints";
+import { getBaseline } from "../../api/regressions";
 import type { TestMeta } from "../../api/types";
 import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { useApi } from "../../hooks/useApi";
 import { codeRows, quantileRows } from "../../lib/compareTable";
 import { formatCount, netCodeName } from "../../lib/format";
+import "./compare.css";
+
+/** The page compares at most this many tests (the API takes more); a longer link shows the first ones. */
+export const MAX_COMPARE = 5;
 
 const FIGURE_TITLES: Record<string, string> = {
   quantiles: "Response time quantiles, aligned from each test's start",
@@ -66,6 +71,7 @@ function CodeDiff({
       {rows.length === 0 ? (
         <Empty>No codes.</Empty>
       ) : (
+        <div className="scroll-x">
         <table className="data" data-table={title}>
           <thead>
             <tr>
@@ -100,6 +106,7 @@ function CodeDiff({
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </section>
   );
@@ -156,7 +163,31 @@ function WindowInputs({
   );
 }
 
-export function ComparePage({ ids }: { ids: number[] }) {
+/** Links the component's baseline when the compared tests share a component and the baseline is not among them. */
+function BaselineLink({ ids, component }: { ids: number[]; component: string }) {
+  const baseline = useApi(component ? `baseline|${component}` : null, (signal) => getBaseline(component, signal));
+  const b = baseline.data?.baseline;
+  if (!b) return null;
+  if (ids.includes(b.id)) {
+    return (
+      <p className="hint baseline-note">
+        #{b.id} is the baseline of <a href={`/component/${encodeURIComponent(component)}`}>{component}</a>.
+      </p>
+    );
+  }
+  const withBaseline = [b.id, ...ids].slice(0, MAX_COMPARE);
+  return (
+    <p className="baseline-note">
+      <a href={`/compare/${withBaseline.join("/")}`}>
+        Compare against the baseline of {component}, #{b.id}
+      </a>
+      {b.name ? <span className="hint"> ({b.name})</span> : null}
+    </p>
+  );
+}
+
+export function ComparePage({ ids: asked }: { ids: number[] }) {
+  const ids = asked.slice(0, MAX_COMPARE);
   const [h, setH] = useState(readHash);
   useEffect(() => {
     writeHash(h);
@@ -188,20 +219,29 @@ export function ComparePage({ ids }: { ids: number[] }) {
   const data = answer.data;
   const tests = data?.tests ?? ids;
   const rows = data ? quantileRows(data) : [];
+  const components = [...new Set((metas.data ?? []).map((m) => m?.component ?? ""))];
+  const shared = components.length === 1 ? (components[0] ?? "") : "";
 
   return (
     <main className="page wide compare">
       <h1>Compare {tests.map((t) => `#${t}`).join(" · ")}</h1>
+      {asked.length > MAX_COMPARE && (
+        <div className="state empty" role="status">
+          This page compares up to {MAX_COMPARE} tests: showing the first {MAX_COMPARE} of the {asked.length} in the
+          link.
+        </div>
+      )}
       <section className="card compare-tests" aria-label="Tests">
         <ol>
           {tests.map((t, i) => (
             <li key={t}>
               <a href={`/${t}`}>#{t}</a> {byId.get(t)?.name ?? ""}
               {byId.get(t)?.version ? <span className="hint"> version {byId.get(t)?.version}</span> : null}
-              {i === 0 && <span className="hint"> (baseline)</span>}
+              {i === 0 && <span className="hint"> (reference: the others are judged against it)</span>}
             </li>
           ))}
         </ol>
+        {shared && <BaselineLink ids={tests} component={shared} />}
         <div className="row">
           <label>
             Align
@@ -264,8 +304,9 @@ export function ComparePage({ ids }: { ids: number[] }) {
                       <tr key={r.level} data-level={r.level}>
                         <th scope="row">{r.level}%</th>
                         {r.cells.map((c, i) => (
-                          <td className="num" key={tests[i]}>
-                            <span className="value">{c.text}</span> <Verdict verdict={c.verdict} />
+                          <td className={`num${c.verdict ? ` cell-${c.verdict}` : ""}`} key={tests[i]}>
+                            <span className="value">{c.text}</span>
+                            {c.pct && <span className="pct"> {c.pct}</span>} <Verdict verdict={c.verdict} />
                             {c.interval && (
                               <div className="hint interval" title="interval of the difference">
                                 Δ in {c.interval}

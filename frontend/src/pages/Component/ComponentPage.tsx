@@ -1,39 +1,118 @@
 /**
- * `/component/<name>`: one figure (q99 of the steady stage, imbalance RPS, error share) across the component's
- * tests over time, with the thresholds the next test is judged against, the tests that broke the trend and the
- * detected change points (/components/<name>/trend). The chosen figure is in the query string.
+ * `/component/<name>`: the component's regression dashboard (/components/<name>/dashboard). Each KPI (chosen
+ * quantiles, max RPS, imbalance RPS, error share) across the component's tests, with its threshold (absolute or
+ * relative to the baseline), the points past it, the change points; a click on a point opens that test. Below:
+ * the baseline, the KPI editor, every test with its values and a link comparing it with the baseline, and the
+ * log of notifications sent.
  */
 import { useEffect, useState } from "react";
-import { getTrend } from "../../api/endpoints";
-import { PlotlyFigure } from "../../components/charts/PlotlyFigure";
+import { getMe } from "../../api/endpoints";
+import { getDashboard, type Dashboard, type KpiSeriesJson } from "../../api/regressions";
+import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { useApi } from "../../hooks/useApi";
-import { formatCount, formatMs, formatPercent, formatUnix } from "../../lib/format";
+import { formatUnix } from "../../lib/format";
+import { BaselinePanel } from "./BaselinePanel";
+import { DeliveryLog } from "./DeliveryLog";
+import { KpiEditor } from "./KpiEditor";
+import { NotifyPanel } from "./NotifyPanel";
+import { formatKpi, thresholdText } from "./kpis";
+import "./dashboard.css";
 
-const FIGURES: [string, string][] = [
-  ["q99", "q99 of the steady stage, ms"],
-  ["imbalance_rps", "imbalance RPS"],
-  ["error_share", "error share"],
-];
+function openTest(customdata: unknown): void {
+  const id = Number(customdata);
+  if (Number.isInteger(id) && id > 0) window.location.href = `/${id}`;
+}
 
-function formatValue(unit: string | undefined, value: number | null | undefined): string {
-  if (value === null || value === undefined) return "—";
-  if (unit === "ms") return formatMs(value);
-  if (unit === "RPS") return formatCount(value);
-  return formatPercent(value);
+function KpiCard({ series }: { series: KpiSeriesJson }) {
+  const past = series.points.filter((p) => p.past_threshold).length;
+  return (
+    <section className="card chart-box kpi-card" aria-label={series.title} data-kpi={series.kpi}>
+      <h2>
+        {series.title}{" "}
+        {past > 0 && (
+          <span className="verdict verdict-worse">
+            {past} past the threshold
+          </span>
+        )}
+      </h2>
+      <p className="hint">
+        {thresholdText(series)}
+        {series.change_points.length > 0 &&
+          ` · the level changed at ${series.change_points.map((id) => `#${id}`).join(", ")}`}
+      </p>
+      <PlotlyFigure figure={series.figure} name={`${series.title} across tests`} height={340} onPointClick={openTest} />
+    </section>
+  );
+}
+
+function TestsTable({ data }: { data: Dashboard }) {
+  const baseline = data.baseline?.id;
+  const byKpi = new Map(data.kpis.map((k) => [k.kpi, new Map(k.points.map((p) => [p.test_id, p]))]));
+  return (
+    <section className="card table-card" aria-label="Tests">
+      <h2>Tests, newest first</h2>
+      <div className="scroll-x">
+        <table className="data kpi-table" data-table="component-tests">
+          <thead>
+            <tr>
+              <th scope="col">Test</th>
+              <th scope="col">Started</th>
+              {data.kpis.map((k) => (
+                <th scope="col" className="num" key={k.kpi}>
+                  {k.title}
+                </th>
+              ))}
+              <th scope="col">Compare</th>
+            </tr>
+          </thead>
+          <tbody>
+            {[...data.tests].reverse().map((t) => {
+              const broke = data.kpis.some((k) => byKpi.get(k.kpi)?.get(t.id)?.past_threshold);
+              return (
+                <tr key={t.id} className={broke ? "broke" : ""} data-test={t.id}>
+                  <td>
+                    <a href={t.url}>#{t.id}</a> {t.name}
+                    {t.version && <span className="hint"> {t.version}</span>}
+                    {t.id === baseline && <span className="verdict verdict-better"> baseline</span>}
+                  </td>
+                  <td>{formatUnix(t.ts)}</td>
+                  {data.kpis.map((k) => {
+                    const p = byKpi.get(k.kpi)?.get(t.id);
+                    return (
+                      <td className={`num${p?.past_threshold ? " past" : ""}`} key={k.kpi}>
+                        {formatKpi(k.unit, p?.value)}
+                      </td>
+                    );
+                  })}
+                  <td>
+                    {baseline && baseline !== t.id ? (
+                      <a href={`/compare/${baseline}/${t.id}`}>vs baseline</a>
+                    ) : (
+                      <span className="hint">—</span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
 }
 
 export function ComponentPage({ name }: { name: string }) {
-  const [figure, setFigure] = useState(() => new URLSearchParams(window.location.search).get("figure") || "q99");
+  const [version, setVersion] = useState(0);
   useEffect(() => {
     document.title = `${name} · component · Tankodrom`;
-    window.history.replaceState(null, "", `${window.location.pathname}?figure=${encodeURIComponent(figure)}`);
-  }, [name, figure]);
-  const trend = useApi(`${name}|${figure}`, (signal) => getTrend(name, [["figure", figure]], signal));
-  const data = trend.data;
-  const tests = data?.tests ?? [];
-  const changes = new Set((data?.change_points ?? []).map((c) => c.test_id));
-  const th = data?.thresholds;
+    void loadPlotly().catch(() => undefined);
+  }, [name]);
+  const board = useApi(`${name}|${version}`, (signal) => getDashboard(name, signal));
+  const me = useApi("me", (signal) => getMe(signal));
+  const signedIn = Boolean(me.data?.authenticated);
+  const data = board.data;
+  const refresh = () => setVersion((v) => v + 1);
 
   return (
     <main className="page wide component">
@@ -41,75 +120,52 @@ export function ComponentPage({ name }: { name: string }) {
         <h1>Component {name}</h1>
         <a href={`/?component=${encodeURIComponent(name)}`}>its tests in the list</a>
       </div>
-      <section className="card row">
-        <label>
-          Figure{" "}
-          <select value={figure} onChange={(e) => setFigure(e.target.value)}>
-            {FIGURES.map(([k, label]) => (
-              <option key={k} value={k}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        {th && th.baseline !== undefined && (
-          <span className="thresholds">
-            baseline {formatValue(data?.unit, th.baseline)}
-            {th.upper !== null && th.upper !== undefined && <> · alarm above {formatValue(data?.unit, th.upper)}</>}
-            {th.lower !== null && th.lower !== undefined && <> · alarm below {formatValue(data?.unit, th.lower)}</>}
-          </span>
-        )}
-      </section>
-      {trend.error ? (
-        trend.error.status === 404 ? (
-          <Empty>No tests of component “{name}” to plot yet.</Empty>
-        ) : (
-          <ErrorBox error={trend.error} what="the trend" />
-        )
+      {board.error ? (
+        <ErrorBox error={board.error} what="the dashboard" />
       ) : !data ? (
-        <Loading what="the trend" />
-      ) : tests.length === 0 ? (
-        <Empty>
-          No analysed tests of component “{name}” have this figure yet (the analysis runs when a test is complete).
-        </Empty>
+        <Loading what="the dashboard" />
       ) : (
         <>
-          {data.figure && (
-            <section className="card chart-box" aria-label="Trend">
-              <PlotlyFigure figure={data.figure} name={`${name} ${figure} trend`} height={420} />
+          <div className="two-col dashboard-top">
+            <BaselinePanel
+              component={name}
+              baseline={data.baseline}
+              tests={data.tests}
+              canEdit={signedIn}
+              onChanged={refresh}
+            />
+            <section className="card" aria-label="KPIs and thresholds">
+              <h2>KPIs and thresholds</h2>
+              {signedIn ? (
+                <KpiEditor
+                  component={name}
+                  kpis={data.kpis.map((k) => ({ kpi: k.kpi, threshold: k.threshold }))}
+                  onSaved={refresh}
+                />
+              ) : (
+                <p className="hint">Log in to change them.</p>
+              )}
+              {!data.kpis_stored && <p className="hint">These are the defaults: nobody has set this component's yet.</p>}
             </section>
-          )}
-          <section className="card table-card" aria-label="Tests">
-            <h2>Tests, oldest first</h2>
-            <table className="data">
-              <thead>
-                <tr>
-                  <th scope="col">Test</th>
-                  <th scope="col">Started</th>
-                  <th scope="col" className="num">
-                    {FIGURES.find(([k]) => k === figure)?.[1] ?? figure}
-                  </th>
-                  <th scope="col">Trend</th>
-                </tr>
-              </thead>
-              <tbody>
-                {tests.map((t) => (
-                  <tr key={t.id} className={t.broke_trend ? "broke" : ""}>
-                    <td>
-                      <a href={`/${t.id}`}>#{t.id}</a>
-                    </td>
-                    <td>{t.ts ? formatUnix(t.ts) : "—"}</td>
-                    <td className="num">{formatValue(data.unit, t.value)}</td>
-                    <td>
-                      {t.broke_trend && <span className="verdict verdict-worse">broke the trend</span>}
-                      {changes.has(t.id) && <span className="verdict verdict-same">change point</span>}
-                      {t.reasons && t.reasons.length > 0 && <div className="hint">{t.reasons.join("; ")}</div>}
-                    </td>
-                  </tr>
+          </div>
+          {data.tests.length === 0 ? (
+            <Empty>No finished tests of component “{name}” yet.</Empty>
+          ) : (
+            <>
+              <div className="charts grid kpi-grid">
+                {data.kpis.map((k) => (
+                  <KpiCard key={k.kpi} series={k} />
                 ))}
-              </tbody>
-            </table>
-          </section>
+              </div>
+              <TestsTable data={data} />
+            </>
+          )}
+          {signedIn && (
+            <div className="two-col">
+              <NotifyPanel component={name} onChanged={refresh} />
+              <DeliveryLog component={name} refresh={version} />
+            </div>
+          )}
         </>
       )}
     </main>

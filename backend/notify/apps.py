@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class NotifyConfig(AppConfig):
+    name = "backend.notify"
+    label = "notify"

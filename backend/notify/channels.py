@@ -1,0 +1,147 @@
+"""What each kind of target receives, and sending it: one HTTP POST per delivery.
+
+Slack, Mattermost and Rocket.Chat share the incoming-webhook payload `{"text": ...}`; Teams' incoming webhook
+(Office 365 connector) takes a MessageCard, its Workflows webhook a message with an Adaptive Card;
+Telegram the Bot API's sendMessage (its base URL is a setting, so tests point it at a local receiver); the generic
+webhook gets the message as JSON with an HMAC-SHA256 signature of the body in `X-Tankodrom-Signature`. The report
+link stands on a line of its own so chats unfurl it. Redirects are not followed: a target answers for itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from django.conf import settings
+
+from backend.notify.models import Target, TargetKind
+from backend.notify.secrets import decrypt
+
+SIGNATURE_HEADER = "X-Tankodrom-Signature"
+TELEGRAM_TOKEN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{20,100}$")
+TELEGRAM_CHAT = re.compile(r"^(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$")
+MAX_TEXT = 3500  # Telegram's limit is 4096; chats cut long messages anyway
+
+
+class DeliveryError(Exception):
+    def __init__(self, message: str, *, retryable: bool, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.status_code = status_code
+
+
+class AddressError(ValueError):
+    """A target's address that cannot be used; the message names the field."""
+
+
+def check_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AddressError("url: an http(s) URL is expected")
+    return f"{parts.scheme}://{parts.hostname}{':' + str(parts.port) if parts.port else ''}/…"
+
+
+def check_telegram(token: str, chat_id: str) -> str:
+    if not TELEGRAM_TOKEN.match(token):
+        raise AddressError("token: a Telegram bot token is expected (digits:letters, from @BotFather)")
+    if not TELEGRAM_CHAT.match(chat_id):
+        raise AddressError("chat_id: a numeric chat id or an @channel name is expected")
+    return f"bot {token.split(':', 1)[0]}"
+
+
+def plain_text(message: dict[str, Any]) -> str:
+    lines = [str(message["title"]), *(f"• {line}" for line in message.get("lines", []))]
+    text = "\n".join(lines)
+    if len(text) > MAX_TEXT:
+        text = text[: MAX_TEXT - 1] + "…"
+    return f"{text}\n{message['url']}"
+
+
+@dataclass(frozen=True)
+class Request:
+    url: str
+    body: bytes
+    headers: dict[str, str]
+
+
+def build_request(target: Target, message: dict[str, Any], delivery_id: int) -> Request:
+    """The POST a target gets for a message (decrypting its address here, at the last moment)."""
+    address = decrypt(target.address_encrypted)
+    headers = {"Content-Type": "application/json", "User-Agent": "Tankodrom-notify/1"}
+    payload: dict[str, Any]
+    if target.kind == TargetKind.SLACK:
+        payload = {"text": plain_text(message)}
+        url = address
+    elif target.kind == TargetKind.TEAMS:
+        payload = {
+            "@type": "MessageCard",
+            "@context": "http://schema.org/extensions",
+            "summary": message["title"],
+            "title": message["title"],
+            "text": "\n\n".join([*message.get("lines", []), message["url"]]),
+            "potentialAction": [
+                {"@type": "OpenUri", "name": "Open the report", "targets": [{"os": "default", "uri": message["url"]}]}
+            ],
+        }
+        url = address
+    elif target.kind == TargetKind.TEAMS_WORKFLOW:
+        # Teams' Workflows ("when a webhook request is received") post the Adaptive Cards of a message's attachments.
+        card = {
+            "type": "AdaptiveCard",
+            "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+            "version": "1.4",
+            "body": [
+                {"type": "TextBlock", "text": message["title"], "weight": "Bolder", "wrap": True},
+                *({"type": "TextBlock", "text": line, "wrap": True} for line in message.get("lines", [])),
+                {"type": "TextBlock", "text": message["url"], "wrap": True},
+            ],
+            "actions": [{"type": "Action.OpenUrl", "title": "Open the report", "url": message["url"]}],
+        }
+        payload = {
+            "type": "message",
+            "attachments": [
+                {"contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": None, "content": card}
+            ],
+        }
+        url = address
+    elif target.kind == TargetKind.TELEGRAM:
+        base = str(settings.TANKODROM_TELEGRAM_API_URL).rstrip("/")
+        payload = {"chat_id": target.chat_id, "text": plain_text(message)}
+        url = f"{base}/bot{address}/sendMessage"
+    else:
+        payload = {**message, "delivery": delivery_id}
+        url = address
+    body = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()
+    if target.kind == TargetKind.WEBHOOK:
+        key = decrypt(target.secret_encrypted).encode()
+        headers[SIGNATURE_HEADER] = "sha256=" + hmac.new(key, body, hashlib.sha256).hexdigest()
+        headers["X-Tankodrom-Event"] = str(message.get("event", ""))
+        headers["X-Tankodrom-Delivery"] = str(delivery_id)
+    return Request(url, body, headers)
+
+
+def send(request: Request) -> int:
+    """POST it; the status code on 2xx, DeliveryError otherwise (retryable for network errors, 5xx, 408, 429)."""
+    timeout_s = float(settings.TANKODROM_NOTIFY_TIMEOUT_S)
+    try:
+        response = requests.post(
+            request.url, data=request.body, headers=request.headers, timeout=timeout_s, allow_redirects=False
+        )
+    except requests.Timeout:
+        raise DeliveryError(f"no answer within {timeout_s:g} s", retryable=True) from None
+    except requests.RequestException as exc:
+        raise DeliveryError(f"cannot reach the target: {type(exc).__name__}", retryable=True) from None
+    code = response.status_code
+    if 200 <= code < 300:
+        return code
+    retryable = code >= 500 or code in (408, 429)
+    # The status only, never the body: a target may point anywhere the server can reach, and what an internal
+    # service answers must not come back to the user through the delivery log.
+    raise DeliveryError(f"HTTP {code} {response.reason or ''}".rstrip(), retryable=retryable, status_code=code)

@@ -1,0 +1,173 @@
+"""Which events a finished test raises, who hears of them, and one attempt at a delivery.
+
+`queue_for_test` runs once a test's post-processing and diagnosis are done (`tasks.notify_test`): it judges the
+test as `tankodrom check` does, then writes one Delivery per (target, event) for the component's subscriptions and
+for the tank's `notify:` users who have targets, each target seeing only tests its owner may read. Deliveries are
+unique per (target, test, event), so a second run queues nothing new.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from backend.loadtests.models import Test, TestStatus
+from backend.loadtests.permissions import can_read
+from backend.notify.channels import DeliveryError, build_request, send
+from backend.notify.models import Delivery, DeliveryStatus, Event, Subscription, Target
+from backend.notify.secrets import SecretUnreadable
+from backend.regressions.service import CheckError, check, report_url
+
+log = logging.getLogger(__name__)
+
+
+def judge(test: Test) -> dict[str, Any] | None:
+    """The check's answer for a test of a component (as its owner sees it); None without a component."""
+    if not test.component:
+        return None
+    try:
+        return check(test.component, test, test.owner)
+    except CheckError as exc:
+        return {"pass": True, "reasons": [], "notes": [exc.message]}
+
+
+def tank_failed(test: Test) -> bool:
+    """The tank ended the run with an error (autostop, a crash): its data is there, but the test failed."""
+    return test.exit_code is not None and test.exit_code != 0
+
+
+def events_of(test: Test, verdict: dict[str, Any] | None) -> list[str]:
+    if test.status == TestStatus.FAILED:
+        return [Event.TEST_FAILED]
+    events: list[str] = [Event.TEST_FINISHED]
+    if verdict is not None and not verdict.get("pass", True):
+        events.append(Event.REGRESSION_FOUND)
+    if tank_failed(test):
+        events.append(Event.TEST_FAILED)
+    return events
+
+
+def message_of(test: Test, event: str, verdict: dict[str, Any] | None) -> dict[str, Any]:
+    """{title, lines, url, ...}: the verdict lines and the report link, as every target kind renders them."""
+    name = f"#{test.pk}" + (f" {test.name}" if test.name else "")
+    where = f" ({test.component})" if test.component else ""
+    reasons = list(verdict.get("reasons", [])) if verdict else []
+    if event == Event.TEST_FAILED:
+        title = f"Test {name}{where} failed"
+        if test.status == TestStatus.FAILED:
+            lines = [test.error[:500]] if test.error else ["the test failed"]
+        else:
+            lines = [f"the tank ended it with exit code {test.exit_code}: {test.exit_reason or 'an error'}"]
+    elif event == Event.REGRESSION_FOUND:
+        title = f"Regression in {test.component}: test {name}"
+        lines = reasons
+    else:
+        passed = verdict is None or verdict.get("pass", True)
+        title = f"Test {name}{where} finished" + ("" if verdict is None else (": passed" if passed else ": failed"))
+        lines = reasons if reasons else (["passes its thresholds and the baseline"] if verdict else [])
+    return {
+        "event": event,
+        "title": title,
+        "lines": lines,
+        "url": report_url(int(test.pk)),
+        "test_id": int(test.pk),
+        "component": test.component,
+        "pass": None if verdict is None else bool(verdict.get("pass", True)),
+    }
+
+
+def _recipients(test: Test, events: list[str]) -> list[tuple[Target, str, str]]:
+    """(target, event, via) for the component's subscriptions and the tank's notify: users."""
+    out: dict[tuple[int, str], tuple[Target, str, str]] = {}
+    if test.component:
+        for sub in Subscription.objects.filter(component=test.component).select_related("target", "target__owner"):
+            if not can_read(sub.target.owner, test):
+                continue  # a private test is nobody else's news
+            for event in events:
+                if event in sub.events:
+                    out.setdefault((sub.target.pk, event), (sub.target, event, "subscription"))
+    names = [str(n) for n in (test.notify or []) if str(n)]
+    if names:
+        users = get_user_model().objects.filter(username__in=names)
+        for target in Target.objects.filter(owner__in=users, for_tank_notify=True).select_related("owner"):
+            if not can_read(target.owner, test):
+                continue
+            for event in events:
+                out.setdefault((target.pk, event), (target, event, "tank_notify"))
+    return list(out.values())
+
+
+def queue_for_test(test_id: int) -> list[int]:
+    """Create the deliveries of a finished test; returns the ids of the new ones (to send)."""
+    test = Test.objects.select_related("owner").filter(pk=test_id).first()
+    if test is None or test.status not in (TestStatus.READY, TestStatus.FAILED):
+        return []
+    # Cheap first: nobody to tell, nothing to judge.
+    has_subs = bool(test.component) and Subscription.objects.filter(component=test.component).exists()
+    if not has_subs and not test.notify:
+        return []
+    # A failed test has no figures to judge: it is news as it is.
+    verdict = None if test.status == TestStatus.FAILED else judge(test)
+    created: list[int] = []
+    for target, event, via in _recipients(test, events_of(test, verdict)):
+        try:
+            with transaction.atomic():
+                delivery = Delivery.objects.create(
+                    target=target,
+                    test=test,
+                    component=test.component,
+                    event=event,
+                    via=via,
+                    message=message_of(test, event, verdict),
+                )
+        except IntegrityError:
+            continue  # already queued by an earlier run
+        created.append(int(delivery.pk))
+    return created
+
+
+def unannounced_failures(since: datetime, limit: int = 200) -> list[int]:
+    """Failed tests (an upload that failed never reaches the diagnosis) not yet announced as failed."""
+    query = (
+        Test.objects.filter(status=TestStatus.FAILED, created_at__gte=since)
+        .exclude(notify_deliveries__event=Event.TEST_FAILED)
+        .order_by("-id")
+        .values_list("pk", flat=True)
+    )
+    return [int(pk) for pk in query[:limit]]
+
+
+def attempt(delivery_id: int) -> tuple[str, bool]:
+    """Send a delivery once; (status, retry?) where retry means a later attempt may succeed."""
+    delivery = Delivery.objects.select_related("target").filter(pk=delivery_id).first()
+    if delivery is None or delivery.status != DeliveryStatus.PENDING:
+        return (delivery.status if delivery else "gone"), False
+    Delivery.objects.filter(pk=delivery_id).update(attempts=delivery.attempts + 1)
+    try:
+        code = send(build_request(delivery.target, delivery.message, int(delivery.pk)))
+    except SecretUnreadable as exc:
+        _finish(delivery_id, DeliveryStatus.FAILED, None, str(exc))
+        return DeliveryStatus.FAILED, False
+    except DeliveryError as exc:
+        Delivery.objects.filter(pk=delivery_id).update(last_error=exc.message[:2000], last_status_code=exc.status_code)
+        return DeliveryStatus.PENDING, exc.retryable
+    _finish(delivery_id, DeliveryStatus.SENT, code, "")
+    return DeliveryStatus.SENT, False
+
+
+def give_up(delivery_id: int) -> None:
+    Delivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING).update(status=DeliveryStatus.FAILED)
+
+
+def _finish(delivery_id: int, status: str, code: int | None, error: str) -> None:
+    Delivery.objects.filter(pk=delivery_id).update(
+        status=status,
+        last_status_code=code,
+        last_error=error[:2000],
+        sent_at=timezone.now() if status == DeliveryStatus.SENT else None,
+    )

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RegressionsConfig(AppConfig):
+    name = "backend.regressions"
+    label = "regressions"

@@ -1,0 +1,86 @@
+"""A component's baseline test: mark one (the history is kept), clear it, read it; what retention must keep.
+
+Writes are named actions (`set_baseline`, `clear_baseline`); callers check access first
+(`backend.loadtests.permissions.can_manage_component` and `can_read` of the test).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from backend.loadtests.models import Test
+from backend.loadtests.permissions import can_read
+from backend.regressions.models import BaselineMark
+
+
+class BaselineError(ValueError):
+    """A baseline that cannot be set; the message names the problem."""
+
+
+def current_mark(component: str) -> BaselineMark | None:
+    return BaselineMark.objects.filter(component=component).select_related("test", "set_by").first()
+
+
+def current_baseline(component: str) -> Test | None:
+    mark = current_mark(component)
+    return mark.test if mark is not None else None
+
+
+def readable_baseline(component: str, user: Any) -> Test | None:
+    """The baseline as `user` may see it: a baseline they may not read is no baseline to them."""
+    test = current_baseline(component)
+    return test if test is not None and can_read(user, test) else None
+
+
+def set_baseline(component: str, test: Test, user: Any) -> BaselineMark:
+    if test.component != component:
+        raise BaselineError(f"test: test {test.pk} belongs to component {test.component!r}, not {component!r}")
+    with transaction.atomic():
+        # Serialises concurrent marks of one component: the newest row is the baseline, whoever wins.
+        current = current_mark(component)
+        if current is not None and current.test_id == test.pk:
+            return current
+        return BaselineMark.objects.create(component=component, test=test, set_by=user)
+
+
+def clear_baseline(component: str, user: Any) -> BaselineMark | None:
+    current = current_mark(component)
+    if current is None or current.test_id is None:
+        return current
+    return BaselineMark.objects.create(component=component, test=None, set_by=user)
+
+
+def history(component: str, user: Any, limit: int = 50) -> list[dict[str, Any]]:
+    out = []
+    for mark in BaselineMark.objects.filter(component=component).select_related("test", "set_by")[:limit]:
+        visible = mark.test is not None and can_read(user, mark.test)
+        out.append(
+            {
+                "test_id": int(mark.test.pk) if visible and mark.test is not None else None,
+                "cleared": mark.test_id is None,
+                "set_by": mark.set_by.get_username() if mark.set_by else None,
+                "set_at": mark.set_at.isoformat(),
+            }
+        )
+    return out
+
+
+def protected_test_ids() -> set[int]:
+    """Tests that are the current baseline of some component: retention must never remove them."""
+    current: set[int] = set()
+    seen: set[str] = set()
+    for component, test_id in BaselineMark.objects.order_by("component", "-set_at", "-id").values_list(
+        "component", "test_id"
+    ):
+        if component in seen:
+            continue
+        seen.add(component)
+        if test_id is not None:
+            current.add(int(test_id))
+    return current
+
+
+def is_protected(test_id: int) -> bool:
+    return test_id in protected_test_ids()

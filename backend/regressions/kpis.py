@@ -1,0 +1,78 @@
+"""A component's KPI settings and each test's KPI values.
+
+Quantiles and max RPS come from the report's own summary (one definition of a test's quantiles, exact from raw
+samples when there are some); imbalance RPS and error share from the stored diagnosis. Summaries are cached in
+Redis under the test's data version, so a new upload or push never serves a stale value.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.core.cache import cache
+
+from analytics.quantiles import level_key
+from analytics.regressions import KpiConfig, default_configs, parse_kpis, quantile_levels
+from backend.compare.service import data_version
+from backend.diagnosis.models import TestAnalysis
+from backend.diagnosis.service import is_current
+from backend.loadtests.models import Test, TestStatus
+from backend.regressions.models import ComponentKpis
+from backend.reports import service as reports
+from backend.reports.window import Window
+
+SUMMARY_TTL_S = 30 * 24 * 3600
+
+
+def configs_of(component: str) -> tuple[list[KpiConfig], bool]:
+    """(the component's KPIs, whether they were set by someone); the defaults carry no thresholds."""
+    stored = ComponentKpis.objects.filter(component=component).first()
+    if stored is None:
+        return default_configs(), False
+    return parse_kpis(stored.kpis), True
+
+
+def save_configs(component: str, raw: Any, user: Any) -> list[KpiConfig]:
+    """Validate and store a component's KPI list (KpiError naming the bad item)."""
+    configs = parse_kpis(raw)
+    ComponentKpis.objects.update_or_create(
+        component=component, defaults={"kpis": [c.as_dict() for c in configs], "updated_by": user}
+    )
+    return configs
+
+
+def _summary_figures(test: Test, levels: list[float]) -> dict[str, float | None]:
+    key = f"regressions:summary:v1:{data_version(test)}:{','.join(f'{x:g}' for x in levels)}"
+    found = cache.get(key)
+    if found is not None:
+        return dict(found)
+    summary = reports.summary(test, Window(levels_pct=tuple(levels) or (99.0,)))
+    out: dict[str, float | None] = {f"q{level_key(x)}": summary["quantiles_ms"].get(level_key(x)) for x in levels}
+    max_rps = summary["rps"].get("max")
+    out["max_rps"] = float(max_rps) if max_rps is not None and summary["count"] else None
+    cache.set(key, out, SUMMARY_TTL_S)
+    return out
+
+
+def values_of(test: Test, configs: list[KpiConfig], analysis: TestAnalysis | None = None) -> dict[str, float | None]:
+    """Every KPI of `configs` for one test; None where the test does not have it."""
+    values = _summary_figures(test, quantile_levels(configs))
+    if analysis is None:
+        analysis = TestAnalysis.objects.filter(test=test).first()
+    current = analysis if is_current(analysis, test) else None
+    values["imbalance_rps"] = current.imbalance_rps if current else None
+    values["error_share"] = current.error_share if current else None
+    out: dict[str, float | None] = {}
+    for config in configs:
+        value = values.get(config.spec.key)
+        out[config.spec.key] = float(value) if value is not None and math.isfinite(value) else None
+    return out
+
+
+def warm(test_id: int) -> None:
+    """Compute a finished test's KPI values into the cache, so its component's dashboard does not wait for them."""
+    test = Test.objects.filter(pk=test_id).first()
+    if test is None or not test.component or test.status != TestStatus.READY:
+        return
+    values_of(test, configs_of(test.component)[0])

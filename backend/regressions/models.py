@@ -1,0 +1,42 @@
+"""Per-component regression settings: the baseline test (with its history) and the KPIs with their thresholds.
+
+A component is a name shared by tests (`Test.component`), not a row of its own: these models key on the name.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from backend.loadtests.models import Test
+
+
+class BaselineMark(models.Model):
+    """One change of a component's baseline; the newest row is in force. `test` None: the baseline was cleared.
+
+    Rows are never updated, so the history says who chose which baseline when. A test marked here is never removed
+    by retention (`backend.regressions.baselines.protected_test_ids`).
+    """
+
+    component = models.CharField(max_length=256, db_index=True)
+    test = models.ForeignKey(Test, null=True, blank=True, on_delete=models.CASCADE, related_name="baseline_marks")
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    set_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-set_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.component}: baseline {self.test_id or 'cleared'}"
+
+
+class ComponentKpis(models.Model):
+    """The KPIs a component's dashboard plots and its check judges, with thresholds (analytics.regressions)."""
+
+    component = models.CharField(max_length=256, unique=True)
+    kpis = models.JSONField(default=list, help_text='[{"kpi": "q99", "threshold": {"kind", "value"} | null}]')
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"KPIs of {self.component}"

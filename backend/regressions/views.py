@@ -1,0 +1,117 @@
+"""Regressions API: a component's dashboard, its KPIs and thresholds, its baseline. Thin: validate, check access,
+call one function, answer JSON (errors `{"error": ...}` through the project's exception handler)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from analytics.regressions import KpiError
+from backend.loadtests.models import Test
+from backend.loadtests.permissions import can_manage_component, can_read
+from backend.regressions import baselines, kpis, service
+from backend.regressions import serializers as s
+
+MAX_COMPONENT = 256
+ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+
+
+def component_name(name: str) -> str:
+    """The component of the URL, refused when no test could carry it (PostgreSQL stores no NUL)."""
+    if "\x00" in name or len(name) > MAX_COMPONENT or not name.strip():
+        raise ValidationError(f"name: not a component name (1..{MAX_COMPONENT} characters, no NUL)")
+    return name
+
+
+def require_manager(request: Request, component: str) -> None:
+    if not getattr(request.user, "is_authenticated", False):
+        raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
+    if not can_manage_component(request.user, component):
+        raise PermissionDenied(f"only staff and owners of {component!r}'s tests may change its regression settings")
+
+
+def readable_test(request: Request, test_id: int) -> Test:
+    test = Test.objects.select_related("owner").filter(pk=test_id).first()
+    # A test the user may not read answers exactly like a missing one.
+    if test is None or not can_read(request.user, test):
+        raise NotFound(f"test {test_id} not found")
+    return test
+
+
+class DashboardView(APIView):
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT, **ERRORS},
+        summary="A component's KPIs across its tests: thresholds, points past them, change points, baseline",
+    )
+    def get(self, request: Request, name: str) -> Response:
+        return Response(service.dashboard(component_name(name), request.user))
+
+
+class KpisView(APIView):
+    @extend_schema(responses={200: s.KpisAnswerSerializer, **ERRORS}, summary="A component's KPIs and thresholds")
+    def get(self, request: Request, name: str) -> Response:
+        return Response(service.settings_json(component_name(name)))
+
+    @extend_schema(
+        request=s.KpisSerializer,
+        responses={200: s.KpisAnswerSerializer, **ERRORS},
+        summary="Replace a component's KPIs and thresholds (staff and owners of its tests)",
+    )
+    def put(self, request: Request, name: str) -> Response:
+        component = component_name(name)
+        require_manager(request, component)
+        body: Any = request.data
+        if not isinstance(body, dict) or "kpis" not in body:
+            raise ValidationError("kpis: required, a list of {kpi, threshold} objects")
+        try:
+            kpis.save_configs(component, body["kpis"], request.user)
+        except KpiError as exc:
+            raise ValidationError(str(exc)) from exc
+        return Response(service.settings_json(component))
+
+
+class BaselineView(APIView):
+    def _answer(self, request: Request, component: str) -> Response:
+        return Response(
+            {
+                "component": component,
+                "baseline": service.baseline_json(component, request.user),
+                "history": baselines.history(component, request.user),
+            }
+        )
+
+    @extend_schema(responses={200: s.BaselineAnswerSerializer, **ERRORS}, summary="A component's baseline and history")
+    def get(self, request: Request, name: str) -> Response:
+        return self._answer(request, component_name(name))
+
+    @extend_schema(
+        request=s.BaselineRequestSerializer,
+        responses={200: s.BaselineAnswerSerializer, **ERRORS},
+        summary="Mark a test of the component as its baseline (one at a time; the history is kept)",
+    )
+    def post(self, request: Request, name: str) -> Response:
+        component = component_name(name)
+        require_manager(request, component)
+        body = s.BaselineRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        test = readable_test(request, int(body.validated_data["test"]))
+        try:
+            baselines.set_baseline(component, test, request.user)
+        except baselines.BaselineError as exc:
+            raise ValidationError(str(exc)) from exc
+        return self._answer(request, component)
+
+    @extend_schema(
+        request=None, responses={200: s.BaselineAnswerSerializer, **ERRORS}, summary="Clear a component's baseline"
+    )
+    def delete(self, request: Request, name: str) -> Response:
+        component = component_name(name)
+        require_manager(request, component)
+        baselines.clear_baseline(component, request.user)
+        return self._answer(request, component)

@@ -1,0 +1,89 @@
+/** The component's baseline: which test it is, who chose it, and (for those who may) choosing another or none. */
+import { useState } from "react";
+import { clearBaseline, setBaseline, type BaselineTest, type DashboardTest } from "../../api/regressions";
+import { formatIso, formatUnix } from "../../lib/format";
+
+export function BaselinePanel({
+  component,
+  baseline,
+  tests,
+  canEdit,
+  onChanged,
+}: {
+  component: string;
+  baseline: BaselineTest | null;
+  tests: DashboardTest[];
+  canEdit: boolean;
+  onChanged: () => void;
+}) {
+  const newest = tests[tests.length - 1];
+  const [choice, setChoice] = useState<string>(String(baseline?.id ?? newest?.id ?? ""));
+  const [error, setError] = useState<string | null>(null);
+  const act = async (action: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await action();
+      onChanged();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
+  return (
+    <section className="card baseline-card" aria-label="Baseline">
+      <h2>Baseline</h2>
+      {baseline ? (
+        <p>
+          <a href={baseline.url}>
+            #{baseline.id} {baseline.name}
+          </a>
+          {baseline.version && <span className="hint"> version {baseline.version}</span>}
+          <span className="hint">
+            {" "}
+            · started {formatUnix(baseline.ts)}
+            {baseline.set_by && ` · chosen by ${baseline.set_by}`}
+            {baseline.set_at && ` on ${formatIso(baseline.set_at)}`}
+          </span>
+        </p>
+      ) : (
+        <p className="hint">
+          No baseline yet: relative thresholds and the check's comparison need one. Checks judge by absolute
+          thresholds meanwhile.
+        </p>
+      )}
+      {canEdit && tests.length > 0 && (
+        <form
+          className="row baseline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const id = Number(choice);
+            if (id > 0) void act(() => setBaseline(component, id));
+          }}
+        >
+          <label>
+            Test{" "}
+            <select aria-label="Baseline test" value={choice} onChange={(e) => setChoice(e.target.value)}>
+              {[...tests].reverse().map((t) => (
+                <option key={t.id} value={t.id}>
+                  #{t.id} {t.name} {t.version && `(${t.version})`}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" className="button primary">
+            Mark as baseline
+          </button>
+          {baseline && (
+            <button type="button" className="button" onClick={() => void act(() => clearBaseline(component))}>
+              Clear
+            </button>
+          )}
+          {error && (
+            <span className="state error inline" role="alert">
+              {error}
+            </span>
+          )}
+        </form>
+      )}
+    </section>
+  );
+}
