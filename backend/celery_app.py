@@ -33,7 +33,7 @@ def _warm_up(**_kwargs: Any) -> None:
 
 @celeryd_after_setup.connect
 def _consume_host_queue(sender: str, instance: Any, **_kwargs: Any) -> None:
-    """An ingest worker also takes the uploads its own host received (backend/core/host_queues.py)."""
+    """An uploads worker also takes the uploads its own host received (backend/core/host_queues.py)."""
     from backend.core.host_queues import consume_own_queue
 
     consume_own_queue(instance)

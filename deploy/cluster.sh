@@ -116,7 +116,7 @@ hosts_up() {
       setsid nohup "$ROOT/.venv/bin/gunicorn" -c "$ROOT/deploy/gunicorn.conf.py" \
       --bind "127.0.0.1:$port" --pid "$hvar/run/gunicorn.pid" >>"$hvar/log/gunicorn.log" 2>&1 </dev/null &
     TANKODROM_VAR_DIR="$hvar" TANKODROM_HOST_NAME="host-$host" \
-      setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -Q default,ingest,analysis --concurrency 2 "${beat[@]}" \
+      setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -Q default,ingest,uploads,analysis --concurrency 2 "${beat[@]}" \
       --pidfile "$hvar/run/celery.pid" --loglevel INFO >>"$hvar/log/celery.log" 2>&1 </dev/null &
     port=$((port + 1))
   done

@@ -2,13 +2,13 @@
 
 An upload's body is a file on the receiving host's disk (`VAR_DIR/uploads`, written and read with direct I/O,
 parsed while it arrives by `follow`). Rather than move it (a shared file system, or object storage and a second
-copy of every byte), its ingestion is sent to a queue only that host's workers consume: `ingest.<host>`, where
+copy of every byte), its ingestion is sent to a queue only that host's workers consume: `uploads.<host>`, where
 <host> is `settings.HOST_NAME` (env `TANKODROM_HOST_NAME`, default the machine's name). Every worker that
-consumes `ingest` also consumes its own host's queue (backend/celery_app.py), so one Celery deployment serves any
+consumes `uploads` also consumes its own host's queue (backend/celery_app.py), so one Celery deployment serves any
 number of hosts, and a retried or redelivered task keeps its queue (Celery re-sends a retry with the routing key
 it came with). On one host nothing changes but the queue's name. docs/scaling.md says why not object storage.
 
-What it asks of a deployment: each web host runs at least one ingest worker with the same TANKODROM_HOST_NAME
+What it asks of a deployment: each web host runs at least one uploads worker with the same TANKODROM_HOST_NAME
 (docker-compose.cluster.yml pairs them), and the pieces of a resumable upload reach the host that received its
 first piece (a proxy that hashes on the URI `/api/v1/tests/<id>/phout` keeps them together).
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 
-PREFIX = "ingest."
+PREFIX = "uploads."
 
 
 def host_name() -> str:
@@ -33,7 +33,7 @@ def upload_queue(host: str | None = None) -> str:
 
 
 def consume_own_queue(worker: Any) -> None:
-    """Make a worker that consumes `ingest` consume this host's upload queue too (Celery's celeryd_after_setup)."""
+    """Make a worker that consumes `uploads` consume this host's upload queue too (Celery's celeryd_after_setup)."""
     queues = worker.app.amqp.queues
-    if "ingest" in queues.consume_from:
+    if "uploads" in queues.consume_from:
         queues.select_add(upload_queue())

@@ -20,8 +20,8 @@ GOLDEN = Path(__file__).resolve().parents[3] / "analytics" / "tests" / "golden" 
 
 def test_the_queue_names_the_host(settings: Any) -> None:
     settings.HOST_NAME = "web-3"
-    assert host_queues.upload_queue() == "ingest.web-3"
-    assert host_queues.upload_queue("web-4") == "ingest.web-4"
+    assert host_queues.upload_queue() == "uploads.web-3"
+    assert host_queues.upload_queue("web-4") == "uploads.web-4"
 
 
 def test_an_ingest_worker_adds_its_hosts_queue_and_others_do_not(settings: Any, monkeypatch: Any) -> None:
@@ -36,19 +36,19 @@ def test_an_ingest_worker_adds_its_hosts_queue_and_others_do_not(settings: Any, 
             app.amqp.queues.select(consume)
 
     try:
+        host_queues.consume_own_queue(Worker(["uploads", "analysis"]))
+        assert set(app.amqp.queues.consume_from) == {"uploads", "analysis", "uploads.web-3"}
         host_queues.consume_own_queue(Worker(["ingest", "default"]))
-        assert set(app.amqp.queues.consume_from) == {"ingest", "default", "ingest.web-3"}
-        host_queues.consume_own_queue(Worker(["analysis"]))
-        assert set(app.amqp.queues.consume_from) == {"analysis"}
+        assert set(app.amqp.queues.consume_from) == {"ingest", "default"}
     finally:
-        app.amqp.queues.deselect(["ingest.web-3"])
+        app.amqp.queues.deselect(["uploads.web-3"])
 
 
 def _worker(tmp_path: Path, host: str) -> WorkerProcess:
     var = tmp_path / host
     var.mkdir(exist_ok=True)
     env = worker_env(TANKODROM_VAR_DIR=str(var), TANKODROM_HOST_NAME=host)
-    return WorkerProcess(env=env, queues="ingest", log_path=tmp_path / f"{host}.log")
+    return WorkerProcess(env=env, queues="uploads", log_path=tmp_path / f"{host}.log")
 
 
 @pytest.fixture
