@@ -186,7 +186,13 @@ export function PlotlyFigure({ figure: given, name, height = 380, onXRange, mark
     const reason = emptyReason(given);
     return (
       <p className="chart-empty" role="note" aria-label={`${name}: no data`} data-empty-chart={name}>
-        {reason ?? `No data for ${name} in this window.`}
+        {reason ? (
+          <>
+            <strong>{name}:</strong> {reason}
+          </>
+        ) : (
+          `No data for ${name} in this window.`
+        )}
       </p>
     );
   }
