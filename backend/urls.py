@@ -14,9 +14,14 @@ urlpatterns = [
     path("healthz", core_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    # The split view serves its script from a URL, not inline: the Content-Security-Policy allows no inline script.
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    # drf-spectacular's pages with the app's navigation (backend/web/templates/web/). The split view serves its
+    # script from a URL, not inline: the Content-Security-Policy allows no inline script.
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="web/swagger_ui.html"),
+        name="docs",
+    ),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="web/redoc.html"), name="redoc"),
     path("", include("backend.tankapi.urls")),
     path("", include("backend.uploads.urls")),
     path("", include("backend.reports.urls")),

@@ -394,7 +394,7 @@ export const dailySpecs = [
       assert.equal(response.status(), 404);
       await page.waitForSelector('[data-page="not-found"]');
       await page.screenshot({ path: shot(shots, "not-found", width) });
-      for (const path of ["/no/such/page", "/login", "/tokens", `/${seed.a.id}`, "/"]) {
+      for (const path of ["/no/such/page", "/login", "/tokens", `/${seed.a.id}`, "/", "/api/docs/"]) {
         await page.goto(base + path);
         const nav = page.getByRole("navigation", { name: "Main" });
         await nav.waitFor();

@@ -139,3 +139,15 @@ def test_a_refused_upload_is_the_result_of_a_waiting_test(owner, anon_api, db) -
     assert anon_api.get(f"/api/v1/tests/{test.pk}/").json()["result"] == row["result"]
     Upload.objects.create(test=test, status="parsing")  # a new upload on its way: waiting again
     assert anon_api.get("/api/v1/tests/").json()["results"][0]["result"]["kind"] == "processing"
+
+
+def test_list_figures_command_fills_in_older_tests(uploaded, anon_api) -> None:
+    from django.core.management import call_command
+
+    test, _ = uploaded
+    Test.objects.filter(pk=test.pk).update(status="ready")
+    assert anon_api.get("/api/v1/tests/").json()["results"][0]["q99_ms"] is None  # processed before the list had it
+    call_command("list_figures")
+    row = anon_api.get("/api/v1/tests/").json()["results"][0]
+    summary = anon_api.get(f"/api/v1/tests/{test.pk}/summary").json()
+    assert row["q99_ms"] == summary["quantiles_ms"]["99"] and row["max_rps"] == summary["rps"]["max"]

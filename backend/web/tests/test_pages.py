@@ -153,3 +153,5 @@ def test_api_docs_are_served_by_the_app_not_a_cdn(client: Client, db: None) -> N
         body = client.get(url).content.decode()
         assert "/static/drf_spectacular_sidecar/" in body, url
         assert "cdn.jsdelivr" not in body and "unpkg" not in body, url
+        # With the app's navigation, like every other page.
+        assert '<nav aria-label="Main">' in body and 'href="/">Tests</a>' in body, url

@@ -199,7 +199,13 @@ export function PlotlyFigure({
     const reason = emptyReason(given);
     return (
       <p className="chart-empty" role="note" aria-label={`${name}: no data`} data-empty-chart={name}>
-        {reason ?? `No data for ${name} in this window.`}
+        {reason ? (
+          <>
+            <strong>{name}:</strong> {reason}
+          </>
+        ) : (
+          `No data for ${name} in this window.`
+        )}
       </p>
     );
   }

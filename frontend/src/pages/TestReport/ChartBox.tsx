@@ -29,7 +29,8 @@ export function ChartBox({
   const key = `${testId}|${name}|${JSON.stringify(params)}|${refresh}`;
   const chart = useApi(key, (signal) => getChart(testId, name, params, signal));
   // The backend's figures carry their own title; then the heading stays for screen readers only.
-  const titled = Boolean(chart.data?.figure.layout?.title);
+  // An empty chart is one line that names itself, so its heading goes too.
+  const titled = Boolean(chart.data?.figure.layout?.title) || (chart.data !== null && chart.data.figure.data.length === 0);
   return (
     <section className="chart-box card" aria-label={title}>
       <h2 className={titled ? "sr-only" : undefined}>{title}</h2>
