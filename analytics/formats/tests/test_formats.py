@@ -248,3 +248,14 @@ def test_locust_summary_csv_is_refused_with_what_to_upload_instead() -> None:
 def test_every_format_has_a_parser() -> None:
     for name in ("phout", "jmeter-csv", "jmeter-xml", "k6-json", "k6-csv", "gatling", "locust"):
         assert parser_class(name) is not None
+
+
+def test_locust_history_without_full_history_is_the_overall_row_only() -> None:
+    """`--csv` without `--csv-full-history` writes the Aggregated row only (percentiles since the start)."""
+    path = FIXTURES / "locust" / "aggregated_stats_history.csv"
+    parser = LocustParser()
+    table = next(iter(parser.read_tables(io.BytesIO(path.read_bytes())))).table
+    assert set(table.case) == {NO_CASE}
+    last = path.read_text().splitlines()[-1].split(",")
+    assert int(table.resps.sum()) == int(last[-7])
+    assert int(table.nets.count[table.nets.code == 999].sum()) == int(last[-6])
