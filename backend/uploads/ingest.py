@@ -43,7 +43,7 @@ from backend.celery_app import app as celery_app
 from backend.clickhouse import client, native
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads import formats
+from backend.uploads import formats, instances
 from backend.uploads.digest import digest_of_file
 from backend.uploads.direct_io import ReadAhead
 from backend.uploads.follow import Abandoned, GrowingFile
@@ -277,6 +277,7 @@ def _load_decoded(upload: Upload, raw: io.BufferedIOBase, decoded: io.BufferedIO
         raise
     if window.late_seconds:
         _recompute_seconds(test_id, upload_id, sorted(window.late_seconds))
+    instances.store(test_id, upload_id, parser)  # threads/VUs/users per second, where the file states them
     result.lines_total = parser.stats.lines_total
     result.lines_bad = parser.stats.lines_bad
     result.bad_examples = [{"line": b.line, "reason": b.reason, "text": b.text} for b in parser.stats.bad_examples]
@@ -669,7 +670,7 @@ def _fail(upload: Upload, error: str) -> None:
         # A test that has other data (an earlier upload, the tank's stream) keeps it and its status.
         if test.active_upload_id is None and not test.has_stream:
             test.status = TestStatus.FAILED
-            test.error = f"phout upload {upload.pk} failed: {error}"
+            test.error = f"{formats.format_of(int(upload.pk))} upload {upload.pk} failed: {error}"
             test.save(update_fields=["status", "error"])
 
 
