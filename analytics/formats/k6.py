@@ -18,8 +18,8 @@ Mapping (docs/formats.md): tag `name` (k6 sets it to the URL unless the script n
 code; `error_code` → net code (k6's codes, lib/netext/httpext/error_codes.go, mapped to errno where one fits, else
 kept as they are); http_req_duration → interval_real (k6's duration: sending + waiting + receiving);
 connecting + tls_handshaking → connect_time; sending → send_time; waiting → latency; receiving → receive_time;
-the request's start = its end − duration; the `vus` metric's points (the active VUs, which k6 samples every
-second) → the active instances of their second.
+the request's start = its end − duration; the `vus` metric's points (the active VUs, which k6 samples on a 1 s
+ticker: execution/scheduler.go, emitVUsAndVUsMax) → the active instances of their second.
 """
 
 from __future__ import annotations
