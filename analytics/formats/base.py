@@ -17,6 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from analytics.formats.instances import ActiveInstances
 from analytics.phout import (
     DEFAULT_BLOCK_BYTES,
     INT_COLUMNS,
@@ -125,6 +126,7 @@ class RecordParser:
         self._buf = bytearray()
         self._next_line = 1  # number of the first line in the buffer
         self.fatal: str | None = None  # set when the file cannot be read on from some point (refused as a whole)
+        self.instances = ActiveInstances()  # the active threads/VUs/users the file states, if it does
         self._started = False
 
     # ── input ───────────────────────────────────────────────────────────────────────────────────────────────

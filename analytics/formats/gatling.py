@@ -15,7 +15,8 @@ is the RUN record's header, 0.
 Mapping (docs/formats.md): the request name → case (under its groups: `group / name`); start → send time;
 end − start → interval_real; OK → HTTP 200 unless the message says otherwise; KO → the HTTP code a failed status
 check names (`... but actually found 500`), or the net code of a connection failure named in the message
-(`ConnectException`, `timeout`...), else net code 999.
+(`ConnectException`, `timeout`...), else net code 999. USER START and END records (their last field is the
+event's time) → the active users of each second (analytics/formats/instances.py), as Gatling's "active users".
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from analytics.formats.base import (
 from analytics.phout import PhoutBatch
 
 US_PER_MS = 1000
+MS_PER_S = 1000
 BINARY_REFUSAL = (
     "this is the binary simulation.log of Gatling 3.13 or later, which Gatling only reads itself: upload the "
     "simulation.log of Gatling 3.0-3.12 (text), or export the results another way"
@@ -85,6 +87,9 @@ class GatlingParser(RecordParser):
         for line_no, line in split_lines(block, first_line):
             fields = line.decode("utf-8", errors="replace").split("\t")
             kind = fields[0]
+            if kind == "USER":
+                self._user(fields)
+                continue
             if kind in KNOWN_RECORDS:
                 continue
             self.stats.lines_total += 1
@@ -92,6 +97,18 @@ class GatlingParser(RecordParser):
             if reason is not None:
                 self.bad(line_no, reason, line)
         return rows.batch()
+
+    def _user(self, fields: list[str]) -> None:
+        """A user's START or END (6 fields before 3.4, 4 since); one that cannot be read only says nothing."""
+        event = fields[3] if len(fields) == 6 else fields[2] if len(fields) == 4 else ""
+        try:
+            second = int(fields[-1]) // MS_PER_S
+        except ValueError:
+            return
+        if event == "START":
+            self.instances.user_started(second)
+        elif event == "END":
+            self.instances.user_ended(second)
 
     def _request(self, fields: list[str], rows: Rows) -> str | None:
         if len(fields) == 8:

@@ -13,13 +13,15 @@ alone is read again record by record (Python's csv module) to name the bad recor
 Mapping (docs/formats.md): label → case; responseCode → HTTP code, `Non HTTP response code: <exception>` → net code
 (analytics/formats/jmeter_codes.py); timeStamp (the start: jmeter.properties sets sampleresult.timestamp.start=true)
 → send time; elapsed → interval_real; Connect → connect_time; Latency − Connect → latency; elapsed − Latency →
-receive_time; bytes → size_in; sentBytes → size_out.
+receive_time; bytes → size_in; sentBytes → size_out; allThreads (else grpThreads summed over the thread groups
+named by threadName) → the active instances of the sample's end second (analytics/formats/instances.py).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Any, ClassVar
 
 import numpy as np
@@ -27,13 +29,20 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from analytics.formats.base import US_PER_MS, NotThisFormat, RecordParser, Rows, request_ints
+from analytics.formats.base import US_PER_MS, US_PER_S, NotThisFormat, RecordParser, Rows, request_ints
+from analytics.formats.instances import ActiveInstances
 from analytics.formats.jmeter_codes import codes_of
 from analytics.phout import INT_COLUMNS, MAX_RECEIVE_SEC, VALUE_RANGES, PhoutBatch, _batch
 
 REQUIRED = ("timeStamp", "elapsed")
 INT_FIELDS = ("timeStamp", "elapsed", "bytes", "sentBytes", "Latency", "Connect")
-USED = (*INT_FIELDS, "label", "responseCode", "success")
+# Active threads at the sample's end (JMeterThread sets them after sampling): of all thread groups, of its own.
+ALL_THREADS, GROUP_THREADS = "allThreads", "grpThreads"
+THREAD_FIELDS = (ALL_THREADS, GROUP_THREADS)
+USED = (*INT_FIELDS, *THREAD_FIELDS, "label", "responseCode", "success", "threadName")
+# JMeter names a thread `<thread group's name> <group number>-<thread number>` (apache/jmeter ThreadGroup.java,
+# startNewThread): what precedes the numbers names its group.
+THREAD_NUMBERS = re.compile(r" \d+-\d+$")
 DELIMITERS = (",", "\t", ";", "|")
 QUOTE = b'"'
 MAX_HEADER_BYTES = 64 * 1024
@@ -42,6 +51,36 @@ _NARROW = tuple((n, r) for n, r in VALUE_RANGES.items() if n in INT_COLUMNS)
 
 class _BlockInvalid(Exception):
     pass
+
+
+def thread_group(thread_name: str) -> str:
+    """The thread group of a JMeter thread name (`Thread Group 1-5` → `Thread Group 1`)."""
+    return THREAD_NUMBERS.sub("", thread_name, count=1)
+
+
+class ThreadCounts:
+    """A JTL's active threads (allThreads, else grpThreads per thread group) into `ActiveInstances`."""
+
+    def __init__(self, instances: ActiveInstances) -> None:
+        self.instances = instances
+        self._groups: dict[str, int] = {}
+
+    def group_code(self, thread_name: str) -> int:
+        return self._groups.setdefault(thread_group(thread_name), len(self._groups))
+
+    def sample(self, end_second: int, all_threads: int | None, group_threads: int | None, thread_name: str) -> None:
+        if all_threads is not None:
+            self.instances.level(end_second, all_threads)
+        elif group_threads is not None:
+            self.instances.level(end_second, group_threads, self.group_code(thread_name))
+
+
+def count_or_none(raw: str | None) -> int | None:
+    """A thread count, or None when absent or not a count (it only feeds the instances, never fails a record)."""
+    if raw is None:
+        return None
+    raw = raw.strip()
+    return int(raw) if raw.isdigit() else None
 
 
 def header_fields(line: str) -> tuple[list[str], str] | None:
@@ -64,6 +103,7 @@ class JtlCsvParser(RecordParser):
         self._names: list[str] | None = None
         self._delimiter = ","
         self._index: dict[str, int] = {}
+        self._threads = ThreadCounts(self.instances)
 
     # A record ends at a line end outside quotes: an even number of quote characters before it (doubled quotes
     # count twice). The buffer always starts at a record's start.
@@ -100,8 +140,12 @@ class JtlCsvParser(RecordParser):
     def _parse_fast(self, block: bytes) -> PhoutBatch | None:
         assert self._names is not None
         used = [name for name in USED if name in self._index]
-        types: dict[str, pa.DataType] = {name: pa.int64() for name in INT_FIELDS if name in self._index}
-        types.update({name: pa.dictionary(pa.int32(), pa.binary()) for name in ("label", "responseCode")})
+        if ALL_THREADS in self._index or GROUP_THREADS not in self._index:
+            used = [name for name in used if name != "threadName"]  # no thread groups to tell apart
+        types: dict[str, pa.DataType] = {
+            name: pa.int64() for name in (*INT_FIELDS, *THREAD_FIELDS) if name in self._index
+        }
+        types.update({name: pa.dictionary(pa.int32(), pa.binary()) for name in ("label", "responseCode", "threadName")})
         types["success"] = pa.bool_()
         try:
             table = pacsv.read_csv(
@@ -162,15 +206,28 @@ class JtlCsvParser(RecordParser):
         receive_sec = (send_ts_us + columns["interval_real"]) // 1_000_000
         if (send_ts_us <= 0).any() or (receive_sec > MAX_RECEIVE_SEC).any() or (elapsed < 0).any():
             raise _BlockInvalid("a time is out of range")
+        self._thread_counts(table, receive_sec, rows)
         self.stats.lines_total += rows
         return _batch(send_ts_us, receive_sec, case_codes, columns)
+
+    def _thread_counts(self, table: pa.Table, receive_sec: npt.NDArray[np.int64], rows: int) -> None:
+        if ALL_THREADS in self._index:
+            self.instances.levels(receive_sec, table.column(ALL_THREADS).to_numpy())
+        elif GROUP_THREADS in self._index:
+            groups = self._dictionary_codes(table, "threadName", rows, self._group_of_thread, absent=0)
+            self.instances.levels(receive_sec, table.column(GROUP_THREADS).to_numpy(), groups)
+
+    def _group_of_thread(self, raw: bytes) -> int:
+        return self._threads.group_code(raw.decode("utf-8", errors="replace"))
 
     def _case_of_label(self, raw: bytes) -> int:
         return self.case_code(raw.decode("utf-8", errors="replace"))
 
-    def _dictionary_codes(self, table: pa.Table, name: str, rows: int, code_of: Any) -> npt.NDArray[np.int32]:
+    def _dictionary_codes(
+        self, table: pa.Table, name: str, rows: int, code_of: Any, absent: int | None = None
+    ) -> npt.NDArray[np.int32]:
         if name not in self._index:
-            return np.full(rows, self.no_case_code(), dtype=np.int32)
+            return np.full(rows, self.no_case_code() if absent is None else absent, dtype=np.int32)
         column = table.column(name).combine_chunks()
         mapping = np.array([code_of(v) for v in column.dictionary.to_pylist()], dtype=np.int32)
         indices = column.indices.to_numpy(zero_copy_only=False)
@@ -264,4 +321,13 @@ class JtlCsvParser(RecordParser):
             net_code=net,
             proto_code=proto,
         )
-        return rows.add(values["timeStamp"] * US_PER_MS, case, ints)
+        reason = rows.add(values["timeStamp"] * US_PER_MS, case, ints)
+        if reason is None:
+            field = {name: record[i] for name, i in self._index.items() if name in (*THREAD_FIELDS, "threadName")}
+            self._threads.sample(
+                (values["timeStamp"] + elapsed) * US_PER_MS // US_PER_S,
+                count_or_none(field.get(ALL_THREADS)),
+                None if ALL_THREADS in field else count_or_none(field.get(GROUP_THREADS)),
+                field.get("threadName", ""),
+            )
+        return reason

@@ -8,7 +8,8 @@ threads). Sub-results are the same elements nested inside their parent (`jmeter.
 they are parts of the parent's request, not requests of their own, so only the elements directly under
 `<testResults>` count. JMeter stopped mid-run leaves the file without its closing tag: that is accepted.
 
-The mapping is the CSV JTL's (analytics/formats/jtl_csv.py, docs/formats.md).
+The mapping is the CSV JTL's (analytics/formats/jtl_csv.py, docs/formats.md): `na` (allThreads), else `ng`
+(grpThreads) per thread group of `tn`, → the active instances of the sample's end second.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 from xml.parsers import expat
 
-from analytics.formats.base import US_PER_MS, RecordParser, Rows, request_ints
+from analytics.formats.base import US_PER_MS, US_PER_S, RecordParser, Rows, request_ints
 from analytics.formats.jmeter_codes import codes_of
+from analytics.formats.jtl_csv import ThreadCounts, count_or_none
 from analytics.phout import PhoutBatch
 
 SAMPLE_ELEMENTS = frozenset({"httpSample", "sample"})
@@ -43,6 +45,7 @@ class JtlXmlParser(RecordParser):
         self._depth = 0
         self._rows = Rows()
         self._root_seen = False
+        self._threads = ThreadCounts(self.instances)
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[PhoutBatch]:
         if self.fatal:
@@ -127,4 +130,13 @@ class JtlXmlParser(RecordParser):
             net_code=net,
             proto_code=proto,
         )
-        return self._rows.add(values["ts"] * US_PER_MS, case, ints)
+        reason = self._rows.add(values["ts"] * US_PER_MS, case, ints)
+        if reason is None:
+            all_threads = count_or_none(attributes.get("na"))
+            self._threads.sample(
+                (values["ts"] + elapsed) * US_PER_MS // US_PER_S,
+                all_threads,
+                None if "na" in attributes else count_or_none(attributes.get("ng")),
+                attributes.get("tn", ""),
+            )
+        return reason

@@ -18,13 +18,15 @@ Mapping (docs/formats.md): tag `name` (k6 sets it to the URL unless the script n
 code; `error_code` → net code (k6's codes, lib/netext/httpext/error_codes.go, mapped to errno where one fits, else
 kept as they are); http_req_duration → interval_real (k6's duration: sending + waiting + receiving);
 connecting + tls_handshaking → connect_time; sending → send_time; waiting → latency; receiving → receive_time;
-the request's start = its end − duration.
+the request's start = its end − duration; the `vus` metric's points (the active VUs, which k6 samples on a 1 s
+ticker: execution/scheduler.go, emitVUsAndVUsMax) → the active instances of their second.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -38,16 +40,19 @@ from analytics.formats.base import (
     NET_TIMEOUT,
     NET_UNKNOWN,
     NET_UNREACHABLE,
+    US_PER_S,
     NotThisFormat,
     RecordParser,
     Rows,
     request_ints,
     split_lines,
 )
+from analytics.formats.instances import ActiveInstances
 from analytics.phout import PhoutBatch
 
 US_PER_MS = 1000
 DURATION = "http_req_duration"
+VUS = "vus"
 PHASES = {
     "http_req_blocked": "blocked",
     "http_req_connecting": "connecting",
@@ -220,6 +225,9 @@ class K6JsonParser(RecordParser):
         metric, data = envelope.get("metric"), envelope.get("data")
         if not isinstance(metric, str) or not isinstance(data, dict):
             return "a Point without its metric or data"
+        if metric == VUS:
+            _vus(self.instances, lambda: rfc3339_us(str(data["time"])), lambda: data["value"])
+            return None
         if metric not in REQUEST_METRICS:
             return None
         tags = data.get("tags") or {}
@@ -233,6 +241,16 @@ class K6JsonParser(RecordParser):
         key = orjson.dumps(tags, option=orjson.OPT_SORT_KEYS).decode()
         self._assembler.add(line_no, metric, end_us, value, {k: str(v) for k, v in tags.items()}, key)
         return None
+
+
+def _vus(instances: ActiveInstances, time_us: Callable[[], int], value: Callable[[], Any]) -> None:
+    """Record a `vus` point; one that cannot be read says nothing (it is no request, so no bad record either)."""
+    try:
+        second, count = time_us() // US_PER_S, round(float(value()))
+    except (KeyError, ValueError, TypeError, OverflowError):
+        return
+    if count >= 0:
+        instances.level(second, count)
 
 
 def timestamp_us(text: str) -> int:
@@ -289,6 +307,9 @@ class K6CsvParser(RecordParser):
         if len(record) != len(self._names):
             return f"expected {len(self._names)} fields as the header names, found {len(record)}"
         metric = record[0]
+        if metric == VUS:
+            _vus(self.instances, lambda: timestamp_us(record[1]), lambda: record[2])
+            return None
         if metric not in REQUEST_METRICS:
             return None
         try:

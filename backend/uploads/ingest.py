@@ -43,7 +43,7 @@ from backend.celery_app import app as celery_app
 from backend.clickhouse import client, native
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads import formats, outcome
+from backend.uploads import formats, instances, outcome
 from backend.uploads.digest import digest_of_file
 from backend.uploads.direct_io import ReadAhead
 from backend.uploads.follow import Abandoned, GrowingFile
@@ -303,6 +303,7 @@ def _load_decoded(upload: Upload, raw: io.BufferedIOBase, decoded: io.BufferedIO
         raise
     if window.late_seconds:
         _recompute_seconds(test_id, upload_id, sorted(window.late_seconds))
+    instances.store(test_id, upload_id, parser)  # threads/VUs/users per second, where the file states them
     result.lines_total = parser.stats.lines_total
     result.lines_bad = parser.stats.lines_bad
     result.bad_examples = [{"line": b.line, "reason": b.reason, "text": b.text} for b in parser.stats.bad_examples]

@@ -21,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.uploads import formats
 from backend.uploads.storage import upload_dir, upload_path
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ def _release_test(test: Test, upload_id: int, error: str) -> None:
     if Upload.objects.filter(test_id=test.pk, status__in=IN_FLIGHT).exclude(pk=upload_id).exists():
         return  # another upload may still bring the data
     test.status = TestStatus.FAILED
-    test.error = f"phout upload {upload_id} failed: {error}"
+    test.error = f"{formats.format_of(upload_id)} upload {upload_id} failed: {error}"
     test.save(update_fields=["status", "error"])
 
 

@@ -12,6 +12,7 @@ import pytest
 from analytics.formats import detect, parser_class, resolve
 from analytics.formats.base import NotThisFormat, RecordParser
 from analytics.formats.gatling import GatlingParser
+from analytics.formats.instances import ActiveInstances
 from analytics.formats.jtl_csv import JtlCsvParser, _BlockInvalid
 from analytics.formats.jtl_xml import JtlXmlParser
 from analytics.formats.k6 import K6CsvParser, K6JsonParser, rfc3339_us
@@ -181,7 +182,7 @@ def test_k6_bad_lines_are_named() -> None:
     )
     parser, _ = parse(K6JsonParser(), data)
     assert parser.stats.lines_bad == 2
-    assert [b.line for b in parser.stats.bad_examples] == [61, 62]
+    assert [b.line for b in parser.stats.bad_examples] == [63, 64]
 
 
 def test_rfc3339_with_nanoseconds_and_offsets() -> None:
@@ -248,3 +249,72 @@ def test_locust_summary_csv_is_refused_with_what_to_upload_instead() -> None:
 def test_every_format_has_a_parser() -> None:
     for name in ("phout", "jmeter-csv", "jmeter-xml", "k6-json", "k6-csv", "gatling", "locust"):
         assert parser_class(name) is not None
+
+
+def test_locust_history_without_full_history_is_the_overall_row_only() -> None:
+    """`--csv` without `--csv-full-history` writes the Aggregated row only (percentiles since the start)."""
+    path = FIXTURES / "locust" / "aggregated_stats_history.csv"
+    parser = LocustParser()
+    table = next(iter(parser.read_tables(io.BytesIO(path.read_bytes())))).table
+    assert set(table.case) == {NO_CASE}
+    last = path.read_text().splitlines()[-1].split(",")
+    assert int(table.resps.sum()) == int(last[-7])
+    assert int(table.nets.count[table.nets.code == 999].sum()) == int(last[-6])
+
+
+# ── active instances (threads, VUs, users) ─────────────────────────────────────────────────────────────────
+SECONDS = np.arange(1_699_999_999, 1_700_000_004)  # one second before the fixtures' first, one after their last
+
+
+def instances_of(parser: RecordParser, name: str, piece: int | None = None) -> list[int]:
+    parse(parser, (FIXTURES / name).read_bytes(), piece)
+    counts: list[int] = parser.instances.at(SECONDS).tolist()
+    return counts
+
+
+def test_jmeter_all_threads_are_the_instances_of_each_samples_end_second() -> None:
+    # Every sample says allThreads=2; the one sent at +0.400 s lasts 2.003 s and ends in +2.
+    assert instances_of(JtlCsvParser(), "jmeter_default.jtl") == [0, 2, 2, 2, 0]
+    assert instances_of(_SlowOnly(), "jmeter_default.jtl") == [0, 2, 2, 2, 0]
+    assert instances_of(JtlXmlParser(), "jmeter.xml", piece=7) == [0, 2, 2, 2, 0]
+    assert instances_of(JtlCsvParser(), "jmeter_subset_tab.jtl") == [0, 0, 0, 0, 0]  # no thread counts saved
+
+
+def test_jmeter_group_threads_add_up_over_thread_groups_named_by_the_thread() -> None:
+    # Browse: 2 at +0, 3 at +1, 2 at +2; Checkout: 1 at +0, nothing at +1 (its level holds), 2 at +2.
+    assert instances_of(JtlCsvParser(), "jmeter_groups.jtl") == [0, 3, 4, 4, 0]
+    assert instances_of(_SlowOnly(), "jmeter_groups.jtl") == [0, 3, 4, 4, 0]
+    xml = b'<testResults version="1.2">\n' + b"".join(
+        b'<httpSample t="50" ts="%d" s="true" lb="x" rc="200" tn="%s" ng="%d"/>\n' % (ts, tn, ng)
+        for ts, tn, ng in ((1_700_000_000_100, b"Browse 1-1", 2), (1_700_000_000_200, b"Checkout 2-1", 1))
+    )
+    parser = JtlXmlParser()
+    parse(parser, xml)
+    assert parser.instances.at(SECONDS).tolist() == [0, 3, 0, 0, 0]
+
+
+@pytest.mark.parametrize(("cls", "name"), [(K6JsonParser, "k6.json"), (K6CsvParser, "k6.csv")])
+def test_k6_vus_points_are_the_instances_of_their_second(cls: type[RecordParser], name: str) -> None:
+    assert instances_of(cls(block_bytes=300), name, piece=41) == [0, 2, 3, 3, 0]
+
+
+@pytest.mark.parametrize("name", ["gatling_3_3.log", "gatling_3_9.log"])
+def test_gatling_active_users_count_every_second_a_user_lived_in(name: str) -> None:
+    # User 1 lives from +0.050 to +1.500, user 2 starts at +1.000 and never ends.
+    assert instances_of(GatlingParser(block_bytes=64), name, piece=13) == [0, 1, 2, 1, 1]
+
+
+def test_active_instances_hold_a_level_between_reports_and_count_users() -> None:
+    active = ActiveInstances()
+    assert not active and active.span() is None
+    active.levels([10, 10, 12], [3, 5, 4])  # the largest of a second; 11 holds 10's level
+    active.level(20, 7, source=1)
+    active.level(21, 1, source=1)
+    assert active.at([9, 10, 11, 12, 13, 20, 21, 22]).tolist() == [0, 5, 5, 4, 0, 7, 1, 0]
+    users = ActiveInstances()
+    for second in (5, 5, 6):
+        users.user_started(second)
+    users.user_ended(6)
+    users.user_ended(8)
+    assert users.at([4, 5, 6, 7, 8, 9]).tolist() == [0, 2, 3, 2, 2, 1]
+    assert users.span() == (5, 8)
