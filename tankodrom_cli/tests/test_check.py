@@ -70,7 +70,7 @@ def test_usage_and_connection_errors_exit_2(
     assert check(server.url, token, "api", 10**9) == 2
     assert f"HTTP 404: test {10**9} not found" in capsys.readouterr().err
     assert check(server.url, token, "web", test.pk) == 2
-    assert "belongs to component 'api', not 'web'" in capsys.readouterr().err
+    assert "not a test of component 'web'" in capsys.readouterr().err
     assert check(server.url, "wrong-token", "api", test.pk) == 2
     assert "HTTP 401" in capsys.readouterr().err
     assert check(f"http://127.0.0.1:{free_port()}", token, "api", test.pk) == 2

@@ -36,12 +36,16 @@ def test_targets_subscriptions_and_deliveries_are_each_users_own(
 ) -> None:
     assert anon_api.get("/api/v1/notify/targets/").status_code == 401
     assert anon_api.get("/api/v1/components/api/deliveries/").status_code == 401
-    mine = owner_api.post("/api/v1/notify/targets/", {"kind": "slack", "name": "m", "url": "http://a/b"}).json()
+    mine = owner_api.post(
+        "/api/v1/notify/targets/", {"kind": "slack", "name": "m", "url": "http://a/b"}, format="json"
+    ).json()
     assert other_api.get("/api/v1/notify/targets/").json() == []
     assert other_api.delete(f"/api/v1/notify/targets/{mine['id']}/").status_code == 403
     assert other_api.delete(f"/api/v1/notify/targets/{10**9}/").status_code == 403  # missing looks the same
     Test.objects.create(owner=User.objects.get(username="other"), component="api")
-    stolen = other_api.post("/api/v1/components/api/subscriptions/", {"target": mine["id"], "events": ["test_failed"]})
+    stolen = other_api.post(
+        "/api/v1/components/api/subscriptions/", {"target": mine["id"], "events": ["test_failed"]}, format="json"
+    )
     assert stolen.status_code == 403 and stolen.json()["error"] == f"target {mine['id']} is not one of yours"
     # Subscribing needs a say in the component: staff, or an owner of one of its tests.
     Test.objects.create(owner=owner, component="api")
