@@ -34,6 +34,7 @@ from django.middleware.security import SecurityMiddleware
 from django.utils.log import log_response
 
 from backend.accounts.middleware import body_limit_for
+from backend.core.middleware import ContentSecurityPolicyMiddleware
 from backend.tankapi import push
 
 StartResponse = Callable[..., Any]
@@ -95,6 +96,7 @@ def _compute_profile(environ: dict[str, Any]) -> tuple[tuple[str, str], ...] | N
     del response.headers["Content-Type"]
     SecurityMiddleware(lambda _r: response).process_response(request, response)
     XFrameOptionsMiddleware(lambda _r: response).process_response(request, response)
+    ContentSecurityPolicyMiddleware(lambda _r: response)(request)
     return tuple(response.items())
 
 
