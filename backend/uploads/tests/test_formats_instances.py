@@ -46,6 +46,34 @@ def test_each_generators_active_instances_reach_the_report_and_the_diagnosis(
     assert load_input(test_row).series.instances.tolist() == instances  # what the generator finding reads
 
 
+def test_instances_of_a_second_aggregated_again_for_late_samples_stay(
+    test_row: Test, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second whose rows are recomputed (a sample that ended in it came 70 s of file later) keeps its instances."""
+    monkeypatch.setattr(
+        ingest, "PARSE_BLOCK_BYTES", 300
+    )  # blocks of a few rows: second 0 is stored before its late row
+    rows = [f"{1_700_000_000_100 + s * 1000},50,a,200,true,{1 + s // 10}" for s in range(70)]
+    rows.append("1700000000200,100,a,200,true,1")  # ends in second 0, long after it was aggregated
+    body = ("timeStamp,elapsed,label,responseCode,success,allThreads\n" + "\n".join(rows) + "\n").encode()
+    recomputed: list[list[int]] = []
+    recompute = ingest._recompute_seconds
+
+    def spy(test_id: int, upload_id: int, seconds: list[int]) -> None:
+        recomputed.append(seconds)
+        recompute(test_id, upload_id, seconds)
+
+    monkeypatch.setattr(ingest, "_recompute_seconds", spy)
+    upload = stored_upload(test_row, body)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ingest.ingest_upload(upload.pk) == UploadStatus.READY
+    assert recomputed == [[1_700_000_000]]
+    test_row.refresh_from_db()
+    series = load_input(test_row).series
+    assert series.resps[0] == 2  # the late sample counted in its second
+    assert series.instances.tolist() == [1 + s // 10 for s in range(70)]
+
+
 def test_a_failed_upload_names_its_format(test_row: Test, django_capture_on_commit_callbacks: Any) -> None:
     run = b"RUN\tcomputerdatabase.BasicSimulation\tbasicsimulation\t1700000000000\t \t3.9.5\n"
     body = run + b"REQUEST\t\tx\t1700000000100\t1700000000195\tOK\t \n" + b"NOT A RECORD\tx\n" * 20
