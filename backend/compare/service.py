@@ -46,7 +46,7 @@ METHOD = (
     "blocks (as short as leaves 5 responses beyond a level), and per level the 20%-trimmed mean of the blocks' "
     "log ratio of quantiles (test / baseline) estimates the change; swapping the tests within units of "
     "consecutive blocks (at least 4 s and the correlation time) gives its distribution under no difference. "
-    "Intervals hold for all judged levels at once (96%, Bonferroni), found by inverting the test; "
+    "Intervals hold for all judged levels at once (98%, Bonferroni), found by inverting the test; "
     "'worse'/'better' only when the "
     "whole interval lies beyond 1% of the baseline (and one histogram bin for streamed data); levels with "
     "fewer than 10 responses beyond them are not judged. Code shares: a block bootstrap, floor 0.1 percentage "
