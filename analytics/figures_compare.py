@@ -119,16 +119,27 @@ def distribution_figure(labels: Sequence[str], tests: Sequence[SparseCounts]) ->
     }
 
 
+# A verdict wherever a figure shows one: its colour (apart from the tests' own) and its marker.
+VERDICT_COLOURS = {"worse": "#b00020", "better": "#1b7f3b"}
+VERDICT_SYMBOLS = {"worse": "triangle-up", "better": "triangle-down"}
+
+
 def by_load_figure(labels: Sequence[str], comparison: LoadComparison, levels: Sequence[float]) -> Figure:
-    """Quantiles against load (RPS band centres), one colour per test, one dash per level."""
+    """Quantiles against load (RPS band centres), one colour per test, one dash per level; a band where a test is
+    `worse` or `better` than the baseline has its marker in that verdict's colour and shape (▲ worse, ▼ better)."""
     traces: list[dict[str, Any]] = []
     xs = [round((band.rps_low + band.rps_high) / 2.0, 3) for band in comparison.bands]
     for i, label in enumerate(labels):
         for j, level in enumerate(levels):
             ys: list[float | None] = []
+            marks: list[str] = []
+            symbols: list[str] = []
             for band in comparison.bands:
                 k = band.comparison.levels.index(float(level)) if float(level) in band.comparison.levels else -1
                 ys.append(band.comparison.values_ms[i][k] if k >= 0 else None)
+                verdict = band.comparison.verdict[i][k] if k >= 0 else None
+                marks.append(VERDICT_COLOURS.get(verdict or "", _colour(i)))
+                symbols.append(VERDICT_SYMBOLS.get(verdict or "", "circle"))
             traces.append(
                 {
                     "type": "scatter",
@@ -138,6 +149,7 @@ def by_load_figure(labels: Sequence[str], comparison: LoadComparison, levels: Se
                     "x": xs,
                     "y": ys,
                     "line": {"color": _colour(i), "dash": _DASHES[j % len(_DASHES)], "width": 1.5},
+                    "marker": {"color": marks, "symbol": symbols, "size": 8},
                 }
             )
     return {

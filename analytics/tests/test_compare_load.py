@@ -6,7 +6,13 @@ import numpy as np
 
 from analytics.compare import SparseCounts, hist_from_values_ms
 from analytics.compare_load import compare_by_load, rps_per_second
-from analytics.figures_compare import by_load_figure, distribution_figure, quantiles_figure, timeline_quantiles
+from analytics.figures_compare import (
+    VERDICT_COLOURS,
+    by_load_figure,
+    distribution_figure,
+    quantiles_figure,
+    timeline_quantiles,
+)
 
 
 def _ramp(rng: np.random.Generator, duration_s: int, top_rps: int, knee_rps: float, start: int = 0) -> SparseCounts:
@@ -44,6 +50,11 @@ def test_a_lower_knee_is_worse_at_high_load_only() -> None:
     figure = by_load_figure(["#1", "#2"], result, (50.0,))
     assert len(figure["data"]) == 2
     assert figure["data"][0]["x"] == [round((b.rps_low + b.rps_high) / 2, 3) for b in result.bands]
+    # The slower test's markers say `worse` (colour and shape) where it is; the baseline keeps its own.
+    marker = figure["data"][1]["marker"]
+    assert [m == VERDICT_COLOURS["worse"] for m in marker["color"]] == [v == "worse" for v in verdicts]
+    assert [m == "triangle-up" for m in marker["symbol"]] == [v == "worse" for v in verdicts]
+    assert VERDICT_COLOURS["worse"] not in figure["data"][0]["marker"]["color"]
 
 
 def test_no_common_load_gives_no_bands() -> None:
