@@ -93,3 +93,18 @@ def test_a_line_without_end_is_refused_once_longer_than_the_limit() -> None:
     with pytest.raises(NotPhout, match="line 11 is longer than"):
         list(parser.read_from(stream, early_verdict_lines=5000))
     assert stream.bytes_read <= 2 * MAX_LINE_BYTES
+
+
+@pytest.mark.parametrize("filler", [b"\n", b"\r\n", b" \t \n", b"x\n"])
+def test_blocks_of_blank_or_short_lines_never_reach_pyarrow(filler: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pyarrow converts every row of a block before it fails on the first bad one: 16 MB of line ends cost it
+    # 2 CPU-s and ~900 MB. Such blocks go to the line-by-line path, which stops at the early verdict.
+    import pyarrow.csv as pacsv
+
+    def no_arrow(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("pyarrow was given a block of blank or short lines")
+
+    monkeypatch.setattr(pacsv, "read_csv", no_arrow)
+    parser = PhoutParser(block_bytes=1 << 20)
+    with pytest.raises(NotPhout):
+        list(parser.read_from(io.BytesIO(good_lines(300) + filler * (4 << 20)), early_verdict_lines=5000))

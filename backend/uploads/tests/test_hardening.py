@@ -64,6 +64,17 @@ def test_a_gzip_of_good_lines_then_line_ends_fails_early_with_the_reason(
     assert not storage.upload_path(upload.pk).exists()
 
 
+def test_the_bomb_is_refused_at_the_door_from_its_first_bytes(
+    owner: Owner, waiting_test: Test, uploads_env: Path, django_capture_on_commit_callbacks: Any
+) -> None:
+    body = gzip_of([(good_lines(300), 1), (b"\n" * (1 << 20), 64)])
+    response = put_phout(owner, waiting_test, body, django_capture_on_commit_callbacks)
+    assert response.status_code == 400 and "blank lines for 300 phout lines" in response.json()["error"]
+    waiting_test.refresh_from_db()
+    assert waiting_test.status == TestStatus.FAILED
+    assert list((uploads_env / "uploads").glob("*")) == []
+
+
 def test_a_gzip_inflating_beyond_its_ratio_is_refused(
     waiting_test: Test, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
