@@ -150,7 +150,11 @@ class Connection:
         if self.writer is None or self.conn.our_state is not h11.IDLE:
             await self._connect()
         assert self.reader is not None and self.writer is not None
-        request = h11.Request(method="GET", target=target, headers=[("Host", "127.0.0.1"), ("Accept", "*/*")])
+        request = h11.Request(
+            method="GET",
+            target=target,
+            headers=[("Host", "127.0.0.1"), ("Accept", "*/*"), ("Accept-Encoding", "gzip, deflate, br")],
+        )
         self.writer.write(self.conn.send(request) + self.conn.send(h11.EndOfMessage()))
         status, size = 0, 0
         while True:
@@ -186,6 +190,7 @@ class Connection:
 class Outcome:
     page_s: list[float] = field(default_factory=list)
     request_s: list[float] = field(default_factory=list)
+    by_kind: dict[str, list[float]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     requests: int = 0
 
@@ -205,6 +210,8 @@ async def _fetch_all(port: int, targets: list[str], outcome: Outcome) -> None:
                 outcome.errors.append(f"{target}: {exc!r}")
                 continue
             outcome.request_s.append(time.perf_counter() - started)
+            kind = re.sub(r"\d+", "N", target.split("?")[0])
+            outcome.by_kind.setdefault(kind, []).append(time.perf_counter() - started)
             outcome.requests += 1
             if status != 200:
                 outcome.errors.append(f"{target}: {status}")
@@ -276,6 +283,7 @@ def summarize(name: str, outcome: Outcome, wall_s: float) -> dict[str, Any]:
         "req_per_s": round(outcome.requests / wall_s, 1) if wall_s else 0.0,
         "page": _stats(outcome.page_s),
         "request": _stats(outcome.request_s),
+        "by_request": {kind: _stats(values) for kind, values in sorted(outcome.by_kind.items())},
     }
 
 
