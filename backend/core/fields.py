@@ -8,7 +8,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ParseError
 
-from backend.core.parsers import check_tree, loads_checked
+from backend.core.parsers import check_tree, loads_checked, text_problem
+from backend.core.schema import NO_NUL
 
 
 class CheckedJSONField(serializers.JSONField):
@@ -30,12 +31,27 @@ class CheckedJSONField(serializers.JSONField):
         return super().to_internal_value(value)
 
 
-@extend_schema_field({"type": "array", "items": {}})
+TEXT = {"type": "string", "pattern": NO_NUL}
+SCALAR = {"anyOf": [TEXT, {"type": "number"}, {"type": "boolean"}, {"type": "null"}]}
+FLAT_OBJECT = {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": SCALAR}
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+@extend_schema_field({"type": "array", "items": {"anyOf": [*SCALAR["anyOf"], FLAT_OBJECT]}})
 class JSONListField(CheckedJSONField):
+    """A list of scalars or of flat objects of scalars (the tank's loadscheme: strings, or dicts of one step)."""
+
     def to_internal_value(self, data: Any) -> Any:
         value = super().to_internal_value(data)
         if not isinstance(value, list):
             raise serializers.ValidationError("must be a JSON list")
+        for index, item in enumerate(value):
+            flat = isinstance(item, dict) and all(_scalar(v) for v in item.values())
+            if not (_scalar(item) or flat):
+                raise serializers.ValidationError(f"item {index}: a string, number, boolean, null or flat object")
         return value
 
 
@@ -48,6 +64,9 @@ class StrictCharField(serializers.CharField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
+        problem = text_problem(data)
+        if problem:
+            raise serializers.ValidationError(problem)
         return str(super().to_internal_value(data))
 
 

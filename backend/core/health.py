@@ -69,7 +69,7 @@ def run_all() -> list[Check]:
 # The shallow check: the last full check, refreshed in the background once it is FRESH_S old. A poll costs a lock
 # and a clock read; the first poll of a process waits for one check, since there is nothing to answer with yet.
 FRESH_S = 5.0
-FRESH_DEGRADED_S = 1.0  # a failing check is retried sooner, so that recovery (a start-up) is seen at once
+FRESH_DEGRADED_S = 2.0  # a failing check is retried sooner, so that recovery (a start-up) is seen soon
 _state_lock = threading.Lock()
 _last: list[tuple[float, list[Check]]] = []  # [(monotonic time of the check, checks)], at most one entry
 _refreshing = threading.Event()

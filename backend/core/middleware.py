@@ -34,6 +34,8 @@ def _policy(*, extra_origin: str = "") -> str:
         f"img-src 'self' data: blob:{extra}",
         "font-src 'self' data:",
         "connect-src 'self'",
+        # ReDoc runs its search in a worker made from a blob: URL.
+        "worker-src 'self' blob:",
         "object-src 'none'",
         "base-uri 'self'",
         "form-action 'self'",

@@ -4,7 +4,9 @@
   RecursionError (a 500) near 1000 levels; anything deeper than a few levels is no request of ours anyway, and the
   code behind (serializers, JSONField, the renderer) recurses too.
 - Text: NUL characters and lone surrogates (`"\\ud800"`, which JSON allows) cannot be stored by PostgreSQL nor
-  encoded as UTF-8: a 400 naming where they are, in keys as in values.
+  encoded as UTF-8. The fields that store text refuse them, naming the field (backend/core/fields.py);
+  `check_tree(..., text=True)` does the same for a whole value. Keys the view does not read are ignored, as the
+  schema allows any.
 - NaN and Infinity are refused (DRF's strict JSON): they are not JSON, and no stored number may be either.
 """
 
@@ -37,21 +39,21 @@ def _where(path: list[str | int]) -> str:
     return ".".join(str(part) for part in path) or "body"
 
 
-def check_tree(data: Any, max_depth: int = MAX_DEPTH) -> None:
-    """ParseError naming the first place where `data` (decoded JSON) nests too deep or holds text that cannot be
-    stored. Iterative, so that it is safe on any depth the decoder produced."""
+def check_tree(data: Any, max_depth: int = MAX_DEPTH, *, text: bool = True) -> None:
+    """ParseError naming the first place where `data` (decoded JSON) nests too deep or (with `text`) holds text that
+    cannot be stored. Iterative, so that it is safe on any depth the decoder produced."""
     stack: list[tuple[Any, list[str | int]]] = [(data, [])]
     while stack:
         value, path = stack.pop()
         if len(path) > max_depth:
             raise ParseError(f"JSON nested deeper than {max_depth} levels at {_where(path[:max_depth])}")
-        if isinstance(value, str):
+        if isinstance(value, str) and text:
             problem = text_problem(value)
             if problem:
                 raise ParseError(f"{_where(path)}: {problem}")
         elif isinstance(value, Mapping):
             for key, item in value.items():
-                problem = text_problem(str(key))
+                problem = text_problem(str(key)) if text else None
                 if problem:
                     raise ParseError(f"{_where(path)}: a key {problem}")
                 stack.append((item, [*path, str(key)]))
@@ -59,7 +61,7 @@ def check_tree(data: Any, max_depth: int = MAX_DEPTH) -> None:
             stack.extend((item, [*path, index]) for index, item in enumerate(value))
 
 
-def loads_checked(raw: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
+def loads_checked(raw: bytes | str, max_depth: int = MAX_DEPTH, *, text: bool = True) -> Any:
     """`raw` as JSON, or ParseError saying what is wrong (never RecursionError or a decoding error)."""
     try:
         data = json.loads(raw, parse_constant=strict_constant)
@@ -67,7 +69,7 @@ def loads_checked(raw: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
         raise ParseError(f"JSON nested deeper than {max_depth} levels") from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, NaN/Infinity, integers of over 4300 digits
         raise ParseError(f"JSON parse error - {exc}") from None
-    check_tree(data, max_depth)
+    check_tree(data, max_depth, text=text)
     return data
 
 
@@ -82,4 +84,4 @@ class CheckedJSONParser(JSONParser):
             text = raw.decode(encoding)
         except (LookupError, UnicodeError) as exc:
             raise ParseError(f"JSON parse error - the body is not {encoding}: {exc}") from None
-        return loads_checked(text)
+        return loads_checked(text, text=False)

@@ -3,8 +3,9 @@
 - Error answers. Every operation can answer `{"error": "..."}` with 400 (a bad parameter or body), 401 (a bad
   token: authentication runs before the view), 403, 404 (a missing test, or one the caller may not read) and 503
   (ClickHouse unavailable); writes also 429 (the write rate), and operations with a body 411, 413 and 415.
-- Text parameters. NUL cannot be stored or compared by PostgreSQL and is refused in any URL
-  (backend/core/middleware.py): free-text query and path parameters say so with a pattern.
+- Text. NUL cannot be stored or compared by PostgreSQL and is refused in any URL (backend/core/middleware.py) and
+  in body fields (backend/core/fields.py, with lone surrogates): free-text parameters and body properties say so
+  with a pattern.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ BODY_ERRORS = {
     "413": "body over the size limit",
     "415": "unsupported Content-Type",
 }
+# No NUL and no lone surrogate (a code point of its own in Python's regex, which schemathesis uses). A URL cannot
+# carry a lone surrogate (its UTF-8 would not decode), so parameters need only the first.
+NO_BAD_TEXT = "^[^\\u0000\\ud800-\\udfff]*$"
 NO_NUL = "^[^\\u0000]*$"
 # Answers about finished tests carry an ETag and answer 304 to it (backend/reports/cache.py).
 REVALIDATED = ("/summary", "/report", "/charts/{name}", "/tables", "/monitoring", "/config", "/api/v1/compare")
@@ -48,7 +52,12 @@ def _free_text(schema: dict[str, Any]) -> bool:
 
 
 def add_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    result.setdefault("components", {}).setdefault("schemas", {})[ERROR_SCHEMA_NAME] = ERROR_SCHEMA
+    components = result.setdefault("components", {}).setdefault("schemas", {})
+    for component in components.values():  # text properties of bodies, as the strict fields check them
+        for prop in component.get("properties", {}).values():
+            if _free_text(prop) and not prop.get("readOnly"):
+                prop["pattern"] = NO_NUL
+    components[ERROR_SCHEMA_NAME] = ERROR_SCHEMA
     for path, path_item in result.get("paths", {}).items():
         for method, operation in path_item.items():
             if not isinstance(operation, dict) or "responses" not in operation:

@@ -30,13 +30,16 @@ class TagsField(serializers.ListField):
     def to_representation(self, data: Any) -> list[str]:
         return sorted(t.name for t in data.all()) if hasattr(data, "all") else sorted(data)
 
+HOST_MAX = Test._meta.get_field("target_host").max_length or 512
+PORT_MAX = Test._meta.get_field("target_port").max_length or 32
+
 
 class TestSerializer(serializers.ModelSerializer[Test]):
     """A test's metadata, status and sources. `target` ("host:port") is accepted as a shorthand on writes."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
     serializer_field_mapping = strict_field_mapping()  # JSON types as the schema gives them (backend/core/fields.py)
-    target = StrictCharField(required=False, allow_blank=True, max_length=540)
+    target = StrictCharField(required=False, allow_blank=True, help_text="host:port, or host (512 and 32 at most)")
     active_upload = serializers.IntegerField(source="active_upload_id", read_only=True, allow_null=True)
     can_write = serializers.SerializerMethodField(help_text="whether the caller may edit, star or delete it")
     stop_requested = serializers.SerializerMethodField(
@@ -189,11 +192,13 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         target = attrs.pop("target", None)
         if target:
             host, sep, port = target.rpartition(":")
-            if sep and port.isdigit():
-                attrs.setdefault("target_host", host)
+            if not (sep and port.isdigit()):
+                host, port = target, ""
+            if len(host) > HOST_MAX or len(port) > PORT_MAX:
+                raise serializers.ValidationError({"target": f"host at most {HOST_MAX}, port at most {PORT_MAX} long"})
+            attrs.setdefault("target_host", host)
+            if port:
                 attrs.setdefault("target_port", port)
-            else:
-                attrs.setdefault("target_host", target)
         return attrs
 
 

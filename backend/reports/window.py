@@ -50,10 +50,11 @@ def _unix_seconds(name: str, raw: str | None) -> int | None:
     if raw is None or raw.strip() == "":
         return None
     try:
-        value = int(float(raw))
+        seconds = float(raw)
+        value = int(seconds)
     except (ValueError, OverflowError) as exc:  # "abc", "nan", "inf"
         raise WindowError(f"{name} must be unix seconds, got {raw!r}") from exc
-    if value < 0 or value > 2**32 - 1:
+    if seconds < 0 or value > 2**32 - 1:  # -0.5 is before 0 too, though it truncates to it
         raise WindowError(f"{name} must be unix seconds between 0 and 2^32-1, got {raw!r}")
     return value
 

@@ -150,7 +150,11 @@ class Connection:
         if self.writer is None or self.conn.our_state is not h11.IDLE:
             await self._connect()
         assert self.reader is not None and self.writer is not None
-        request = h11.Request(method="GET", target=target, headers=[("Host", "127.0.0.1"), ("Accept", "*/*")])
+        request = h11.Request(
+            method="GET",
+            target=target,
+            headers=[("Host", "127.0.0.1"), ("Accept", "*/*"), ("Accept-Encoding", "gzip, deflate, br")],
+        )
         self.writer.write(self.conn.send(request) + self.conn.send(h11.EndOfMessage()))
         status, size = 0, 0
         while True:
@@ -186,6 +190,7 @@ class Connection:
 class Outcome:
     page_s: list[float] = field(default_factory=list)
     request_s: list[float] = field(default_factory=list)
+    by_kind: dict[str, list[float]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     requests: int = 0
 
@@ -205,6 +210,8 @@ async def _fetch_all(port: int, targets: list[str], outcome: Outcome) -> None:
                 outcome.errors.append(f"{target}: {exc!r}")
                 continue
             outcome.request_s.append(time.perf_counter() - started)
+            kind = re.sub(r"\d+", "N", target.split("?")[0])
+            outcome.by_kind.setdefault(kind, []).append(time.perf_counter() - started)
             outcome.requests += 1
             if status != 200:
                 outcome.errors.append(f"{target}: {status}")
@@ -221,14 +228,38 @@ async def _user(port: int, delay_s: float, steps: list[list[str]], outcome: Outc
     outcome.page_s.append(time.perf_counter() - started)
 
 
-def burst(port: int, users: int, spread_s: float, steps: list[list[str]], seed: int) -> tuple[Outcome, float]:
+async def _poll_health(port: int, until: asyncio.Event, outcome: Outcome) -> None:
+    """A load balancer's health check during the burst: /healthz every 100 ms on one connection."""
+    connection = Connection(port)
+    while not until.is_set():
+        started = time.perf_counter()
+        try:
+            status, _ = await connection.get("/healthz")
+            outcome.request_s.append(time.perf_counter() - started)
+            outcome.requests += 1
+            if status != 200:
+                outcome.errors.append(f"/healthz: {status}")
+        except (OSError, h11.ProtocolError, ConnectionError) as exc:
+            outcome.errors.append(f"/healthz: {exc!r}")
+        await asyncio.sleep(0.1)
+    await connection.close()
+
+
+def burst(
+    port: int, users: int, spread_s: float, steps: list[list[str]], seed: int, health: Outcome | None = None
+) -> tuple[Outcome, float]:
     rng = random.Random(seed)
     delays = sorted(rng.uniform(0, spread_s) for _ in range(users))
     outcome = Outcome()
 
     async def main() -> float:
         started = time.perf_counter()
+        done = asyncio.Event()
+        poller = asyncio.create_task(_poll_health(port, done, health)) if health is not None else None
         await asyncio.gather(*(_user(port, d, steps, outcome) for d in delays))
+        done.set()
+        if poller is not None:
+            await poller
         return time.perf_counter() - started
 
     import uvloop
@@ -276,6 +307,7 @@ def summarize(name: str, outcome: Outcome, wall_s: float) -> dict[str, Any]:
         "req_per_s": round(outcome.requests / wall_s, 1) if wall_s else 0.0,
         "page": _stats(outcome.page_s),
         "request": _stats(outcome.request_s),
+        "by_request": {kind: _stats(values) for kind, values in sorted(outcome.by_kind.items())},
     }
 
 
@@ -296,6 +328,11 @@ def main() -> None:
     parser.add_argument("--spread-s", type=float, default=5.0, help="users arrive uniformly within this many s")
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--out", type=Path, help="write the results as JSON here too")
+    parser.add_argument(
+        "--poll-healthz",
+        action="store_true",
+        help="poll /healthz every 100 ms during the report burst (no Celery worker runs here: it answers 503)",
+    )
     args = parser.parse_args()
 
     var_dir = ROOT / "var" / "bench_report_burst"
@@ -313,7 +350,8 @@ def main() -> None:
         baseline_steps = [[static] * per_page]
         # Warm-up: one page, so that each worker has imported what the views use before the clock runs.
         burst(port, 4, 0.1, steps, args.seed)
-        results = {
+        health = Outcome() if args.poll_healthz else None
+        results: dict[str, Any] = {
             "lines": args.lines,
             "users": args.users,
             "spread_s": args.spread_s,
@@ -324,9 +362,15 @@ def main() -> None:
                 f"static file {static}", *burst(port, args.users, args.spread_s, baseline_steps, args.seed)
             ),
             "report_page": summarize(
-                f"/{test_id} and its requests", *burst(port, args.users, args.spread_s, steps, args.seed)
+                f"/{test_id} and its requests", *burst(port, args.users, args.spread_s, steps, args.seed, health)
             ),
         }
+        if health is not None:
+            results["healthz_during_report_burst"] = {
+                "polls": health.requests,
+                "errors": health.errors[:5],
+                "latency": _stats(health.request_s),
+            }
     print(json.dumps(results, indent=2))
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n")
