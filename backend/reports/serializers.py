@@ -30,6 +30,7 @@ class TagsField(serializers.ListField):
     def to_representation(self, data: Any) -> list[str]:
         return sorted(t.name for t in data.all()) if hasattr(data, "all") else sorted(data)
 
+
 HOST_MAX = Test._meta.get_field("target_host").max_length or 512
 PORT_MAX = Test._meta.get_field("target_port").max_length or 32
 
