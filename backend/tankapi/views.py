@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from analytics.tank_push import PushFormatError
 from backend.loadtests import permissions
 from backend.loadtests.auth import raw_token_from
-from backend.loadtests.models import Test
+from backend.loadtests.models import Test, hash_upload_token
 from backend.loadtests.tokens import resolve_token
 from backend.tankapi import buffer, lifecycle, push
 
@@ -204,8 +204,8 @@ def job_status(request: HttpRequest, job: int) -> HttpResponse:
     """PATCH api/v2/jobs/N/?upload_token=U (the status the tank sends every 10 s in Lunapark mode): 410 once the test
     was stopped from the web, on which the tank ends its shooting with exit code 8; else accepted and not kept."""
     upload_token = request.GET.get("upload_token", "")
-    test = Test.objects.filter(pk=job).values_list("upload_token", flat=True).first()
-    known = test is not None and upload_token and hmac.compare_digest(upload_token, test)
+    stored = Test.objects.filter(pk=job).values_list("upload_token", flat=True).first()  # the token's hash
+    known = stored is not None and upload_token and hmac.compare_digest(hash_upload_token(upload_token), stored)
     if known and lifecycle.stop_requested(int(job)):
         return _error(f"job {job} was stopped from the web", 410)
     return _array(SUCCESS)
