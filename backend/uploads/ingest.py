@@ -252,9 +252,12 @@ def _decoded_ahead(raw: io.BufferedIOBase, stored_bytes: int) -> Iterator[io.Buf
 
 
 def _load_decoded(upload: Upload, raw: io.BufferedIOBase, decoded: io.BufferedIOBase | ReadAhead) -> IngestResult:
-    parser, decoded = formats.open_parser(upload, decoded, PARSE_BLOCK_BYTES)  # phout, JTL, k6, Gatling, Locust
-    if isinstance(parser, LocustParser):  # per-second aggregates only: no samples to stream
-        return cast(IngestResult, formats.load_aggregates(upload, parser, decoded, EARLY_VERDICT_LINES))
+    try:  # the format is recognised from the first bytes: a damaged or inflating gzip may fail there already
+        parser, decoded = formats.open_parser(upload, decoded, PARSE_BLOCK_BYTES)  # phout, JTL, k6, Gatling, Locust
+        if isinstance(parser, LocustParser):  # per-second aggregates only: no samples to stream
+            return cast(IngestResult, formats.load_aggregates(upload, parser, decoded, EARLY_VERDICT_LINES))
+    except (NotPhout, DamagedGzip, InflatesTooMuch) as exc:
+        raise IngestError(str(exc)) from exc
     window = SecondWindow()
     result = IngestResult()
     received_at_us = _now_us()
