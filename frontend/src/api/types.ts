@@ -14,10 +14,7 @@ export interface PlotlyFigureJson {
   layout?: Record<string, unknown>;
 }
 
-export type TestMeta = Schemas["Test"] & {
-  /** Set once the owner pressed Stop (its backend lands with another change; absent until then). */
-  stop_requested?: boolean;
-};
+export type TestMeta = Schemas["Test"];
 
 /** The fields the report's edit form changes (PATCH /tests/<id>/). */
 export type TestEdit = Required<Pick<Schemas["PatchedTest"], "name" | "description" | "component" | "version" | "tags">>;
