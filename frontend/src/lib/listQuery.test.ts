@@ -18,6 +18,8 @@ describe("list query", () => {
     expect(compareUrl([17743, 17742])).toBe("/compare/17742/17743");
     expect(compareUrl([5, 5])).toBeNull();
     expect(compareUrl([3, 1, 2])).toBe("/compare/1/2/3");
+    expect(compareUrl([1, 2, 3, 4, 5])).toBe("/compare/1/2/3/4/5");
+    expect(compareUrl([1, 2, 3, 4, 5, 6])).toBeNull(); // the compare page shows five at most
   });
 });
 

@@ -94,8 +94,11 @@ export function serializeListQuery(q: ListQuery): string {
   return s ? `?${s}` : "";
 }
 
-/** The compare page for the chosen tests, oldest first so differences read "newer vs older". */
+/** The compare page shows this many tests at most (the first is the reference of the others' verdicts). */
+export const MAX_COMPARED = 5;
+
+/** The compare page for the chosen tests, oldest first so differences read "newer vs older"; null unless 2 to 5. */
 export function compareUrl(ids: number[]): string | null {
   const unique = [...new Set(ids)].sort((a, b) => a - b);
-  return unique.length >= 2 ? `/compare/${unique.join("/")}` : null;
+  return unique.length >= 2 && unique.length <= MAX_COMPARED ? `/compare/${unique.join("/")}` : null;
 }

@@ -13,6 +13,7 @@ import { formatCount, formatDuration, formatIso, formatMs, formatUnix } from "..
 import {
   STATUSES,
   compareUrl,
+  MAX_COMPARED,
   listQueryParams,
   nextOrdering,
   parseListQuery,
@@ -198,7 +199,8 @@ export function TestListPage() {
   }, []);
 
   const sort = (ordering: string) => apply({ ...query, ordering, page: 1 });
-  const toggle = (id: number) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+  const toggle = (id: number) =>
+    setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : s.length < MAX_COMPARED ? [...s, id] : s));
   const compare = compareUrl(selected);
 
   const results = list.data?.results ?? [];
@@ -277,6 +279,12 @@ export function TestListPage() {
                         type="checkbox"
                         aria-label={`Select test ${t.id} for comparison`}
                         checked={selected.includes(t.id)}
+                        disabled={!selected.includes(t.id) && selected.length >= MAX_COMPARED}
+                        title={
+                          !selected.includes(t.id) && selected.length >= MAX_COMPARED
+                            ? `Compare shows ${MAX_COMPARED} tests at most`
+                            : undefined
+                        }
                         onChange={() => toggle(t.id)}
                       />
                     </td>
