@@ -401,7 +401,9 @@ def truncate(table: str) -> None:
 
     On a cluster, TRUNCATE … ON CLUSTER would run on both replicas of a shard at once, and on 18.16 the two then
     wait for each other's DROP_RANGE forever (seen here). So: on one replica of each shard, which replicates it,
-    waiting until every replica has applied it (replication_alter_partitions_sync 2).
+    then each other replica is synced (SYSTEM SYNC REPLICA). Not with replication_alter_partitions_sync 2: the
+    TRUNCATE then holds its table's lock while it waits for the twin, whose DROP_RANGE may wait behind a fetch
+    from that very table (seen here too, after a fault test).
     """
     shape = engines.current()
     if not shape.is_cluster:
@@ -414,15 +416,21 @@ def truncate(table: str) -> None:
         tag="cluster.replicas",
     )
     deadline = time.monotonic() + TRUNCATE_WAIT_S
+    local = engines.local_name(table, shape)
     pending = {int(shard) for shard, _host, _port in replicas}
+    truncated_on: set[tuple[str, int]] = set()
     while pending:
         for shard, host, port in replicas:
-            if shard in pending and _truncate_on(str(host), int(port), engines.local_name(table, shape)):
+            if shard in pending and _on_node(str(host), int(port), f"TRUNCATE TABLE IF EXISTS {local}"):
                 pending.discard(shard)
+                truncated_on.add((str(host), int(port)))
         if pending:
             if time.monotonic() > deadline:
                 raise ClickHouseUnavailable(f"could not truncate {table} on shards {sorted(pending)}")
             time.sleep(0.5)
+    for _shard, host, port in replicas:
+        if (str(host), int(port)) not in truncated_on:
+            _on_node(str(host), int(port), f"SYSTEM SYNC REPLICA {local}")  # a replica that is down catches up later
 
 
 # A replica that has just started elects its shard's leader first, and refuses a TRUNCATE meanwhile (code 292).
@@ -430,12 +438,15 @@ TRUNCATE_WAIT_S = 60
 _NOT_NOW = (292,)  # LEADERSHIP_CHANGED
 
 
-def _truncate_on(host: str, port: int, table: str) -> bool:
+def _on_node(host: str, port: int, sql: str) -> bool:
+    """Run a statement on one node; False if it is down or not ready (then another replica, or a later round)."""
     cfg = _config()
-    node = Client(host, port=port, user=cfg["user"], password=cfg["password"], database=database())
+    node = Client(
+        host, port=port, user=cfg["user"], password=cfg["password"], database=database(), send_receive_timeout=60
+    )
     try:
         with _translated_errors("truncate"):
-            node.execute(f"TRUNCATE TABLE IF EXISTS {table}", settings={"replication_alter_partitions_sync": 2})
+            node.execute(sql)
         return True
     except ClickHouseUnavailable:
         return False  # down: another replica of the shard, or a later round
