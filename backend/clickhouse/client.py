@@ -442,7 +442,7 @@ def _on_node(host: str, port: int, sql: str) -> bool:
     """Run a statement on one node; False if it is down or not ready (then another replica, or a later round)."""
     cfg = _config()
     node = Client(
-        host, port=port, user=cfg["user"], password=cfg["password"], database=database(), send_receive_timeout=60
+        host, port=port, user=cfg["user"], password=cfg["password"], database=database(), send_receive_timeout=600
     )
     try:
         with _translated_errors("truncate"):
