@@ -8,11 +8,14 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import celeryd_after_setup, worker_init
+from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
 
 app = Celery("tankodrom")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+# A phout upload's tasks go to the receiving host's queue (backend/core/host_queues.py); then the routes by name.
+app.conf.task_routes = ("backend.core.host_queues.route", settings.CELERY_TASK_ROUTES)
 app.autodiscover_tasks()
 
 

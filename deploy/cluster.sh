@@ -29,6 +29,12 @@ replica_of() { echo "r$(( ($1 + 1) % 2 + 1 ))"; }
 # ClickHouse node with Replicated tables that cannot open a session at start does not start.
 zk_answers() { exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT" && printf stat >&3 && grep -q '^Mode: standalone' <&3; }
 node_answers() { clickhouse-client --host 127.0.0.1 --port "$(tcp_port "$1")" --query "SELECT 1"; }
+# After a crash a node's old ZooKeeper session lives on until it times out: its Replicated tables stay read-only
+# ("replica appears to be already active") meanwhile. A restarted node is ready when none is.
+replicas_writable() {
+  [[ "$(clickhouse-client --host 127.0.0.1 --port "$(tcp_port "$1")" \
+    --query "SELECT count() FROM system.replicas WHERE is_readonly OR is_session_expired")" == 0 ]]
+}
 
 start_zookeeper() {
   [[ -x /usr/share/zookeeper/bin/zkServer.sh ]] || apt_install zookeeper
@@ -134,7 +140,8 @@ case "${1:-}" in
   down) down ;;
   stop-node) stop_node "${2:?node number}" ;;
   kill-node) kill_node "${2:?node number}" ;;
-  start-node) start_node "${2:?node number}"; wait_for 60 "ClickHouse node $2" node_answers "$2" ;;
+  start-node) start_node "${2:?node number}"; wait_for 60 "ClickHouse node $2" node_answers "$2"
+    wait_for 60 "the replicas of node $2" replicas_writable "$2" ;;
   env) print_env ;;
   hosts-up) hosts_up ;;
   hosts-down) hosts_down ;;

@@ -2,11 +2,11 @@
 
 An upload's body is a file on the receiving host's disk (`VAR_DIR/uploads`, written and read with direct I/O,
 parsed while it arrives by `follow`). Rather than move it (a shared file system, or object storage and a second
-copy of every byte), its ingestion is sent to a queue only that host's workers consume: `uploads.<host>`, where
-<host> is `settings.HOST_NAME` (env `TANKODROM_HOST_NAME`, default the machine's name). Every worker that
-consumes `uploads` also consumes its own host's queue (backend/celery_app.py), so one Celery deployment serves any
-number of hosts, and a retried or redelivered task keeps its queue (Celery re-sends a retry with the routing key
-it came with). On one host nothing changes but the queue's name. docs/scaling.md says why not object storage.
+copy of every byte), its tasks are sent by `route` (a Celery router) to a queue only that host's workers consume:
+`uploads.<host>`, where <host> is `settings.HOST_NAME` (env `TANKODROM_HOST_NAME`, default the machine's name).
+Every worker that consumes `uploads` also consumes its own host's queue (backend/celery_app.py), so one Celery
+deployment serves any number of hosts, and a retried task keeps its host. On one host nothing changes but the
+queue's name. docs/scaling.md says why not object storage.
 
 What it asks of a deployment: each web host runs at least one uploads worker with the same TANKODROM_HOST_NAME
 (docker-compose.cluster.yml pairs them), and the pieces of a resumable upload reach the host that received its
@@ -21,6 +21,8 @@ from typing import Any
 from django.conf import settings
 
 PREFIX = "uploads."
+# The tasks that read an upload's file.
+UPLOAD_TASKS = frozenset({"backend.uploads.tasks.ingest_upload", "backend.uploads.tasks.follow_upload"})
 
 
 def host_name() -> str:
@@ -30,6 +32,15 @@ def host_name() -> str:
 def upload_queue(host: str | None = None) -> str:
     """The queue of the ingestion tasks of uploads received on `host` (default: this one)."""
     return f"{PREFIX}{host or host_name()}"
+
+
+def route(name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **_kw: Any) -> dict[str, str] | None:
+    """Celery router, ahead of the routes by name (backend/celery_app.py): uploads to this host's queue.
+
+    It runs where the task is sent: in the web process that received the upload, or in that host's worker when
+    the task is retried, so both name the same host.
+    """
+    return {"queue": upload_queue()} if name in UPLOAD_TASKS else None
 
 
 def consume_own_queue(worker: Any) -> None:

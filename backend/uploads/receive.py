@@ -274,10 +274,9 @@ def _upload_for(test: Test, start: int, total: int, upload_id: str | None) -> Up
 
 
 def _queue_ingestion(upload_id: int) -> None:
-    from backend.core.host_queues import upload_queue
     from backend.uploads.tasks import ingest_upload
 
-    ingest_upload.apply_async((upload_id,), queue=upload_queue())  # a worker of this host reads the file
+    ingest_upload.delay(upload_id)
 
 
 # A big body arriving fast is parsed while it arrives (backend/uploads/follow.py): the ingestion of a multi-GB
@@ -305,9 +304,6 @@ class _Follow:
         self._wanted = False  # decided once: now or never for this piece
         elapsed_s = max(time.monotonic() - self._started_at, 1e-3)
         if received_bytes / elapsed_s >= FOLLOW_MIN_BYTES_PER_S:
-            from backend.core.host_queues import upload_queue
             from backend.uploads.tasks import follow_upload
 
-            follow_upload.apply_async(
-                (self._upload_id,), {"hashed_by_receiver": self._hashed_here}, queue=upload_queue()
-            )
+            follow_upload.delay(self._upload_id, hashed_by_receiver=self._hashed_here)

@@ -24,6 +24,16 @@ def test_the_queue_names_the_host(settings: Any) -> None:
     assert host_queues.upload_queue("web-4") == "uploads.web-4"
 
 
+def test_uploads_are_routed_to_this_hosts_queue_and_other_tasks_by_name(settings: Any) -> None:
+    from backend.celery_app import app
+
+    settings.HOST_NAME = "web-3"
+    router = app.amqp.router
+    assert router.route({}, "backend.uploads.tasks.ingest_upload", (1,), {})["queue"].name == "uploads.web-3"
+    assert router.route({}, "backend.uploads.tasks.follow_upload", (1,), {})["queue"].name == "uploads.web-3"
+    assert router.route({}, "backend.tankapi.tasks.flush_buffer", (), {})["queue"].name == "ingest"
+
+
 def test_an_ingest_worker_adds_its_hosts_queue_and_others_do_not(settings: Any, monkeypatch: Any) -> None:
     from backend.celery_app import app
 

@@ -83,10 +83,7 @@ def follow_env(
         thread.start()
         threads.append(thread)
 
-    def start_follow_async(args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, **_options: Any) -> None:
-        start_follow(*args, **(kwargs or {}))  # sent to this host's queue (backend/core/host_queues.py)
-
-    monkeypatch.setattr(tasks.follow_upload, "apply_async", start_follow_async)
+    monkeypatch.setattr(tasks.follow_upload, "delay", start_follow)
     threads.outcomes = outcomes
     yield threads
     for thread in threads:
