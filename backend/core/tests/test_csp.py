@@ -62,3 +62,12 @@ def test_api_docs_load_their_script_from_a_url(db: None, redis_db: object) -> No
     js = Client().get(script.group(1).replace("&amp;", "&"))
     assert js.status_code == 200 and "javascript" in js["Content-Type"]
     assert "SwaggerUIBundle" in js.content.decode()
+
+
+def test_the_tokens_page_showing_a_new_token_uses_no_inline_script(db: None, redis_db: object) -> None:
+    client = Client()
+    client.force_login(User.objects.create_user("holder"))
+    body = client.post("/tokens", {"action": "create", "name": "ci"}).content.decode()
+    assert 'data-testid="new-token"' in body  # the page that shows the token once
+    assert not INLINE_SCRIPT.search(body), INLINE_SCRIPT.search(body)
+    assert not EVENT_HANDLER.search(body), EVENT_HANDLER.search(body)
