@@ -230,28 +230,31 @@ export const dailySpecs = [
     name: "report: an online test has a Stop button for its owner that asks the server and shows stopping",
     widths: BOTH,
     allowErrors: [EXPECTED_404],
-    async run({ page, base, seed, shots, width }) {
-      let posted = null;
-      // The stop endpoint lands with another change: until then its 404 is answered here as the contract says.
-      await page.route(`**/api/v1/tests/${seed.online.id}/stop`, async (route) => {
-        posted = route.request().method();
-        const real = await route.fetch();
-        if (real.status() === 404) {
-          await route.fulfill({ status: 202, contentType: "application/json", body: JSON.stringify({ id: seed.online.id, status: "stopping" }) });
-        } else {
-          await route.fulfill({ response: real });
-        }
+    async run({ page, base, shots, width }) {
+      // A test of its own at each width (create.json, as the tank starts one): a stop is for good.
+      const created = await fetch(`${base}/api/job/create.json?api_token=${encodeURIComponent(TOKEN)}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ task: "LOAD-8", person: "tank", loadscheme: ["const(10,60s)"], notify: [] }),
       });
-      await page.goto(`${base}/${seed.online.id}`);
+      assert.equal(created.status, 200, "create.json");
+      const [{ job }] = await created.json();
+      let posted = null;
+      page.on("request", (request) => {
+        if (request.url().endsWith(`/api/v1/tests/${job}/stop`)) posted = request.method();
+      });
+      await page.goto(`${base}/${job}`);
       await page.waitForSelector(".report-header h1");
       assert.equal(await page.getByRole("button", { name: "Stop the test" }).count(), 0, "no Stop for anonymous readers");
-      await login(page, base, `/${seed.online.id}`);
+      await login(page, base, `/${job}`);
       const stop = page.getByRole("button", { name: "Stop the test" });
       await stop.waitFor();
       page.once("dialog", (d) => d.accept());
       await stop.click();
       await page.waitForSelector('button.stop[data-stop-state="stopping"]');
       assert.equal(posted, "POST");
+      const after = await apiOk(base, `/api/v1/tests/${job}/`);
+      assert.equal(after.stop_requested, true, "the server took the stop");
       assert.match(await page.textContent(".actions"), /stopping/);
       await page.screenshot({ path: shot(shots, "report-stopping", width) });
     },
