@@ -24,8 +24,11 @@ from backend.notify.models import Target, TargetKind
 from backend.notify.secrets import decrypt
 
 SIGNATURE_HEADER = "X-Tankodrom-Signature"
-TELEGRAM_TOKEN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{20,100}$")
-TELEGRAM_CHAT = re.compile(r"^(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$")
+# The addresses a target takes; the OpenAPI schema gives the same patterns (backend/notify/serializers.py). ASCII
+# digits only (`\d` would take any script's), a host of URL characters and a port of 4 digits at most.
+TELEGRAM_TOKEN = re.compile(r"^[0-9]{3,20}:[A-Za-z0-9_-]{20,100}$")
+TELEGRAM_CHAT = re.compile(r"^(-?[0-9]{1,20}|@[A-Za-z0-9_]{4,64})$")
+TARGET_URL = re.compile(r"^https?://[A-Za-z0-9._~%-]+(:[0-9]{1,4})?([/?#][^\x00]*)?$")
 MAX_TEXT = 3500  # Telegram's limit is 4096; chats cut long messages anyway
 
 
@@ -43,8 +46,8 @@ class AddressError(ValueError):
 
 def check_url(url: str) -> str:
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise AddressError("url: an http(s) URL is expected")
+    if not TARGET_URL.match(url) or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AddressError("url: an http(s) URL is expected (http(s)://host[:port][/path])")
     return f"{parts.scheme}://{parts.hostname}{':' + str(parts.port) if parts.port else ''}/…"
 
 

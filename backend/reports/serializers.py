@@ -12,7 +12,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from backend.core.fields import JSONListField, StrictCharField, strict_field_mapping
+from backend.core.fields import JSONListField, StrictCharField, StrictIntegerField, strict_field_mapping
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_write
 from backend.reports import listing
@@ -50,7 +50,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
     loadscheme = JSONListField(required=False, help_text="as the tank sent it (list of str or dicts)")
     notify = JSONListField(required=False)
     tags = TagsField(
-        child=serializers.CharField(max_length=TAG_MAX_LENGTH, allow_blank=False),
+        child=StrictCharField(min_length=1, max_length=TAG_MAX_LENGTH),
         required=False,
         max_length=20,
         help_text="labels; a write replaces the whole list",
@@ -221,8 +221,8 @@ class NoteSerializer(serializers.ModelSerializer[TestNote]):
     """A second of the test marked with a text."""
 
     author = serializers.CharField(source="author.username", read_only=True, allow_null=True, default=None)
-    text = serializers.CharField(max_length=NOTE_MAX_LENGTH, allow_blank=False, trim_whitespace=True)
-    ts = serializers.IntegerField(min_value=0, max_value=2**40, help_text="the marked second, unix s")
+    text = StrictCharField(min_length=1, max_length=NOTE_MAX_LENGTH, trim_whitespace=True)
+    ts = StrictIntegerField(min_value=0, max_value=2**40, help_text="the marked second, unix s")
     can_delete = serializers.SerializerMethodField()
 
     class Meta:
