@@ -25,10 +25,11 @@ from backend.notify.secrets import decrypt
 
 SIGNATURE_HEADER = "X-Tankodrom-Signature"
 # The addresses a target takes; the OpenAPI schema gives the same patterns (backend/notify/serializers.py). ASCII
-# digits only (`\d` would take any script's), a host of URL characters and a port of 4 digits at most.
+# digits only (`\d` would take any script's), a host of URL characters and a port up to 65535.
 TELEGRAM_TOKEN = re.compile(r"^[0-9]{3,20}:[A-Za-z0-9_-]{20,100}$")
 TELEGRAM_CHAT = re.compile(r"^(-?[0-9]{1,20}|@[A-Za-z0-9_]{4,64})$")
-TARGET_URL = re.compile(r"^https?://[A-Za-z0-9._~%-]+(:[0-9]{1,4})?([/?#][^\x00]*)?$")
+PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})"
+TARGET_URL = re.compile(rf"^https?://[A-Za-z0-9._~%-]+(:{PORT})?([/?#][^\x00]*)?$")
 MAX_TEXT = 3500  # Telegram's limit is 4096; chats cut long messages anyway
 
 

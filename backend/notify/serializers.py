@@ -28,6 +28,18 @@ class TargetCreateSerializer(serializers.Serializer[Any]):
     secret = StrictCharField(min_length=1, max_length=200, required=False, trim_whitespace=False)
     for_tank_notify = StrictBooleanField(required=False, default=True)
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # Keys of another kind are refused, as the schema says (additionalProperties: false): a Telegram target sent
+        # with a `url` is a mistake to name, not to ignore.
+        allowed = {"kind", "name", "for_tank_notify", *_KIND_FIELDS[attrs["kind"] == TargetKind.TELEGRAM]}
+        unknown = sorted(set(self.initial_data) - allowed)
+        if unknown:
+            raise serializers.ValidationError(f"{', '.join(unknown)}: not a field of a {attrs['kind']} target")
+        return attrs
+
+
+_KIND_FIELDS = {False: ("url", "secret"), True: ("token", "chat_id")}
+
 
 def _target_kind(kinds: list[str], required: list[str], **properties: dict[str, Any]) -> dict[str, Any]:
     common = {
@@ -36,7 +48,12 @@ def _target_kind(kinds: list[str], required: list[str], **properties: dict[str, 
         "name": {"type": "string", "minLength": 1, "maxLength": 128, "pattern": NON_BLANK},
         "for_tank_notify": {"type": "boolean", "default": True},
     }
-    return {"type": "object", "properties": {**common, **properties}, "required": ["kind", "name", *required]}
+    return {
+        "type": "object",
+        "properties": {**common, **properties},
+        "required": ["kind", "name", *required],
+        "additionalProperties": False,
+    }
 
 
 class TargetCreateSchema(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
