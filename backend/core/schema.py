@@ -38,6 +38,11 @@ BODY_ERRORS = {
 # carry a lone surrogate (its UTF-8 would not decode), so parameters need only the first.
 NO_BAD_TEXT = "^[^\\u0000\\ud800-\\udfff]*$"
 NO_NUL = "^[^\\u0000]*$"
+# Text DRF refuses when blank after trimming (a CharField with min_length=1 and trim_whitespace): not only spaces.
+NON_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+# A component's name in a URL (backend/regressions/views.py component_name: 1..256 characters, not only spaces).
+COMPONENT_NAME = {"type": "string", "maxLength": 256, "pattern": NON_BLANK}
+FILE_BODY = "text/tab-separated-values"  # result file uploads (backend/uploads/views.py)
 # Answers about finished tests carry an ETag and answer 304 to it (backend/reports/cache.py).
 REVALIDATED = ("/summary", "/report", "/charts/{name}", "/tables", "/monitoring", "/config", "/api/v1/compare")
 
@@ -51,12 +56,19 @@ def _free_text(schema: dict[str, Any]) -> bool:
     return schema.get("type") == "string" and not ({"enum", "pattern", "format"} & set(schema))
 
 
+def _text_pattern(schema: dict[str, Any]) -> str:
+    return NON_BLANK if schema.get("minLength", 0) >= 1 else NO_NUL
+
+
 def add_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     components = result.setdefault("components", {}).setdefault("schemas", {})
     for component in components.values():  # text properties of bodies, as the strict fields check them
         for prop in component.get("properties", {}).values():
-            if _free_text(prop) and not prop.get("readOnly"):
-                prop["pattern"] = NO_NUL
+            if prop.get("readOnly"):
+                continue
+            for text in (prop, prop.get("items", {})):
+                if _free_text(text):
+                    text["pattern"] = _text_pattern(text)
     components[ERROR_SCHEMA_NAME] = ERROR_SCHEMA
     for path, path_item in result.get("paths", {}).items():
         for method, operation in path_item.items():
@@ -71,10 +83,14 @@ def add_common_errors(result: dict[str, Any], generator: Any, request: Any, publ
                 errors.update(WRITE_ERRORS)
             if "requestBody" in operation:
                 errors.update(BODY_ERRORS)
+                if FILE_BODY in operation["requestBody"].get("content", {}):  # an empty file is refused
+                    operation["requestBody"]["required"] = True
             for status, description in errors.items():
                 operation["responses"].setdefault(status, _error_response(description))
             for parameter in operation.get("parameters", []):
                 schema = parameter.get("schema", {})
+                if path.startswith("/api/v1/components/{name}") and parameter.get("name") == "name":
+                    schema.update(COMPONENT_NAME)
                 if _free_text(schema):
                     schema["pattern"] = NO_NUL
                 items = schema.get("items", {})

@@ -50,9 +50,11 @@ class TrendView(APIView):
         summary="A figure across a component's tests, with change points and thresholds",
     )
     def get(self, request: Request, name: str) -> Response:
+        from backend.regressions.views import component_name
+
         figure = request.query_params.get("figure", "q99")
         try:
-            body: dict[str, Any] = service.component_trend(name, figure, request.user)
+            body: dict[str, Any] = service.component_trend(component_name(name), figure, request.user)
         except service.UnknownFigure as exc:
             raise ValidationError(str(exc)) from exc
         return Response(body)

@@ -24,8 +24,12 @@ from backend.notify.models import Target, TargetKind
 from backend.notify.secrets import decrypt
 
 SIGNATURE_HEADER = "X-Tankodrom-Signature"
-TELEGRAM_TOKEN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{20,100}$")
-TELEGRAM_CHAT = re.compile(r"^(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$")
+# The addresses a target takes; the OpenAPI schema gives the same patterns (backend/notify/serializers.py). ASCII
+# digits only (`\d` would take any script's), a host of URL characters and a port up to 65535.
+TELEGRAM_TOKEN = re.compile(r"^[0-9]{3,20}:[A-Za-z0-9_-]{20,100}$")
+TELEGRAM_CHAT = re.compile(r"^(-?[0-9]{1,20}|@[A-Za-z0-9_]{4,64})$")
+PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})"
+TARGET_URL = re.compile(rf"^https?://[A-Za-z0-9._~%-]+(:{PORT})?([/?#][^\x00]*)?$")
 MAX_TEXT = 3500  # Telegram's limit is 4096; chats cut long messages anyway
 
 
@@ -43,8 +47,8 @@ class AddressError(ValueError):
 
 def check_url(url: str) -> str:
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise AddressError("url: an http(s) URL is expected")
+    if not TARGET_URL.match(url) or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AddressError("url: an http(s) URL is expected (http(s)://host[:port][/path])")
     return f"{parts.scheme}://{parts.hostname}{':' + str(parts.port) if parts.port else ''}/…"
 
 

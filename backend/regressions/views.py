@@ -7,12 +7,12 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analytics.regressions import KpiError
+from analytics.regressions import KpiError, kpi_spec
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import can_manage_component, can_read
 from backend.regressions import baselines, kpis, service
@@ -60,7 +60,7 @@ class KpisView(APIView):
 
     @extend_schema(
         request=s.KpisSerializer,
-        responses={200: s.KpisAnswerSerializer, **ERRORS},
+        responses={200: s.KpisAnswerSerializer, **ERRORS, 409: s.ErrorSerializer},
         summary="Replace a component's KPIs and thresholds (staff and owners of its tests)",
     )
     def put(self, request: Request, name: str) -> Response:
@@ -69,11 +69,32 @@ class KpisView(APIView):
         body: Any = request.data
         if not isinstance(body, dict) or "kpis" not in body:
             raise ValidationError("kpis: required, a list of {kpi, threshold} objects")
+        _refuse_repeated(body["kpis"])
         try:
             kpis.save_configs(component, body["kpis"], request.user)
         except KpiError as exc:
             raise ValidationError(str(exc)) from exc
         return Response(service.settings_json(component))
+
+
+class Conflict(APIException):
+    status_code = 409
+    default_detail = "conflict"
+
+
+def _refuse_repeated(raw: Any) -> None:
+    """A KPI named twice (`q99` and `q99.0` alike) is a 409: each item may be valid, the list contradicts itself
+    (and the schema, which lists KPI names by pattern, cannot say that they must differ)."""
+    seen: set[str] = set()
+    for index, item in enumerate(raw if isinstance(raw, list) else []):
+        try:
+            key = kpi_spec(item["kpi"]).key if isinstance(item, dict) and isinstance(item.get("kpi"), str) else None
+        except KpiError:
+            continue  # parse_kpis names it
+        if key in seen:
+            raise Conflict(f"kpis[{index}].kpi: {key} is listed twice")
+        if key is not None:
+            seen.add(key)
 
 
 class BaselineView(APIView):
@@ -101,6 +122,8 @@ class BaselineView(APIView):
         body = s.BaselineRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         test = readable_test(request, int(body.validated_data["test"]))
+        if test.component != component:  # as a missing test, like the check: the pair names nothing
+            raise NotFound(f"test: test {test.pk} belongs to component {test.component!r}, not {component!r}")
         try:
             baselines.set_baseline(component, test, request.user)
         except baselines.BaselineError as exc:

@@ -12,7 +12,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from backend.core.fields import JSONListField, StrictCharField, strict_field_mapping
+from backend.core.fields import JSONListField, StrictCharField, StrictIntegerField, strict_field_mapping
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_write
 from backend.reports import listing
@@ -31,6 +31,29 @@ class TagsField(serializers.ListField):
         return sorted(t.name for t in data.all()) if hasattr(data, "all") else sorted(data)
 
 
+# Phantom's schedule syntax as validate_loadscheme reads it (analytics/diagnosis/loadscheme.py), in the bounds the
+# schema generators keep to: rates of 6 digits (a step of at least 1, so that a step schedule has at most a million
+# levels), durations of one unit. The server also takes a wider syntax and Pandora's dicts ({"type": "const", ...}),
+# which the schema cannot describe without describing invalid ones too.
+_RATE = "[0-9]{1,6}(\\.[0-9]{1,3})?"
+_STEP = "[1-9][0-9]{0,5}(\\.[0-9]{1,3})?"
+_DURATION = "[0-9]{1,6}(ms|s|m|h)?"
+_ARGS = {"line": [_RATE, _RATE, _DURATION], "const": [_RATE, _DURATION], "step": [_RATE, _RATE, _STEP, _DURATION]}
+_CALL = "|".join(f"{name}\\({', ?'.join(args)}\\)" for name, args in _ARGS.items())
+SCHEDULE = f"^\\s*(({_CALL})\\s*)*$"
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "string", "pattern": SCHEDULE},
+        "description": "the schedule, as the tank sent it: line(1,400,20s) const(400,20s) step(10,100,10,30s)",
+    }
+)
+class LoadSchemeField(JSONListField):
+    pass
+
+
 HOST_MAX = Test._meta.get_field("target_host").max_length or 512
 PORT_MAX = Test._meta.get_field("target_port").max_length or 32
 
@@ -47,10 +70,10 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         help_text="a stop was asked from the web (POST /api/v1/tests/<id>/stop) and the test is still online"
     )
     # JSON columns: checked as the JSON parser checks a body, also when sent as a form field; never null.
-    loadscheme = JSONListField(required=False, help_text="as the tank sent it (list of str or dicts)")
+    loadscheme = LoadSchemeField(required=False)
     notify = JSONListField(required=False)
     tags = TagsField(
-        child=serializers.CharField(max_length=TAG_MAX_LENGTH, allow_blank=False),
+        child=StrictCharField(min_length=1, max_length=TAG_MAX_LENGTH),
         required=False,
         max_length=20,
         help_text="labels; a write replaces the whole list",
@@ -221,8 +244,8 @@ class NoteSerializer(serializers.ModelSerializer[TestNote]):
     """A second of the test marked with a text."""
 
     author = serializers.CharField(source="author.username", read_only=True, allow_null=True, default=None)
-    text = serializers.CharField(max_length=NOTE_MAX_LENGTH, allow_blank=False, trim_whitespace=True)
-    ts = serializers.IntegerField(min_value=0, max_value=2**40, help_text="the marked second, unix s")
+    text = StrictCharField(min_length=1, max_length=NOTE_MAX_LENGTH, trim_whitespace=True)
+    ts = StrictIntegerField(min_value=0, max_value=2**40, help_text="the marked second, unix s")
     can_delete = serializers.SerializerMethodField()
 
     class Meta:

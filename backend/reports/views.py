@@ -261,7 +261,9 @@ class NotesView(APIView):
         return Response(notes.listed(request.user, test))
 
     @extend_schema(
-        request=serializers.NoteSerializer, responses=serializers.NoteSerializer, summary="Mark a second with a text"
+        request=serializers.NoteSerializer,
+        responses={201: serializers.NoteSerializer},
+        summary="Mark a second with a text",
     )
     def post(self, request: Request, test_id: int) -> Response:
         test = get_test(request, test_id, write=True)

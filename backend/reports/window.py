@@ -47,7 +47,7 @@ class Window:
 
 
 def _unix_seconds(name: str, raw: str | None) -> int | None:
-    if raw is None or raw.strip() == "":
+    if raw is None or raw == "":  # only the empty value means "not given" (the schema's enum); spaces are refused
         return None
     try:
         seconds = float(raw)
@@ -73,7 +73,8 @@ def parse_window(query: QueryDict) -> Window:
     if len(cases) > MAX_CASES:
         raise WindowError(f"at most {MAX_CASES} cases, got {len(cases)}")
     try:
-        levels = parse_levels(query.get("q"))
+        # To 9 decimals of a percent: ClickHouse cannot parse a subnormal level (2e-309) in the SQL it is bound into.
+        levels = tuple(dict.fromkeys(round(level, 9) for level in parse_levels(query.get("q"))))
     except ValueError as exc:
         raise WindowError(f"q: {exc}") from exc
     try:

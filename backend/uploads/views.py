@@ -12,7 +12,8 @@ import time
 from types import SimpleNamespace
 from typing import Any, cast
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotAuthenticated, NotFound, ParseError
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -75,7 +76,13 @@ class PhoutUploadView(APIView):
                 description="the file's format when its content is ambiguous (default: recognised from the content)",
             ),
         ],
-        responses={202: dict},
+        responses={
+            202: dict,
+            409: OpenApiResponse(
+                response=OpenApiTypes.OBJECT,
+                description="the upload is already complete, or another request is sending it",
+            ),
+        },
         summary="Upload a result file (phout, JMeter JTL, k6, Gatling, Locust; plain or gzip) as the test's data; "
         "resumable with Content-Range",
     )
