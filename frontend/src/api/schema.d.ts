@@ -688,7 +688,15 @@ export interface components {
         Kpi: {
             /** @description q<percent> (q50, q99, q99.9), max_rps, imbalance_rps or error_share */
             kpi: string;
-            threshold?: components["schemas"]["Threshold"] | null;
+            threshold?: ({
+                /** @enum {string} */
+                kind: "absolute";
+                value: number;
+            } | {
+                /** @enum {string} */
+                kind: "relative";
+                value: number;
+            }) | null;
         };
         Kpis: {
             kpis: components["schemas"]["Kpi"][];
@@ -773,10 +781,8 @@ export interface components {
             ammo?: string;
             loop?: string;
             instances?: number | null;
-            /** @description as the tank sent it (list of str or dicts) */
-            loadscheme?: (string | number | boolean | null | {
-                [key: string]: string | number | boolean | null;
-            })[];
+            /** @description the schedule, as the tank sent it: line(1,400,20s) const(400,20s) step(10,100,10,30s) */
+            loadscheme?: string[];
             notify?: (string | number | boolean | null | {
                 [key: string]: string | number | boolean | null;
             })[];
@@ -954,28 +960,24 @@ export interface components {
             created_at: string;
         };
         TargetCreate: {
-            kind: components["schemas"]["TargetCreateKindEnum"];
+            kind: string;
             name: string;
-            /** @description slack, teams, webhook: the URL to POST */
-            url?: string;
-            /** @description telegram: the bot token */
-            token?: string;
-            /** @description telegram: the chat id or @channel */
-            chat_id?: string;
-            /** @description webhook: the HMAC-SHA256 key (generated when omitted) */
-            secret?: string;
             /** @default true */
             for_tank_notify: boolean;
+            /** @description slack, teams, teams_workflow, webhook: the URL to POST */
+            url: string;
+            /** @description webhook: the HMAC-SHA256 key (generated when omitted) */
+            secret?: string;
+        } | {
+            kind: string;
+            name: string;
+            /** @default true */
+            for_tank_notify: boolean;
+            /** @description bot token */
+            token: string;
+            /** @description chat or @channel */
+            chat_id: string;
         };
-        /**
-         * @description * `slack` - Slack-compatible incoming webhook (Slack, Mattermost, Rocket.Chat)
-         *     * `teams` - Microsoft Teams incoming webhook (Office 365 connector: MessageCard)
-         *     * `teams_workflow` - Microsoft Teams Workflows webhook (Adaptive Card)
-         *     * `telegram` - Telegram bot
-         *     * `webhook` - Signed JSON webhook (HMAC-SHA256)
-         * @enum {string}
-         */
-        TargetCreateKindEnum: "slack" | "teams" | "teams_workflow" | "telegram" | "webhook";
         TargetCreated: {
             id: number;
             kind: string;
@@ -1007,10 +1009,8 @@ export interface components {
             ammo?: string;
             loop?: string;
             instances?: number | null;
-            /** @description as the tank sent it (list of str or dicts) */
-            loadscheme?: (string | number | boolean | null | {
-                [key: string]: string | number | boolean | null;
-            })[];
+            /** @description the schedule, as the tank sent it: line(1,400,20s) const(400,20s) step(10,100,10,30s) */
+            loadscheme?: string[];
             notify?: (string | number | boolean | null | {
                 [key: string]: string | number | boolean | null;
             })[];
@@ -1057,20 +1057,6 @@ export interface components {
             readonly imbalance_rps: number | null;
             readonly result: components["schemas"]["Result"];
         };
-        Threshold: {
-            kind: components["schemas"]["ThresholdKindEnum"];
-            /**
-             * Format: double
-             * @description absolute: the limit in the KPI's unit; relative: percent
-             */
-            value: number;
-        };
-        /**
-         * @description * `absolute` - absolute
-         *     * `relative` - relative
-         * @enum {string}
-         */
-        ThresholdKindEnum: "absolute" | "relative";
         /** @description A token as lists show it: never the token itself, which exists in clear only in the create answer. */
         Token: {
             readonly id: number;
@@ -1757,6 +1743,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Content-Length required (chunked bodies are not read) */
             411: {
                 headers: {
@@ -2245,7 +2239,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["TargetCreate"];
             };
@@ -3237,7 +3231,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3417,7 +3411,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "text/tab-separated-values": string;
             };
@@ -3467,6 +3461,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the upload is already complete, or another request is sending it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description Content-Length required (chunked bodies are not read) */
@@ -3603,7 +3608,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "text/tab-separated-values": string;
             };
@@ -3653,6 +3658,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the upload is already complete, or another request is sending it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description Content-Length required (chunked bodies are not read) */
