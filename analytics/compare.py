@@ -7,8 +7,9 @@ Pure: numpy arrays in, dataclasses out. The method, in short (docs/compare.md sa
   10M-sample tests cheap (a few hundred bins per second instead of millions of values).
 * Quantiles: the two tests are compared stretch by stretch of seconds since each one's start (a warm-up meets a
   warm-up; the warm-up itself, the first seconds with a median 1.5x the steady one, is left out). Per level, each
-  block of seconds gives the log ratio of the two tests' quantiles there; the estimate is their 20%-trimmed mean
-  over units of consecutive blocks (what most stretches show: one spike decides nothing).
+  block of seconds (as short as the level's tail allows: one second for p99 at a few hundred RPS) gives the log
+  ratio of the two tests' quantiles there; the estimate is their mean clipped at ±0.5 (Huber: what most stretches
+  show; a pause or a spike in one block decides nothing).
 * Noise: if both tests come from one system, swapping them within a unit is as likely as the data, so the
   estimate's distribution under "no difference" is that of the sign-flipped unit values (a permutation test,
   exact for exchangeable units). Units are at least 4 s and the correlation time of the ratios, so neighbouring
@@ -55,9 +56,12 @@ LOG_FLOOR_MS = 0.001  # log ratios of quantiles: a 0 ms quantile counts as 1 µs
 MIN_UNIT_SLOTS = 4  # flip units of at least 4 slots: neighbouring seconds of a run are alike (measured on real runs)
 BISECTION_STEPS = 9  # interval ends to 1/500 of the units' spread (0.1-0.3 % of the value)
 WARMUP_RATIO = 1.5  # a first second whose median is 1.5x the steady one is still warming up
-# The paired test's estimate leaves out the 20 % most extreme units at each end (a spike, a longer warm-up).
-TRIM_SHARE = 0.2
 LOG_BASE = 1.0 + COARSE_REL_WIDTH
+# The paired test's statistic is the mean of the blocks' log ratios (less the tested shift) clipped to ±0.5 (a
+# factor of 1.65): a block where a pause or a spike sets one test's quantile counts no more than that, so the few
+# such blocks cannot hide a shift every other block shows (Huber's estimator). A tail quantile of a short block is
+# set by whether a pause fell in it, so its log ratios are a mixture of a shift and of ±1.5-2 jumps.
+CLIP_LOG = 0.5
 
 
 def _coarse_grid() -> tuple[IntArray, FloatArray]:
@@ -98,7 +102,7 @@ class CompareSettings:
     rel_floor: float = 0.01  # a quantile difference under 1% of the baseline is never called real
     share_floor: float = 0.001  # nor is a code share difference under 0.1 percentage point
     min_tail: int = 10  # responses needed beyond a level (in each test) to judge it
-    min_block_tail: float = 5.0  # responses a block needs beyond a level, on average, for its quantile there
+    min_block_tail: float = 2.0  # responses a block needs beyond a level, on average, for its quantile there
     seed: int = 20170424  # fixed: the same data always gives the same verdicts (and cache entries agree)
 
 
@@ -363,35 +367,11 @@ def _flip_signs(n_blocks: int, rng: np.random.Generator, n_random: int) -> Float
     return out
 
 
-def _trimmed_row_means(values: FloatArray, trim: float) -> FloatArray:
-    """`_trimmed_means` of each row of a matrix (over its columns), partitioning along the contiguous axis."""
-    k = values.shape[1]
-    cut = math.floor(trim * k)
-    if cut == 0:
-        out: FloatArray = values.mean(axis=1)
-        return out
-    # Rows are short (units): numpy sorts them faster than it partitions them.
-    out = np.sort(values, axis=1)[:, cut : k - cut].mean(axis=1)
-    return out
-
-
-def _trimmed_means(values: FloatArray, trim: float) -> FloatArray:
-    """Means over axis -2 (blocks) without the `trim` share of the lowest and of the highest values."""
-    k = values.shape[-2]
-    cut = math.floor(trim * k)
-    if cut == 0:
-        out: FloatArray = values.mean(axis=-2)
-        return out
-    middle = np.sort(values, axis=-2)[..., cut : k - cut, :]
-    out = middle.mean(axis=-2)
-    return out
-
-
 @dataclass(frozen=True)
 class _Paired:
     """The paired block test of one test against the baseline, on log quantiles."""
 
-    mean_log: FloatArray  # per level: trimmed mean over blocks of log(test / baseline)
+    mean_log: FloatArray  # per level: clipped mean (M-estimate) over blocks of log(test / baseline)
     low_log: FloatArray  # per level: the interval of the log ratio
     high_log: FloatArray
     judged: npt.NDArray[np.bool_]
@@ -414,12 +394,13 @@ def _paired_log_test(
     """A sign-flip permutation test of the per-block log ratios of the two tests' quantiles.
 
     Block k of each test is its k-th stretch of slots since its own start, as short as the level's tail allows
-    (`min_block_tail` responses beyond the level). Per level, the estimate is the 20 %-trimmed mean over blocks of
-    log(test's quantile / baseline's) (a warm-up or a spike in one test moves a few blocks, not the estimate). If
-    the two tests come from the same system, swapping the tests inside a unit of consecutive blocks is as likely
-    as the data: every sign pattern over the units gives the estimate's distribution under "no difference"
-    (exact, whatever the spread). Units are at least MIN_UNIT_SLOTS slots and the correlation time of the log
-    ratios; each level's interval is inverted from the test at its Bonferroni share of the error rate."""
+    (`min_block_tail` responses beyond the level). Per level, the statistic is the clipped mean over blocks of
+    log(test's quantile / baseline's) (a pause or a spike in one test moves a few blocks by at most CLIP_LOG
+    each). If the two tests come from the same system, swapping the tests inside a unit of consecutive blocks is as
+    likely as the data: every sign pattern over the units (all blocks of a unit flipped together) gives the
+    statistic's distribution under "no difference" (exact, whatever the spread). Units are at least MIN_UNIT_SLOTS
+    slots and the correlation time of the log ratios; each level's interval is inverted from the test at its
+    Bonferroni share of the error rate."""
     n_slots = min(base.shape[0], other.shape[0])
     longest = n_slots // MIN_BLOCKS
     if longest < 1:
@@ -454,31 +435,39 @@ def _paired_log_test(
         ok = np.isfinite(d)
         if ok.sum() < MIN_BLOCKS:
             continue
-        unit_of = (np.arange(d.size) * length // unit)[ok]
-        # One value per unit (the mean of its blocks' log ratios): what the signs flip and the trimmed mean trims.
-        per_unit = np.bincount(unit_of, weights=d[ok], minlength=n_units)
-        blocks_in = np.bincount(unit_of, minlength=n_units)
-        present = blocks_in > 0
-        low, estimate, high = _inverted_interval(per_unit[present] / blocks_in[present], signs[:, present], alpha)
+        unit_of = np.minimum(np.arange(d.size) * length // unit, n_units - 1)[ok]
+        low, estimate, high = _inverted_interval(d[ok], signs[:, unit_of], alpha)
         low_all[j], mean_all[j], high_all[j], done[j] = low, estimate, high, True
     if not done.any():
         return None
     return _Paired(mean_all, low_all, high_all, done, float(unit * step_s), n_units)
 
 
+def _clipped_mean(x: FloatArray) -> float:
+    return float(np.clip(x, -CLIP_LOG, CLIP_LOG).mean())
+
+
 def _inverted_interval(d: FloatArray, signs: FloatArray, alpha: float) -> tuple[float, float, float]:
     """(low, estimate, high): the shifts δ of the log ratios `d` that the sign-flip test does not reject at `alpha`.
 
-    The estimate is the trimmed mean of d. For a shift δ the test flips the signs of d - δ by units (`signs`, one
-    row per pattern, one column per block) and asks how often a flipped trimmed mean is as far from 0 as the real
-    one: exact when the blocks' residuals are symmetric, and the interval it inverts to never gets wider because
-    the change itself is large (flipping d itself would)."""
-    estimate = float(_trimmed_means(d[:, None], TRIM_SHARE)[0])
+    The statistic for a shift δ is the clipped mean of d - δ (CLIP_LOG); the estimate is the δ where it is 0 (Huber's
+    M-estimate). The test flips the signs of d - δ by units (`signs`, one row per pattern, one column per block:
+    the blocks of a unit share a sign) and asks how often a flipped statistic is as far from 0 as the real one:
+    exact when the units' residuals are symmetric (clipping is odd, so it keeps that), and the interval it inverts
+    to never gets wider because the change itself is large (flipping d itself would)."""
+    low_d, high_d = float(d.min()), float(d.max())
+    for _ in range(2 * BISECTION_STEPS):  # the clipped mean of d - δ falls as δ grows
+        middle = (low_d + high_d) / 2.0
+        if _clipped_mean(d - middle) > 0:
+            low_d = middle
+        else:
+            high_d = middle
+    estimate = (low_d + high_d) / 2.0
 
     def p_value(delta: float) -> float:
-        x = d - delta
-        observed = abs(float(_trimmed_means(x[:, None], TRIM_SHARE)[0]))
-        null = np.abs(_trimmed_row_means(signs * x, TRIM_SHARE))
+        x = np.clip(d - delta, -CLIP_LOG, CLIP_LOG)
+        observed = abs(float(x.mean()))
+        null = np.abs(signs @ x) / x.size
         return float(np.mean(null >= observed - 1e-12))
 
     span = 2.0 * float(np.abs(d - estimate).max()) + 1e-6
