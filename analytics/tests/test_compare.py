@@ -282,10 +282,10 @@ def test_real_slower_build_is_worse_at_the_median() -> None:
     assert worse == 20
 
 
-@pytest.mark.parametrize("seconds", [30, 60])
-def test_real_p99_twice_is_never_better_and_mostly_worse(seconds: int) -> None:
+@pytest.mark.parametrize(("seconds", "at_least"), [(30, 28), (45, 30), (60, 33)])
+def test_real_p99_twice_is_never_better_and_mostly_worse(seconds: int, at_least: int) -> None:
     """Each second's slowest 10% twice as slow on real runs whose p99 is set by random 120 ms pauses: `worse` at p99
-    in about 80% of trials of 30 and of 60 s (docs/compare.md; the 20%-trimmed mean of block ratios found 18% at
+    in 76-93% of trials of 30-60 s (docs/compare.md; a 20%-trimmed mean of block ratios found 53% at 30 s and 18% at
     60 s), never `better`."""
     from analytics.tests import real_runs
 
@@ -294,4 +294,4 @@ def test_real_p99_twice_is_never_better_and_mostly_worse(seconds: int) -> None:
         verdict = compare_quantiles([a, real_runs.counts(real_runs.slower_tail(b, 2.0))]).verdict[1]
         assert verdict[DEFAULT_LEVELS.index(99.0)] != "better"
         worse += verdict[DEFAULT_LEVELS.index(99.0)] == "worse"
-    assert worse >= 26
+    assert worse >= at_least
