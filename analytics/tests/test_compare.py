@@ -282,15 +282,16 @@ def test_real_slower_build_is_worse_at_the_median() -> None:
     assert worse == 20
 
 
-def test_real_p99_twice_is_never_better_and_often_worse() -> None:
-    """Each second's slowest 10% twice as slow on 60 s real runs whose p99 is set by random 120 ms pauses: `worse`
-    at p99 in about a quarter of trials (docs/compare.md: far below the 95% goal on so spiky a target), never
-    `better`."""
+@pytest.mark.parametrize(("seconds", "at_least"), [(30, 28), (45, 30), (60, 33)])
+def test_real_p99_twice_is_never_better_and_mostly_worse(seconds: int, at_least: int) -> None:
+    """Each second's slowest 10% twice as slow on real runs whose p99 is set by random 120 ms pauses: `worse` at p99
+    in 76-93% of trials of 30-60 s (docs/compare.md; a 20%-trimmed mean of block ratios found 53% at 30 s and 18% at
+    60 s), never `better`."""
     from analytics.tests import real_runs
 
     worse = 0
-    for a, b in _real_pairs(60, 40, seed=9):
+    for a, b in _real_pairs(seconds, 40, seed=9):
         verdict = compare_quantiles([a, real_runs.counts(real_runs.slower_tail(b, 2.0))]).verdict[1]
         assert verdict[DEFAULT_LEVELS.index(99.0)] != "better"
         worse += verdict[DEFAULT_LEVELS.index(99.0)] == "worse"
-    assert worse >= 8
+    assert worse >= at_least
