@@ -39,7 +39,12 @@ BODY_ERRORS = {
 NO_BAD_TEXT = "^[^\\u0000\\ud800-\\udfff]*$"
 NO_NUL = "^[^\\u0000]*$"
 # Text DRF refuses when blank after trimming (a CharField with min_length=1 and trim_whitespace): not only spaces.
-NON_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+# Spaces as Python's str.strip() sees them (which the server uses), not as a pattern's \s: \x1c-\x1f and \x85
+# are spaces to Python only, \ufeff to patterns only.
+PY_SPACES = (
+    "\\t\\n\\u000b\\u000c\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+NON_BLANK = f"^[^\\u0000]*[^{PY_SPACES}\\u0000][^\\u0000]*$"
 # A component's name in a URL (backend/regressions/views.py component_name: 1..256 characters, not only spaces).
 COMPONENT_NAME = {"type": "string", "maxLength": 256, "pattern": NON_BLANK}
 FILE_BODY = "text/tab-separated-values"  # result file uploads (backend/uploads/views.py)

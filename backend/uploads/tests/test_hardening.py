@@ -99,6 +99,7 @@ def test_the_inflate_limit_follows_the_size_and_the_settings(monkeypatch: pytest
 
 def test_phout_ingestion_and_the_tank_flush_are_on_queues_of_their_own() -> None:
     from backend.celery_app import app
+    from backend.core import host_queues
 
     def queue_of(task: str) -> str:
         return str(app.amqp.router.route({}, task)["queue"].name)
@@ -106,7 +107,9 @@ def test_phout_ingestion_and_the_tank_flush_are_on_queues_of_their_own() -> None
     flush = queue_of("backend.tankapi.tasks.flush_buffer")
     assert queue_of("backend.tankapi.tasks.finish_test") == flush
     uploads = {queue_of("backend.uploads.tasks.ingest_upload"), queue_of("backend.uploads.tasks.follow_upload")}
-    assert uploads == {"uploads"} and flush != "uploads"
+    # The receiving host's own uploads queue (backend/core/host_queues.py), which only uploads workers consume.
+    assert uploads == {host_queues.upload_queue()} and host_queues.upload_queue().startswith("uploads.")
+    assert not flush.startswith("uploads")
 
 
 # ── item 5: NUL bytes, internal errors, files left behind ───────────────────────────────────────────────────
