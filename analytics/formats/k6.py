@@ -188,14 +188,24 @@ def rfc3339_us(text: str) -> int:
     return epoch * 1_000_000 + micros
 
 
-class K6JsonParser(RecordParser):
-    name: ClassVar[str] = "k6-json"
-    title: ClassVar[str] = "k6 JSON output"
-    shape: ClassVar[str] = 'k6 JSON lines ({"type": "Metric"|"Point", "data": {...}, "metric": ...})'
+class _K6Parser(RecordParser):
+    """What both k6 outputs share: requests assembled from their metrics' points, released as their seconds end."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._assembler = _Assembler(self)
+
+    def _parse_end(self) -> list[PhoutBatch]:
+        rows = Rows()
+        self._assembler.release(rows, everything=True)
+        batch = rows.batch()
+        return [] if batch is None else [batch]
+
+
+class K6JsonParser(_K6Parser):
+    name: ClassVar[str] = "k6-json"
+    title: ClassVar[str] = "k6 JSON output"
+    shape: ClassVar[str] = 'k6 JSON lines ({"type": "Metric"|"Point", "data": {...}, "metric": ...})'
 
     def _parse_records(self, block: bytes, first_line: int, *, final: bool) -> PhoutBatch | None:
         rows = Rows()
@@ -206,12 +216,6 @@ class K6JsonParser(RecordParser):
                 self.bad(line_no, reason, line)
         self._assembler.release(rows, everything=False)
         return rows.batch()
-
-    def _parse_end(self) -> list[PhoutBatch]:
-        rows = Rows()
-        self._assembler.release(rows, everything=True)
-        batch = rows.batch()
-        return [] if batch is None else [batch]
 
     def _line(self, line_no: int, line: bytes) -> str | None:
         try:
@@ -264,14 +268,13 @@ def timestamp_us(text: str) -> int:
     return rfc3339_us(text)
 
 
-class K6CsvParser(RecordParser):
+class K6CsvParser(_K6Parser):
     name: ClassVar[str] = "k6-csv"
     title: ClassVar[str] = "k6 CSV output"
     shape: ClassVar[str] = "k6 CSV rows (metric_name, timestamp, metric_value, tags...)"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._assembler = _Assembler(self)
         self._names: list[str] | None = None
 
     def _parse_records(self, block: bytes, first_line: int, *, final: bool) -> PhoutBatch | None:
@@ -295,12 +298,6 @@ class K6CsvParser(RecordParser):
                 self.bad(line_no, reason, line)
         self._assembler.release(rows, everything=False)
         return rows.batch()
-
-    def _parse_end(self) -> list[PhoutBatch]:
-        rows = Rows()
-        self._assembler.release(rows, everything=True)
-        batch = rows.batch()
-        return [] if batch is None else [batch]
 
     def _record(self, line_no: int, record: list[str]) -> str | None:
         assert self._names is not None
