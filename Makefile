@@ -60,4 +60,4 @@ compose-check:
 	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f deploy/docker-compose.cluster.yml config -q
 
 bench:
-	@echo "benchmarks are run one by one: see bench/README.md"
+	@echo "benchmarks are run one by one, or all of them before/after a change: see bench/README.md"

@@ -22,10 +22,11 @@ ROOT = Path(__file__).resolve().parents[2]
 PY = ROOT / ".venv" / "bin" / "python"
 
 CHILD = r"""
-import io, json, sys, time
+import io, json, os, sys, time
 sys.path.insert(0, sys.argv[1])
-from django.conf import settings
-settings.configure(TANKODROM_MAX_INFLATE_RATIO=100, TANKODROM_MAX_INFLATED_BYTES=200 * 1024**3)
+# the project's own settings (the Celery app reads them at import), with the inflate limits of the issue's run
+os.environ.update(DJANGO_SETTINGS_MODULE="backend.settings", TANKODROM_MAX_INFLATE_RATIO="100",
+                  TANKODROM_MAX_INFLATED_BYTES=str(200 * 1024**3))
 from analytics.phout import PhoutParser
 from backend.uploads import storage
 path = sys.argv[2]
