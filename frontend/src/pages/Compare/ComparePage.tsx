@@ -4,14 +4,16 @@
  * the hash (`#tags=&slider_start=&slider_end=&align=start`); with align=start they are seconds from each start.
  */
 import { useEffect, useState } from "react";
-import type { Params } from "../../api/client";
 import { getCompare, getReport, getTest } from "../../api/endpoints";
 import { getBaseline } from "../../api/regressions";
 import type { TestMeta } from "../../api/types";
 import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
 import { Empty, ErrorBox, Loading } from "../../components/States";
-import { useApi } from "../../hooks/useApi";
+import { TableCard, TestColumns } from "../../components/TableCard";
+import { componentKey, useApi } from "../../hooks/useApi";
+import { useUrlState } from "../../hooks/useUrlState";
 import { codeRows, quantileRows } from "../../lib/compareTable";
+import { COMPARE_VIEW, compareParams } from "../../lib/compareView";
 import { formatCount, netCodeName } from "../../lib/format";
 import "./compare.css";
 
@@ -30,21 +32,6 @@ const FIGURE_TITLES: Record<string, string> = {
 // More of a good code is good, more of a bad one is bad: the colour says which, not the sign.
 const httpOk = (code: string) => /^[23]\d\d$/.test(code);
 const netOk = (code: string) => code === "0";
-
-function readHash(): { align: "start" | "absolute"; cases: string[]; from: string; to: string } {
-  const p = new URLSearchParams(window.location.hash.slice(1));
-  return {
-    align: p.get("align") === "absolute" ? "absolute" : "start",
-    cases: (p.get("tags") ?? "").split(",").filter((c) => c !== ""),
-    from: /^\d+$/.test(p.get("slider_start") ?? "") ? (p.get("slider_start") as string) : "",
-    to: /^\d+$/.test(p.get("slider_end") ?? "") ? (p.get("slider_end") as string) : "",
-  };
-}
-
-function writeHash(h: ReturnType<typeof readHash>): void {
-  const hash = `align=${h.align}&tags=${h.cases.map(encodeURIComponent).join(",")}&slider_start=${h.from}&slider_end=${h.to}`;
-  window.history.replaceState(null, "", `${window.location.pathname}#${hash}`);
-}
 
 function Verdict({ verdict }: { verdict: string | null }) {
   if (!verdict) return null;
@@ -66,23 +53,8 @@ function CodeDiff({
 }) {
   const rows = codeRows(codes, tests.length);
   return (
-    <section className="card table-card" aria-label={title}>
-      <h2>{title}</h2>
-      {rows.length === 0 ? (
-        <Empty>No codes.</Empty>
-      ) : (
-        <div className="scroll-x">
-        <table className="data" data-table={title}>
-          <thead>
-            <tr>
-              <th scope="col">Code</th>
-              {tests.map((t) => (
-                <th scope="col" className="num" key={t}>
-                  #{t}
-                </th>
-              ))}
-            </tr>
-          </thead>
+    <TableCard label={title} table={title} instead={rows.length === 0 && <Empty>No codes.</Empty>}>
+          <TestColumns first={<th scope="col">Code</th>} tests={tests} />
           <tbody>
             {rows.map((r) => (
               <tr key={r.code}>
@@ -105,10 +77,7 @@ function CodeDiff({
               </tr>
             ))}
           </tbody>
-        </table>
-        </div>
-      )}
-    </section>
+    </TableCard>
   );
 }
 
@@ -165,7 +134,7 @@ function WindowInputs({
 
 /** Links the component's baseline when the compared tests share a component and the baseline is not among them. */
 function BaselineLink({ ids, component }: { ids: number[]; component: string }) {
-  const baseline = useApi(component ? `baseline|${component}` : null, (signal) => getBaseline(component, signal));
+  const baseline = useApi(component ? componentKey(component, "baseline") : null, (signal) => getBaseline(component, signal));
   const b = baseline.data?.baseline;
   if (!b) return null;
   if (ids.includes(b.id)) {
@@ -188,10 +157,7 @@ function BaselineLink({ ids, component }: { ids: number[]; component: string }) 
 
 export function ComparePage({ ids: asked }: { ids: number[] }) {
   const ids = asked.slice(0, MAX_COMPARE);
-  const [h, setH] = useState(readHash);
-  useEffect(() => {
-    writeHash(h);
-  }, [h]);
+  const [h, setH] = useUrlState("hash", COMPARE_VIEW, { normalise: true });
   useEffect(() => {
     void loadPlotly().catch(() => undefined);
   }, []);
@@ -199,15 +165,12 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
     document.title = `Compare ${ids.map((i) => `#${i}`).join(" vs ")} · Tankodrom`;
   }, [ids]);
 
-  const params: Params = [["tests", ids.join(",")], ["align", h.align]];
-  if (h.from) params.push(["from", h.from]);
-  if (h.to) params.push(["to", h.to]);
-  for (const c of h.cases) params.push(["case", c]);
-  const answer = useApi(JSON.stringify(params), (signal) => getCompare(params, signal));
-  const metas = useApi(`metas|${ids.join(",")}`, (signal) =>
+  const params = compareParams(ids, h);
+  const answer = useApi(["compare", params], (signal) => getCompare(params, signal));
+  const metas = useApi(["compare", ids, "metas"], (signal) =>
     Promise.all(ids.map((id) => getTest(id, signal).catch(() => null))),
   );
-  const reports = useApi(`reports|${ids.join(",")}`, (signal) =>
+  const reports = useApi(["compare", ids, "reports"], (signal) =>
     Promise.all(ids.map((id) => getReport(id, signal).catch(() => null))),
   );
   const allCases = [...new Set((reports.data ?? []).flatMap((r) => r?.cases ?? []))].sort();
@@ -282,23 +245,15 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
         <Loading what="the comparison" />
       ) : (
         <>
-          <section className="card table-card" aria-label="Cumulative quantiles">
-            <h2>Cumulative quantiles, ms</h2>
-            {rows.length === 0 ? (
-              <Empty>No responses to compare in this window.</Empty>
-            ) : (
-              <div className="scroll-x">
-                <table className="data compare-table" data-table="compare-quantiles">
-                  <thead>
-                    <tr>
-                      <th scope="col" />
-                      {tests.map((t) => (
-                        <th scope="col" className="num" key={t}>
-                          #{t}
-                        </th>
-                      ))}
-                    </tr>
-                  </thead>
+          <TableCard
+            label="Cumulative quantiles"
+            head={<h2>Cumulative quantiles, ms</h2>}
+            table="compare-quantiles"
+            className="compare-table"
+            instead={rows.length === 0 && <Empty>No responses to compare in this window.</Empty>}
+            foot={data.method && <p className="hint">{data.method}</p>}
+          >
+                  <TestColumns first={<th scope="col" />} tests={tests} />
                   <tbody>
                     {rows.map((r) => (
                       <tr key={r.level} data-level={r.level}>
@@ -317,11 +272,7 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
                       </tr>
                     ))}
                   </tbody>
-                </table>
-              </div>
-            )}
-            {data.method && <p className="hint">{data.method}</p>}
-          </section>
+          </TableCard>
           <div className="two-col">
             <CodeDiff title="HTTP codes" codes={data.http_codes} tests={tests} isOk={httpOk} />
             <CodeDiff title="Net codes" codes={data.net_codes} tests={tests} names={netCodeName} isOk={netOk} />

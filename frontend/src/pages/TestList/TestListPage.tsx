@@ -11,25 +11,20 @@ import { StatusBadge } from "../../components/StatusBadge";
 import { useApi } from "../../hooks/useApi";
 import { formatCount, formatDuration, formatIso, formatMs, formatUnix } from "../../lib/format";
 import {
+  LIST_QUERY,
   STATUSES,
   compareUrl,
   MAX_COMPARED,
   listQueryParams,
   nextOrdering,
   parseListQuery,
-  serializeListQuery,
   sortState,
   type ListQuery,
   type SortKey,
 } from "../../lib/listQuery";
 import { displayName } from "../../lib/testName";
 import { useTimeZone } from "../../hooks/useTimeZone";
-import { useUrlState, type UrlCodec } from "../../hooks/useUrlState";
-
-const LIST_QUERY: UrlCodec<ListQuery> = {
-  parse: parseListQuery,
-  serialize: (q) => serializeListQuery(q).replace(/^\?/, ""),
-};
+import { useUrlState } from "../../hooks/useUrlState";
 
 // Asked explicitly so the page count is known whatever the server's default.
 const PAGE_SIZE = 50;
@@ -44,6 +39,13 @@ function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery)
   const [draft, setDraft] = useState(query);
   useEffect(() => setDraft(query), [query]);
   const set = <K extends keyof ListQuery>(k: K, v: ListQuery[K]) => setDraft((d) => ({ ...d, [k]: v }));
+  // The plain text and date filters: one input each, named as the query string names it.
+  const input = (label: string, k: "component" | "person" | "since" | "until", type: "text" | "date" = "text") => (
+    <label>
+      {label}
+      <input type={type} name={k} value={draft[k]} onChange={(e) => set(k, e.target.value)} />
+    </label>
+  );
   return (
     <form
       className="filters card"
@@ -63,14 +65,8 @@ function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery)
           onChange={(e) => set("search", e.target.value)}
         />
       </label>
-      <label>
-        Component
-        <input type="text" name="component" value={draft.component} onChange={(e) => set("component", e.target.value)} />
-      </label>
-      <label>
-        Author
-        <input type="text" name="person" value={draft.person} onChange={(e) => set("person", e.target.value)} />
-      </label>
+      {input("Component", "component")}
+      {input("Author", "person")}
       <label>
         Tag
         <input
@@ -92,14 +88,8 @@ function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery)
           ))}
         </select>
       </label>
-      <label>
-        Since
-        <input type="date" name="since" value={draft.since} onChange={(e) => set("since", e.target.value)} />
-      </label>
-      <label>
-        Until
-        <input type="date" name="until" value={draft.until} onChange={(e) => set("until", e.target.value)} />
-      </label>
+      {input("Since", "since", "date")}
+      {input("Until", "until", "date")}
       <label className="check">
         <input type="checkbox" checked={draft.starred} onChange={(e) => set("starred", e.target.checked)} />
         Starred only
@@ -191,8 +181,8 @@ export function TestListPage() {
   useTimeZone(); // the Started column follows the reader's choice of local time or UTC
   const [query, apply] = useUrlState("search", LIST_QUERY);
   const [selected, setSelected] = useState<number[]>([]);
-  const key = JSON.stringify(listQueryParams(query));
-  const list = useApi(key, (signal) => listTests([...listQueryParams(query), ["page_size", String(PAGE_SIZE)]], signal));
+  const params = listQueryParams(query);
+  const list = useApi(["tests", params], (signal) => listTests([...params, ["page_size", String(PAGE_SIZE)]], signal));
 
   useEffect(() => {
     document.title = "Tests · Tankodrom";
@@ -236,7 +226,7 @@ export function TestListPage() {
       ) : results.length === 0 ? (
         <Empty>
           No tests match.{" "}
-          {key !== "[]" ? (
+          {params.length > 0 ? (
             <button type="button" className="link" onClick={() => apply(parseListQuery(""))}>
               Clear the filters
             </button>

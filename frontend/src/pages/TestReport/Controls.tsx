@@ -9,6 +9,37 @@ import type { ViewState } from "../../lib/viewState";
 
 const RATIOS = [1, 2, 5, 10, 15, 30, 60, 300];
 
+/** One end of the window: a slider over the test's seconds, named as Overload's hash names it. */
+function Slider({
+  label,
+  name,
+  bounds,
+  value,
+  onChange,
+}: {
+  label: string;
+  name: string;
+  bounds: { first: number; last: number };
+  value: number;
+  onChange: (second: number) => void;
+}) {
+  return (
+    <label>
+      <span className="sr-only">{label}</span>
+      <input
+        type="range"
+        name={name}
+        min={bounds.first}
+        max={bounds.last}
+        step={1}
+        value={value}
+        aria-valuetext={formatClock(value)}
+        onChange={(e) => onChange(Number(e.target.value))}
+      />
+    </label>
+  );
+}
+
 export function Controls({
   view,
   bounds,
@@ -58,38 +89,20 @@ export function Controls({
         </div>
         {bounds && bounds.last > bounds.first && (
           <div className="sliders">
-            <label>
-              <span className="sr-only">Window start</span>
-              <input
-                type="range"
-                name="slider_start"
-                min={bounds.first}
-                max={bounds.last}
-                step={1}
-                value={draft.from}
-                aria-valuetext={formatClock(draft.from)}
-                onChange={(e) => {
-                  const v = Number(e.target.value);
-                  setDraft((d) => ({ from: Math.min(v, d.to), to: d.to }));
-                }}
-              />
-            </label>
-            <label>
-              <span className="sr-only">Window end</span>
-              <input
-                type="range"
-                name="slider_end"
-                min={bounds.first}
-                max={bounds.last}
-                step={1}
-                value={draft.to}
-                aria-valuetext={formatClock(draft.to)}
-                onChange={(e) => {
-                  const v = Number(e.target.value);
-                  setDraft((d) => ({ from: d.from, to: Math.max(v, d.from) }));
-                }}
-              />
-            </label>
+            <Slider
+              label="Window start"
+              name="slider_start"
+              bounds={bounds}
+              value={draft.from}
+              onChange={(v) => setDraft((d) => ({ from: Math.min(v, d.to), to: d.to }))}
+            />
+            <Slider
+              label="Window end"
+              name="slider_end"
+              bounds={bounds}
+              value={draft.to}
+              onChange={(v) => setDraft((d) => ({ from: d.from, to: Math.max(v, d.from) }))}
+            />
           </div>
         )}
       </div>
