@@ -8,6 +8,7 @@ import { getCompare, getReport, getTest } from "../../api/endpoints";
 import { getBaseline } from "../../api/regressions";
 import type { TestMeta } from "../../api/types";
 import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
+import { CasePicker } from "../../components/CasePicker";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { TableCard, TestColumns } from "../../components/TableCard";
 import { componentKey, useApi } from "../../hooks/useApi";
@@ -105,28 +106,19 @@ function WindowInputs({
         onChange(clean(draft.from), clean(draft.to));
       }}
     >
-      <label>
-        From ({unit})
-        <input
-          type="text"
-          inputMode="numeric"
-          size={10}
-          value={draft.from}
-          placeholder="start"
-          onChange={(e) => setDraft({ ...draft, from: e.target.value })}
-        />
-      </label>
-      <label>
-        To ({unit}, excluded)
-        <input
-          type="text"
-          inputMode="numeric"
-          size={10}
-          value={draft.to}
-          placeholder="end"
-          onChange={(e) => setDraft({ ...draft, to: e.target.value })}
-        />
-      </label>
+      {(["from", "to"] as const).map((end) => (
+        <label key={end}>
+          {end === "from" ? `From (${unit})` : `To (${unit}, excluded)`}
+          <input
+            type="text"
+            inputMode="numeric"
+            size={10}
+            value={draft[end]}
+            placeholder={end === "from" ? "start" : "end"}
+            onChange={(e) => setDraft({ ...draft, [end]: e.target.value })}
+          />
+        </label>
+      ))}
       <button type="submit">Apply</button>
     </form>
   );
@@ -174,8 +166,6 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
     Promise.all(ids.map((id) => getReport(id, signal).catch(() => null))),
   );
   const allCases = [...new Set((reports.data ?? []).flatMap((r) => r?.cases ?? []))].sort();
-  const toggleCase = (c: string) =>
-    setH({ ...h, cases: h.cases.includes(c) ? h.cases.filter((x) => x !== c) : [...h.cases, c] });
   const byId = new Map<number, TestMeta>();
   for (const m of metas.data ?? []) if (m) byId.set(m.id, m);
 
@@ -223,19 +213,7 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
             onChange={(from, to) => setH({ ...h, from, to })}
           />
           {allCases.length > 0 && (
-            <fieldset className="cases">
-              <legend>Cases</legend>
-              <label className="check">
-                <input type="checkbox" checked={h.cases.length === 0} onChange={() => setH({ ...h, cases: [] })} />
-                All requests
-              </label>
-              {allCases.map((c) => (
-                <label className="check" key={c}>
-                  <input type="checkbox" checked={h.cases.includes(c)} onChange={() => toggleCase(c)} />
-                  {c}
-                </label>
-              ))}
-            </fieldset>
+            <CasePicker cases={allCases} chosen={h.cases} onChange={(cases) => setH({ ...h, cases })} />
           )}
         </div>
       </section>

@@ -4,9 +4,10 @@
  * order live in the query string, so a filtered, sorted list is a link.
  */
 import { useEffect, useState } from "react";
-import { listTests, setStar } from "../../api/endpoints";
+import { listTests } from "../../api/endpoints";
 import type { TestMeta } from "../../api/types";
 import { Empty, ErrorBox, Loading } from "../../components/States";
+import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
 import { useApi } from "../../hooks/useApi";
 import { formatCount, formatDuration, formatIso, formatMs, formatUnix } from "../../lib/format";
@@ -142,41 +143,6 @@ function Result({ test }: { test: TestMeta }) {
   );
 }
 
-function StarButton({ test }: { test: TestMeta }) {
-  const [starred, setStarred] = useState(Boolean(test.starred));
-  const [error, setError] = useState<string | null>(null);
-  const toggle = () => {
-    const next = !starred;
-    setStarred(next);
-    setStar(test.id, next).then(
-      () => setError(null),
-      (e: unknown) => {
-        setStarred(!next);
-        setError(e instanceof Error ? e.message : String(e));
-      },
-    );
-  };
-  return (
-    <>
-      <button
-        type="button"
-        className={`star ${starred ? "on" : ""}`}
-        aria-pressed={starred}
-        aria-label={starred ? `Unstar test ${test.id}` : `Star test ${test.id}`}
-        title={error ?? (starred ? "Starred" : "Star")}
-        onClick={toggle}
-      >
-        {starred ? "★" : "☆"}
-      </button>
-      {error && (
-        <div className="star-error" role="alert">
-          {error}
-        </div>
-      )}
-    </>
-  );
-}
-
 export function TestListPage() {
   useTimeZone(); // the Started column follows the reader's choice of local time or UTC
   const [query, apply] = useUrlState("search", LIST_QUERY);
@@ -279,7 +245,7 @@ export function TestListPage() {
                       />
                     </td>
                     <td>
-                      <StarButton test={t} />
+                      <StarButton test={t} name={`test ${t.id}`} />
                     </td>
                     <td>
                       <a href={`/${t.id}`}>#{t.id}</a>

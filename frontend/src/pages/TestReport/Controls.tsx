@@ -4,6 +4,7 @@
  * slider does not fire a request per pixel.
  */
 import { useEffect, useState } from "react";
+import { CasePicker } from "../../components/CasePicker";
 import { formatClock, formatDuration } from "../../lib/format";
 import type { ViewState } from "../../lib/viewState";
 
@@ -65,9 +66,6 @@ export function Controls({
     return () => window.clearTimeout(id);
   }, [draft, bounds, from, to, onChange]);
 
-  const toggleCase = (c: string) =>
-    onChange({ cases: view.cases.includes(c) ? view.cases.filter((x) => x !== c) : [...view.cases, c] });
-
   return (
     <section className="controls card" aria-label="View controls">
       <div className="window">
@@ -107,20 +105,12 @@ export function Controls({
         )}
       </div>
       <div className="row">
-        <fieldset className="cases">
-          <legend>Cases</legend>
-          <label className="check">
-            <input type="checkbox" checked={view.cases.length === 0} onChange={() => onChange({ cases: [] })} />
-            All requests
-          </label>
-          {cases.map((c) => (
-            <label className="check" key={c}>
-              <input type="checkbox" checked={view.cases.includes(c)} onChange={() => toggleCase(c)} />
-              {c}
-            </label>
-          ))}
-          {cases.length === 0 && <span className="hint">the test has no cases</span>}
-        </fieldset>
+        <CasePicker
+          cases={cases}
+          chosen={view.cases}
+          onChange={(chosen) => onChange({ cases: chosen })}
+          none="the test has no cases"
+        />
         <label className="resolution">
           Resolution
           <select

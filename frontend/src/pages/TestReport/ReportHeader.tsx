@@ -7,10 +7,11 @@ import { useState } from "react";
 import { downloadText } from "../../lib/download";
 import { displayName } from "../../lib/testName";
 import { DeleteTestButton, EditTestForm, StopButton } from "./ManageTest";
-import { listTests, setStar } from "../../api/endpoints";
+import { listTests } from "../../api/endpoints";
 import { useApi } from "../../hooks/useApi";
 import type { Summary, TestMeta } from "../../api/types";
 import { selectionLabel, type ViewState } from "../../lib/viewState";
+import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
 import { codeShares, formatCount, formatDuration, formatLoadScheme, formatMs, formatPercent, formatUnix } from "../../lib/format";
 
@@ -83,28 +84,15 @@ export function ReportHeader({
   const title = displayName(test);
   const exportJson = () =>
     downloadText(`test-${test.id}.json`, JSON.stringify({ test, summary }, null, 1), "application/json");
-  const [starred, setStarred] = useState(Boolean(test.starred));
   // The component's previous test, for a one-click "what changed since last time" comparison.
   const previous = useApi(test.component ? ["tests", "previous", test.id, test.component] : null, (signal) =>
     listTests([["component", test.component ?? ""], ["page_size", "20"]], signal).then(
       (page) => page.results.filter((t) => t.id < test.id && t.status === "ready").sort((a, b) => b.id - a.id)[0] ?? null,
     ),
   );
-  const [starError, setStarError] = useState<string | null>(null);
   const target = test.target_host ? `${test.target_host}${test.target_port ? `:${test.target_port}` : ""}` : "";
   const shares = tiles ? codeShares(tiles.count, tiles.http_codes, tiles.net_codes) : null;
   const covers = selection ? selectionLabel(selection, bounds) : "whole test";
-  const toggleStar = () => {
-    const next = !starred;
-    setStarred(next);
-    setStar(test.id, next).then(
-      () => setStarError(null),
-      (e: unknown) => {
-        setStarred(!next);
-        setStarError(e instanceof Error ? e.message : String(e));
-      },
-    );
-  };
   const exit =
     test.exit_code !== null && test.exit_code !== undefined
       ? `exit code ${test.exit_code}${test.exit_reason ? `: ${test.exit_reason}` : ""}`
@@ -117,24 +105,10 @@ export function ReportHeader({
           <span className="test-id">#{test.id}</span>{" "}
           {title.named ? title.text : <span className="unnamed">{title.text}</span>}
         </h1>
-        <button
-          type="button"
-          className={`star big ${starred ? "on" : ""}`}
-          aria-pressed={starred}
-          aria-label={starred ? "Unstar this test" : "Star this test"}
-          title={starError ?? (starred ? "Starred" : "Star")}
-          onClick={toggleStar}
-        >
-          {starred ? "★" : "☆"}
-        </button>
+        <StarButton test={test} big name="this test" />
         <StatusBadge status={test.status} />
         {exit && <span className="exit">{exit}</span>}
       </div>
-      {starError && (
-        <div className="star-error" role="alert">
-          {starError}
-        </div>
-      )}
       <div className="actions" role="group" aria-label="Test actions">
         <CopyLink />
         <button type="button" onClick={exportJson} title="The test's metadata and whole-test summary as JSON">

@@ -257,24 +257,11 @@ export function TablesTab({ testId, params }: { testId: number; params: Params }
             <thead>
               <tr>
                 <th scope="col">Case</th>
-                <th scope="col" className="num">
-                  Responses
-                </th>
-                <th scope="col" className="num">
-                  Mean RPS
-                </th>
-                <th scope="col" className="num">
-                  Max RPS
-                </th>
-                <th scope="col" className="num">
-                  Mean time, ms
-                </th>
-                <th scope="col" className="num">
-                  HTTP errors
-                </th>
-                <th scope="col" className="num">
-                  Net errors
-                </th>
+                {["Responses", "Mean RPS", "Max RPS", "Mean time, ms", "HTTP errors", "Net errors"].map((c) => (
+                  <th scope="col" className="num" key={c}>
+                    {c}
+                  </th>
+                ))}
               </tr>
             </thead>
             <tbody>
