@@ -64,6 +64,11 @@ export function useApi<T>(
   };
 }
 
+/** One answer outside a component (an export button): from the cache when it is there and current, else asked. */
+export function fetchApi<T>(key: QueryKey, load: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  return queryClient.fetchQuery({ queryKey: key, queryFn: ({ signal }) => load(signal) });
+}
+
 /** Everything of one test is asked again (the mounted views refetch at once, the others when next shown). */
 export function refreshTest(id: number, part?: string): Promise<void> {
   return queryClient.invalidateQueries({ queryKey: part === undefined ? testKey(id) : testKey(id, part) });

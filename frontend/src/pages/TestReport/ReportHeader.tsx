@@ -61,7 +61,7 @@ function CopyLink() {
 
 export function ReportHeader({
   test,
-  summary,
+  wholeSummary,
   tiles,
   tilesStale,
   selection,
@@ -69,8 +69,8 @@ export function ReportHeader({
   onChanged,
 }: {
   test: TestMeta;
-  /** The whole test's summary: what the JSON export gives. */
-  summary: Summary | null;
+  /** The whole test's summary: what the JSON export gives, whatever the chips show. */
+  wholeSummary: () => Promise<Summary>;
   /** The summary the chips show: the chosen window and cases' (null while it loads), or the whole test's. */
   tiles: Summary | null;
   /** The chips still show the previous selection's figures while the new one's load. */
@@ -82,8 +82,15 @@ export function ReportHeader({
 }) {
   const [editing, setEditing] = useState(false);
   const title = displayName(test);
+  const [exportError, setExportError] = useState<string | null>(null);
   const exportJson = () =>
-    downloadText(`test-${test.id}.json`, JSON.stringify({ test, summary }, null, 1), "application/json");
+    wholeSummary().then(
+      (summary) => {
+        setExportError(null);
+        downloadText(`test-${test.id}.json`, JSON.stringify({ test, summary }, null, 1), "application/json");
+      },
+      (e: unknown) => setExportError(`Export failed: ${e instanceof Error ? e.message : String(e)}`),
+    );
   // The component's previous test, for a one-click "what changed since last time" comparison.
   const previous = useApi(test.component ? ["tests", "previous", test.id, test.component] : null, (signal) =>
     listTests([["component", test.component ?? ""], ["page_size", "20"]], signal).then(
@@ -111,9 +118,14 @@ export function ReportHeader({
       </div>
       <div className="actions" role="group" aria-label="Test actions">
         <CopyLink />
-        <button type="button" onClick={exportJson} title="The test's metadata and whole-test summary as JSON">
+        <button type="button" onClick={() => void exportJson()} title="The test's metadata and whole-test summary as JSON">
           Export JSON
         </button>
+        {exportError && (
+          <span className="hint" role="alert">
+            {exportError}
+          </span>
+        )}
         {test.can_write && test.status === "online" && <StopButton test={test} />}
         {test.can_write && (
           <>
@@ -169,10 +181,17 @@ export function ReportHeader({
         <Field label="Load scheme">{formatLoadScheme(test.loadscheme)}</Field>
         <Field label="Instances">{test.instances ?? null}</Field>
       </dl>
-      {summary && summary.count > 0 && (
-        <div className="chips" role="group" aria-label={`Summary of the ${covers === "whole test" ? covers : `selection: ${covers}`}`} aria-busy={!tiles || tilesStale}>
+      {(selection !== null || (tiles !== null && tiles.count > 0)) && (
+        <div className="chips" role="group" aria-label={`Summary of the ${covers}`} aria-busy={!tiles || tilesStale}>
           <p className="chips-covers" data-covers={covers}>
-            {covers === "whole test" ? "Whole test" : <>Window and cases chosen below: <strong>{covers}</strong>{tilesStale ? " (updating…)" : ""}</>}
+            {selection ? (
+              <>
+                Window and cases chosen below: <strong>{covers}</strong>
+              </>
+            ) : (
+              "Whole test"
+            )}
+            {tilesStale && " (updating…)"}
           </p>
           {!tiles ? (
             <span className="hint">Loading the figures of {covers}…</span>
@@ -180,16 +199,16 @@ export function ReportHeader({
             <span className="hint">No responses in {covers}.</span>
           ) : (
             <>
-          <Chip label="responses" value={formatCount(tiles.count)} />
-          <Chip label="2xx" value={formatPercent(shares?.ok2xx)} tone={(shares?.ok2xx ?? 0) >= 0.99 ? "good" : "bad"} />
-          <Chip
-            label="net errors"
-            value={formatPercent(shares?.netErrors)}
-            tone={(shares?.netErrors ?? 0) > 0 ? "bad" : "good"}
-          />
-          <Chip label="max RPS" value={formatCount(tiles.rps.max)} />
-          <Chip label="q99, ms" value={formatMs(tiles.quantiles_ms["99"])} />
-          {!tiles.exact && <Chip label="quantiles" value="from histograms" />}
+              <Chip label="responses" value={formatCount(tiles.count)} />
+              <Chip label="2xx" value={formatPercent(shares?.ok2xx)} tone={(shares?.ok2xx ?? 0) >= 0.99 ? "good" : "bad"} />
+              <Chip
+                label="net errors"
+                value={formatPercent(shares?.netErrors)}
+                tone={(shares?.netErrors ?? 0) > 0 ? "bad" : "good"}
+              />
+              <Chip label="max RPS" value={formatCount(tiles.rps.max)} />
+              <Chip label="q99, ms" value={formatMs(tiles.quantiles_ms["99"])} />
+              {!tiles.exact && <Chip label="quantiles" value="from histograms" />}
             </>
           )}
         </div>

@@ -8,7 +8,7 @@ import type { Params } from "../../api/client";
 import { getReport, getSummary, getTest } from "../../api/endpoints";
 import { loadPlotly } from "../../components/charts/PlotlyFigure";
 import { ErrorBox, Loading } from "../../components/States";
-import { refreshTest, testKey, useApi } from "../../hooks/useApi";
+import { fetchApi, refreshTest, testKey, useApi } from "../../hooks/useApi";
 import { useUrlState } from "../../hooks/useUrlState";
 import { zoomToWindow } from "../../lib/figures";
 import { REPORT_VIEW, TABS, TAB_LABELS, windowParams, type Tab, type ViewState } from "../../lib/viewState";
@@ -101,12 +101,16 @@ export function ReportPage({ id }: { id: number }) {
   useEffect(() => {
     void loadPlotly().catch(() => undefined); // the chart component reports a failed load where it draws
   }, []);
-  const summaryOn = Boolean(meta.data) && live !== "processing";
-  // The whole test's summary is what the JSON export gives; the tiles show the chosen window and cases.
-  const whole = useApi(summaryOn ? testKey(id, "summary", []) : null, (signal) => getSummary(id, [], signal));
+  // The header's chips show the summary of the chosen window and cases (of the whole test when none is chosen);
+  // the JSON export asks for the whole test's when it is clicked.
   const selection = windowParams(view);
-  const chosen = useApi(summaryOn && selection.length > 0 ? testKey(id, "summary", selection) : null, (signal) =>
+  const summaryAsked = Boolean(meta.data) && live !== "processing";
+  const tiles = useApi(summaryAsked ? testKey(id, "summary", selection) : null, (signal) =>
     getSummary(id, selection, signal),
+  );
+  const wholeSummary = useCallback(
+    () => fetchApi(testKey(id, "summary", []), (signal) => getSummary(id, [], signal)),
+    [id],
   );
 
   const complete = live === "ready" || live === "failed";
@@ -192,10 +196,10 @@ export function ReportPage({ id }: { id: number }) {
     <main className="page wide report" data-status={test.status}>
       <ReportHeader
         test={test}
-        summary={whole.data}
-        tiles={selection.length > 0 ? chosen.data : whole.data}
-        tilesStale={selection.length > 0 && chosen.stale}
-        selection={selection.length > 0 ? view : null}
+        wholeSummary={wholeSummary}
+        tiles={tiles.data}
+        tilesStale={tiles.stale}
+        selection={summaryAsked && selection.length > 0 ? view : null}
         bounds={bounds}
         onChanged={() => void refreshTest(id, "meta")}
       />
