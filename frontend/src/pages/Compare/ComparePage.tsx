@@ -55,29 +55,29 @@ function CodeDiff({
   const rows = codeRows(codes, tests.length);
   return (
     <TableCard label={title} table={title} instead={rows.length === 0 && <Empty>No codes.</Empty>}>
-          <TestColumns first={<th scope="col">Code</th>} tests={tests} />
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.code}>
-                <th scope="row">
-                  {r.code}
-                  {names && names(r.code) ? <span className="hint"> {names(r.code)}</span> : null}
-                </th>
-                {r.counts.map((c, i) => (
-                  <td className="num" key={tests[i]}>
-                    {formatCount(c)}
-                    {i > 0 && r.diffs[i] !== 0 && (
-                      <span className={(r.diffs[i] ?? 0) > 0 === isOk(r.code) ? "diff good" : "diff bad"}>
-                        {" "}
-                        ({(r.diffs[i] ?? 0) > 0 ? "+" : "−"}
-                        {formatCount(Math.abs(r.diffs[i] ?? 0))})
-                      </span>
-                    )}
-                  </td>
-                ))}
-              </tr>
+      <TestColumns first={<th scope="col">Code</th>} tests={tests} />
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.code}>
+            <th scope="row">
+              {r.code}
+              {names && names(r.code) ? <span className="hint"> {names(r.code)}</span> : null}
+            </th>
+            {r.counts.map((c, i) => (
+              <td className="num" key={tests[i]}>
+                {formatCount(c)}
+                {i > 0 && r.diffs[i] !== 0 && (
+                  <span className={(r.diffs[i] ?? 0) > 0 === isOk(r.code) ? "diff good" : "diff bad"}>
+                    {" "}
+                    ({(r.diffs[i] ?? 0) > 0 ? "+" : "−"}
+                    {formatCount(Math.abs(r.diffs[i] ?? 0))})
+                  </span>
+                )}
+              </td>
             ))}
-          </tbody>
+          </tr>
+        ))}
+      </tbody>
     </TableCard>
   );
 }
@@ -231,25 +231,25 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
             instead={rows.length === 0 && <Empty>No responses to compare in this window.</Empty>}
             foot={data.method && <p className="hint">{data.method}</p>}
           >
-                  <TestColumns first={<th scope="col" />} tests={tests} />
-                  <tbody>
-                    {rows.map((r) => (
-                      <tr key={r.level} data-level={r.level}>
-                        <th scope="row">{r.level}%</th>
-                        {r.cells.map((c, i) => (
-                          <td className={`num${c.verdict ? ` cell-${c.verdict}` : ""}`} key={tests[i]}>
-                            <span className="value">{c.text}</span>
-                            {c.pct && <span className="pct"> {c.pct}</span>} <Verdict verdict={c.verdict} />
-                            {c.interval && (
-                              <div className="hint interval" title="interval of the difference">
-                                Δ in {c.interval}
-                              </div>
-                            )}
-                          </td>
-                        ))}
-                      </tr>
-                    ))}
-                  </tbody>
+            <TestColumns first={<th scope="col" />} tests={tests} />
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.level} data-level={r.level}>
+                  <th scope="row">{r.level}%</th>
+                  {r.cells.map((c, i) => (
+                    <td className={`num${c.verdict ? ` cell-${c.verdict}` : ""}`} key={tests[i]}>
+                      <span className="value">{c.text}</span>
+                      {c.pct && <span className="pct"> {c.pct}</span>} <Verdict verdict={c.verdict} />
+                      {c.interval && (
+                        <div className="hint interval" title="interval of the difference">
+                          Δ in {c.interval}
+                        </div>
+                      )}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
           </TableCard>
           <div className="two-col">
             <CodeDiff title="HTTP codes" codes={data.http_codes} tests={tests} isOk={httpOk} />

@@ -31,37 +31,37 @@ export function DeliveryLog({ component }: { component: string }) {
         ) : null
       }
     >
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Test</th>
-                <th scope="col">Event</th>
-                <th scope="col">Target</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="num">
-                  Attempts
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {(log.data ?? []).map((d) => (
-                <tr key={d.id} className={d.status === "failed" ? "broke" : ""}>
-                  <td>{formatIso(d.created_at)}</td>
-                  <td>
-                    <a href={`/${d.test_id}`}>#{d.test_id}</a>
-                  </td>
-                  <td>{EVENTS[d.event] ?? d.event}</td>
-                  <td>
-                    {d.target} <span className="hint">{d.target_kind}</span>
-                  </td>
-                  <td>
-                    <span className={`delivery-${d.status}`}>{d.status}</span>
-                    {d.last_error && <div className="hint">{d.last_error}</div>}
-                  </td>
-                  <td className="num">{d.attempts}</td>
-                </tr>
-              ))}
-            </tbody>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Test</th>
+          <th scope="col">Event</th>
+          <th scope="col">Target</th>
+          <th scope="col">Status</th>
+          <th scope="col" className="num">
+            Attempts
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {(log.data ?? []).map((d) => (
+          <tr key={d.id} className={d.status === "failed" ? "broke" : ""}>
+            <td>{formatIso(d.created_at)}</td>
+            <td>
+              <a href={`/${d.test_id}`}>#{d.test_id}</a>
+            </td>
+            <td>{EVENTS[d.event] ?? d.event}</td>
+            <td>
+              {d.target} <span className="hint">{d.target_kind}</span>
+            </td>
+            <td>
+              <span className={`delivery-${d.status}`}>{d.status}</span>
+              {d.last_error && <div className="hint">{d.last_error}</div>}
+            </td>
+            <td className="num">{d.attempts}</td>
+          </tr>
+        ))}
+      </tbody>
     </TableCard>
   );
 }

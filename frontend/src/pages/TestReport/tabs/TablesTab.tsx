@@ -181,46 +181,46 @@ export function TablesTab({ testId, params }: { testId: number; params: Params }
         label="Cumulative quantiles"
         table="quantiles"
         head={
-        <TableHead
-          title={
-            <>
-              Cumulative quantiles, ms{" "}
-              <span className="hint">{data.exact ? "exact, from raw samples" : "from per-second histograms (tank stream, Locust): not exact"}</span>
-            </>
-          }
-          csv={
-            <CsvButton
-              label="Cumulative quantiles"
-              file={`test-${testId}-quantiles`}
-              header={["quantile", ...columns.map((c, i) => (i === 0 ? "all requests" : c))]}
-              rows={data.quantiles.rows.map((r) => [r.level, ...r.values])}
-            />
-          }
-        />
+          <TableHead
+            title={
+              <>
+                Cumulative quantiles, ms{" "}
+                <span className="hint">{data.exact ? "exact, from raw samples" : "from per-second histograms (tank stream, Locust): not exact"}</span>
+              </>
+            }
+            csv={
+              <CsvButton
+                label="Cumulative quantiles"
+                file={`test-${testId}-quantiles`}
+                header={["quantile", ...columns.map((c, i) => (i === 0 ? "all requests" : c))]}
+                rows={data.quantiles.rows.map((r) => [r.level, ...r.values])}
+              />
+            }
+          />
         }
       >
-            <thead>
-              <tr>
-                <th scope="col">Quantile</th>
-                {columns.map((c, i) => (
-                  <th scope="col" className="num" key={c}>
-                    {i === 0 ? "All requests" : c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {data.quantiles.rows.map((row) => (
-                <tr key={row.level} data-level={row.level}>
-                  <th scope="row">{row.level}%</th>
-                  {row.values.map((v, i) => (
-                    <td className="num" key={columns[i] ?? i} data-case={i === 0 ? "" : columns[i]}>
-                      {formatMs(v)}
-                    </td>
-                  ))}
-                </tr>
+        <thead>
+          <tr>
+            <th scope="col">Quantile</th>
+            {columns.map((c, i) => (
+              <th scope="col" className="num" key={c}>
+                {i === 0 ? "All requests" : c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {data.quantiles.rows.map((row) => (
+            <tr key={row.level} data-level={row.level}>
+              <th scope="row">{row.level}%</th>
+              {row.values.map((v, i) => (
+                <td className="num" key={columns[i] ?? i} data-case={i === 0 ? "" : columns[i]}>
+                  {formatMs(v)}
+                </td>
               ))}
-            </tbody>
+            </tr>
+          ))}
+        </tbody>
       </TableCard>
       <div className="two-col">
         <IntervalTable testId={testId} rows={data.intervals ?? []} />
@@ -233,58 +233,58 @@ export function TablesTab({ testId, params }: { testId: number; params: Params }
         label="Cases"
         table="cases"
         head={
-        <TableHead
-          title="Per case"
-          csv={
-            <CsvButton
-              label="Per case"
-              file={`test-${testId}-cases`}
-              header={["case", "responses", "mean_rps", "max_rps", "mean_ms", "http_errors", "net_errors"]}
-              rows={data.cases.map((c, i) => [
-                i === 0 ? "all requests" : c.case,
-                c.count,
-                c.rps_mean,
-                c.rps_max,
-                c.mean_ms,
-                c.http_errors,
-                c.net_errors,
-              ])}
-            />
-          }
-        />
+          <TableHead
+            title="Per case"
+            csv={
+              <CsvButton
+                label="Per case"
+                file={`test-${testId}-cases`}
+                header={["case", "responses", "mean_rps", "max_rps", "mean_ms", "http_errors", "net_errors"]}
+                rows={data.cases.map((c, i) => [
+                  i === 0 ? "all requests" : c.case,
+                  c.count,
+                  c.rps_mean,
+                  c.rps_max,
+                  c.mean_ms,
+                  c.http_errors,
+                  c.net_errors,
+                ])}
+              />
+            }
+          />
         }
       >
-            <thead>
-              <tr>
-                <th scope="col">Case</th>
-                {["Responses", "Mean RPS", "Max RPS", "Mean time, ms", "HTTP errors", "Net errors"].map((c) => (
-                  <th scope="col" className="num" key={c}>
-                    {c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {data.cases.map((c, i) => (
-                <tr key={c.case} data-case={i === 0 ? "" : c.case}>
-                  <th scope="row">{i === 0 ? "All requests" : c.case}</th>
-                  <td className="num" data-count={c.count}>
-                    {formatCount(c.count)}
-                  </td>
-                  <td className="num">{formatCount(c.rps_mean)}</td>
-                  <td className="num">{formatCount(c.rps_max)}</td>
-                  <td className="num">{formatMs(c.mean_ms)}</td>
-                  <td className="num">
-                    {formatCount(c.http_errors)}{" "}
-                    <span className="hint">({formatPercent(c.count ? c.http_errors / c.count : null)})</span>
-                  </td>
-                  <td className="num">
-                    {formatCount(c.net_errors)}{" "}
-                    <span className="hint">({formatPercent(c.count ? c.net_errors / c.count : null)})</span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+        <thead>
+          <tr>
+            <th scope="col">Case</th>
+            {["Responses", "Mean RPS", "Max RPS", "Mean time, ms", "HTTP errors", "Net errors"].map((c) => (
+              <th scope="col" className="num" key={c}>
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {data.cases.map((c, i) => (
+            <tr key={c.case} data-case={i === 0 ? "" : c.case}>
+              <th scope="row">{i === 0 ? "All requests" : c.case}</th>
+              <td className="num" data-count={c.count}>
+                {formatCount(c.count)}
+              </td>
+              <td className="num">{formatCount(c.rps_mean)}</td>
+              <td className="num">{formatCount(c.rps_max)}</td>
+              <td className="num">{formatMs(c.mean_ms)}</td>
+              <td className="num">
+                {formatCount(c.http_errors)}{" "}
+                <span className="hint">({formatPercent(c.count ? c.http_errors / c.count : null)})</span>
+              </td>
+              <td className="num">
+                {formatCount(c.net_errors)}{" "}
+                <span className="hint">({formatPercent(c.count ? c.net_errors / c.count : null)})</span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
       </TableCard>
     </div>
   );
