@@ -1,20 +1,23 @@
 /** Typed calls of the regressions and notifications endpoints (component dashboard, baseline, KPIs, delivery log). */
 import { getJson, sendJson } from "./client";
 import type { components } from "./schema";
-import type { PlotlyFigureJson } from "./types";
+import type {
+  BaselineAnswer,
+  BaselineTest,
+  DeliveryJson,
+  KpiSetting,
+  KpiSettings,
+  PlotlyFigureJson,
+  SubscriptionJson,
+  TargetJson,
+  Threshold,
+} from "./types";
 
 const API = "/api/v1";
 const comp = (name: string) => `${API}/components/${encodeURIComponent(name)}`;
 
 type Schemas = components["schemas"];
 
-export type KpiSetting = Schemas["Kpi"];
-export type Threshold = NonNullable<KpiSetting["threshold"]>;
-export type ThresholdKind = Threshold["kind"];
-export type KpiSettings = Schemas["KpisAnswer"];
-export type BaselineTest = Schemas["BaselineTest"];
-export type BaselineAnswer = Schemas["BaselineAnswer"];
-export type DeliveryJson = Schemas["Delivery"];
 
 /*
  * The dashboard's answer is a free-form object in the schema (its view has no serializer yet): written here from
@@ -72,16 +75,11 @@ export const getDeliveries = (name: string, signal?: AbortSignal) =>
 /** The target kinds the form offers (the schema's `kind` is any string the server accepts). */
 export type TargetKind = "slack" | "teams" | "teams_workflow" | "telegram" | "webhook";
 
-/** A target as listed; the answer that created one also carries a webhook's signing key, and never again. */
-export type TargetJson = Schemas["TargetCreated"];
-
 /** Makes `K` optional in each member of a union. */
 type OptionalIn<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> & Partial<Pick<T, K & keyof T>> : never;
 
 /** A new target: the schema's create body (URL or Telegram bot), whose `for_tank_notify` the server defaults. */
 export type NewTarget = OptionalIn<Schemas["TargetCreate"], "for_tank_notify">;
-
-export type SubscriptionJson = Schemas["Subscription"];
 
 export const listTargets = (signal?: AbortSignal) => getJson<TargetJson[]>(`${API}/notify/targets/`, [], signal);
 
