@@ -246,7 +246,6 @@ export function ReportPage({ id }: { id: number }) {
               <DistributionsTab
                 testId={id}
                 params={tableParams}
-               
                 cases={view.cases}
                 log={view.log}
                 onLog={(log) => update({ log })}
@@ -259,7 +258,6 @@ export function ReportPage({ id }: { id: number }) {
               <MonitoringTab
                 testId={id}
                 params={chartParams}
-               
                 hosts={report.data?.monitoring_hosts ?? []}
                 machines={view.machines}
                 onMachines={(machines) => update({ machines })}
