@@ -31,6 +31,29 @@ async function apiReady(base, path, timeoutMs = 120000) {
 
 const ms3 = (v) => (v === null || v === undefined ? "—" : Number(v).toFixed(3));
 
+async function streamText(stream) {
+  const chunks = [];
+  for await (const c of stream) chunks.push(c);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The header's chips show `summary`'s responses and q99, under a caption that names what they cover. */
+async function chipsShow(page, summary, covers) {
+  await page.waitForFunction(
+    ([count, q99, covers]) => {
+      const chips = document.querySelector(".chips");
+      const value = (label) => chips?.querySelector(`[data-chip="${label}"] .chip-value`)?.textContent;
+      return (
+        chips?.getAttribute("aria-busy") === "false" &&
+        (chips.querySelector(".chips-covers")?.getAttribute("data-covers") ?? "").includes(covers) &&
+        value("responses")?.replace(/\D/g, "") === count &&
+        value("q99, ms") === q99
+      );
+    },
+    [String(summary.count), ms3(summary.quantiles_ms["99"]), covers],
+  );
+}
+
 async function drawnCharts(page, atLeast, timeout = 15000) {
   await page.waitForFunction(
     (n) => document.querySelectorAll('.chart[data-drawn="1"]').length >= n,
@@ -107,9 +130,8 @@ export const specs = [
       assert.equal(Number(count), summary.count, "responses in the window");
       const ok = await page.getAttribute('table[data-table="http_codes"] tr[data-code="200"] td[data-count]', "data-count");
       assert.equal(Number(ok), summary.http_codes["200"], "HTTP 200 in the window");
-      // The header's chips are the whole test's: q99 there is the whole test's q99.
-      const chip = await page.textContent('[data-chip="q99, ms"] .chip-value');
-      assert.equal(chip, ms3(whole.quantiles_ms["99"]));
+      // The header's chips follow the window, and say so; the JSON export stays the whole test's.
+      await chipsShow(page, summary, "–");
       assert.match(await page.evaluate(() => window.location.hash), new RegExp(`slider_start=${w.from}&slider_end=${w.to}`));
       await page.screenshot({ path: `${shots}/report-tables.png`, fullPage: true });
       // Picking a case: the hash says so, and its column holds that case's figures for the same window.
@@ -124,6 +146,30 @@ export const specs = [
         (n) => document.querySelector('table[data-table="http_codes"] tr[data-code="200"] td[data-count]')?.getAttribute("data-count") === String(n),
         login.http_codes["200"],
       );
+      await chipsShow(page, login, "case login");
+      const download = page.waitForEvent("download");
+      await page.getByRole("button", { name: "Export JSON" }).click();
+      const exported = JSON.parse(await streamText(await (await download).createReadStream()));
+      assert.equal(exported.summary.count, whole.count, "the export is the whole test's summary");
+      // Back to the whole test: the chips say so.
+      await page.getByRole("button", { name: "Whole test" }).click();
+      await page.getByRole("checkbox", { name: "All requests", exact: true }).check();
+      await page.waitForFunction(() => document.querySelector(".chips-covers")?.getAttribute("data-covers") === "whole test");
+      await chipsShow(page, whole, "whole test");
+    },
+  },
+  {
+    name: "report header with a window and a case chosen",
+    widths: [1440, 390],
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots, width }) {
+      const t = seed.a;
+      const w = windowOf(t);
+      const chosen = await api(base, `/api/v1/tests/${t.id}/summary?from=${w.from}&to=${w.to + 1}&case=login`);
+      await page.goto(`${base}/${t.id}#tab=test_data&tags=login&slider_start=${w.from}&slider_end=${w.to}`);
+      await chipsShow(page, chosen, "case login");
+      await page.screenshot({ path: `${shots}/report-window-${width}.png` });
+      await page.locator(".report-header").screenshot({ path: `${shots}/report-window-header-${width}.png` });
     },
   },
   {

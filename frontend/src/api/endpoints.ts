@@ -1,5 +1,6 @@
 /** Typed calls of the /api/v1/ endpoints used by the pages. */
 import { ApiError, getJson, sendJson, type Params } from "./client";
+import type { operations } from "./schema";
 import type {
   AnalysisAnswer,
   ChartAnswer,
@@ -19,17 +20,8 @@ import type {
 
 const API = "/api/v1";
 
-export const CHART_NAMES = [
-  "quantiles",
-  "http_codes",
-  "net_codes",
-  "times",
-  "sizes",
-  "quantiles_by_load",
-  "instances_rps",
-  "distribution",
-] as const;
-export type ChartName = (typeof CHART_NAMES)[number];
+/** The report's chart names, as the schema lists them for /tests/<id>/charts/<name>. */
+export type ChartName = operations["v1_tests_charts_retrieve"]["parameters"]["path"]["name"];
 
 /** The list answers DRF's paginated object; a bare array is accepted too. */
 export async function listTests(params: Params, signal?: AbortSignal): Promise<Paginated<TestMeta>> {

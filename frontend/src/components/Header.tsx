@@ -13,7 +13,7 @@ function csrf(): string {
 }
 
 export function Header() {
-  const me = useApi("me", (signal) => getMe(signal));
+  const me = useApi(["me"], (signal) => getMe(signal));
   const zone = useTimeZone();
   const next = encodeURIComponent(window.location.pathname + window.location.search + window.location.hash);
   const local = offsetLabel(Date.now());

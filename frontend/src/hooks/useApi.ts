@@ -1,52 +1,79 @@
 /**
- * Loads one API answer for a component: `{data, error, loading}`, refetched when `key` changes (the caller
- * puts every input of the request into it) and aborted when the component goes away or the key changes.
- * Data of the previous key stays visible while the next loads, so charts do not blink while the window moves.
+ * The one way a page loads API answers: TanStack Query, keyed by arrays that start with what the answer belongs
+ * to (`["test", id, ...]`, `["component", name, ...]`), so one call refreshes everything of a test or a component
+ * (`refreshTest`, `refreshComponent`) instead of threading counters through the props.
+ *
+ * The answers are fetched by `api/client.ts` as before: the browser's HTTP cache revalidates them with the
+ * server's ETag (a 304 costs no figures), so the in-memory cache here only decides when to ask.
  */
-import { useEffect, useState } from "react";
+import { QueryClient, keepPreviousData, useQuery, type QueryKey } from "@tanstack/react-query";
 import { ApiError } from "../api/client";
+
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // An error is shown as it came (a 404 names a missing test): asking again would only delay it.
+      retry: false,
+      // Running tests poll on their own; a finished test's figures do not change when the window regains focus.
+      refetchOnWindowFocus: false,
+      // Data of the previous key stays visible while the next loads, so charts do not blink while the window moves.
+      placeholderData: keepPreviousData,
+    },
+  },
+});
+
+export const testKey = (id: number, ...rest: unknown[]): QueryKey => ["test", id, ...rest];
+export const componentKey = (name: string, ...rest: unknown[]): QueryKey => ["component", name, ...rest];
 
 export interface ApiState<T> {
   data: T | null;
   error: ApiError | null;
+  /** A request for this key is under way (the first or a refresh). */
   loading: boolean;
+  /** `data` is the previous key's answer, shown while this key's loads. */
+  stale: boolean;
 }
 
-export function useApi<T>(key: string | null, load: (signal: AbortSignal) => Promise<T>): ApiState<T> {
-  const [state, setState] = useState<ApiState<T>>({ data: null, error: null, loading: key !== null });
-
-  useEffect(() => {
-    if (key === null) {
-      setState({ data: null, error: null, loading: false });
-      return;
-    }
-    const controller = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
-    load(controller.signal).then(
-      (data) => {
-        if (!controller.signal.aborted) setState({ data, error: null, loading: false });
-      },
-      (e: unknown) => {
-        if (controller.signal.aborted) return;
-        const error = e instanceof ApiError ? e : new ApiError(0, e instanceof Error ? e.message : String(e));
-        setState({ data: null, error, loading: false });
-      },
-    );
-    return () => controller.abort();
-    // `load` is a fresh closure every render; `key` names everything it depends on.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
-
-  return state;
+function apiError(e: unknown): ApiError | null {
+  if (e === null || e === undefined) return null;
+  return e instanceof ApiError ? e : new ApiError(0, e instanceof Error ? e.message : String(e));
 }
 
-/** A counter that ticks every `ms` while `active`; put it into API keys to poll. */
-export function useTicker(active: boolean, ms: number): number {
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    if (!active) return;
-    const id = window.setInterval(() => setTick((t) => t + 1), ms);
-    return () => window.clearInterval(id);
-  }, [active, ms]);
-  return tick;
+/**
+ * One answer: `key` names every input of the request (null = do not ask now); `load` gets the signal that
+ * aborts it when the key changes or the component goes away. `refetchInterval` polls (ms, or false to stop).
+ */
+export function useApi<T>(
+  key: QueryKey | null,
+  load: (signal: AbortSignal) => Promise<T>,
+  { refetchInterval }: { refetchInterval?: number | false | ((data: T | undefined) => number | false) } = {},
+): ApiState<T> {
+  const query = useQuery({
+    queryKey: key ?? ["idle"],
+    queryFn: ({ signal }) => load(signal),
+    enabled: key !== null,
+    refetchInterval:
+      typeof refetchInterval === "function" ? (q) => refetchInterval(q.state.data as T | undefined) : refetchInterval,
+  });
+  if (key === null) return { data: null, error: null, loading: false, stale: false };
+  return {
+    data: (query.data as T | undefined) ?? null,
+    error: apiError(query.error),
+    loading: query.isFetching,
+    stale: query.isPlaceholderData,
+  };
+}
+
+/** One answer outside a component (an export button): from the cache when it is there and current, else asked. */
+export function fetchApi<T>(key: QueryKey, load: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  return queryClient.fetchQuery({ queryKey: key, queryFn: ({ signal }) => load(signal) });
+}
+
+/** Everything of one test is asked again (the mounted views refetch at once, the others when next shown). */
+export function refreshTest(id: number, part?: string): Promise<void> {
+  return queryClient.invalidateQueries({ queryKey: part === undefined ? testKey(id) : testKey(id, part) });
+}
+
+export function refreshComponent(name: string): Promise<void> {
+  return queryClient.invalidateQueries({ queryKey: componentKey(name) });
 }

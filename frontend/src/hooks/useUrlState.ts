@@ -1,7 +1,9 @@
 /**
  * The one way a page keeps its state in the URL: a typed value parsed from the query string or the hash, kept in
  * step with Back/Forward, written back as one history entry per change (or in place, for normalising a link).
- * The report keeps its view in the hash (Overload's links), the list its filters in the query string.
+ * The report and the compare page keep their views in the hash (Overload's names), the list its filters in the
+ * query string; each page's codec (lib/viewState.ts, lib/compareView.ts, lib/listQuery.ts) reads every older form
+ * of its links, and `normalise` rewrites such a link in the current form.
  */
 import { useCallback, useEffect, useState } from "react";
 
@@ -28,7 +30,7 @@ export function useUrlState<T>(
   part: UrlPart,
   codec: UrlCodec<T>,
   { normalise = false }: { normalise?: boolean } = {},
-): [T, (next: T) => void] {
+): [T, (next: T | ((now: T) => T)) => void] {
   const { parse, serialize } = codec;
   const [value, setValue] = useState<T>(() => parse(current(part)));
 
@@ -48,8 +50,10 @@ export function useUrlState<T>(
   }, [part, parse, serialize, normalise]);
 
   const set = useCallback(
-    (next: T) => {
-      const text = serialize(next);
+    // A function applies to what the URL says now, not to a render's possibly older state (e.g. a debounced slider).
+    (next: T | ((now: T) => T)) => {
+      const value = typeof next === "function" ? (next as (now: T) => T)(parse(current(part))) : next;
+      const text = serialize(value);
       if (text !== current(part)) window.history.pushState(null, "", urlWith(part, text));
       setValue(parse(text));
     },

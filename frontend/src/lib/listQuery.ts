@@ -94,6 +94,9 @@ export function serializeListQuery(q: ListQuery): string {
   return s ? `?${s}` : "";
 }
 
+/** The list's query string, for useUrlState (which writes the part without its `?`). */
+export const LIST_QUERY = { parse: parseListQuery, serialize: (q: ListQuery) => serializeListQuery(q).slice(1) };
+
 /** The compare page shows this many tests at most (the first is the reference of the others' verdicts). */
 export const MAX_COMPARED = 5;
 

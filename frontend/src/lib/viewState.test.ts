@@ -1,6 +1,7 @@
 /** Tests: The report's view state in the hash, Overload's links included. */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_VIEW, parseViewState, serializeViewState, windowParams } from "./viewState";
+import { setTimeZoneMode } from "./timeZone";
+import { DEFAULT_VIEW, parseViewState, selectionLabel, serializeViewState, windowParams } from "./viewState";
 
 describe("parseViewState", () => {
   it("reads an Overload link as it was", () => {
@@ -80,5 +81,34 @@ describe("windowParams", () => {
       ["case", "b"],
     ]);
     expect(windowParams({ from: null, to: null, cases: [] })).toEqual([]);
+  });
+});
+
+describe("old links, normalised once into the current form", () => {
+  it("rewrites the short names (from, to, case) and a bare tab in Overload's names, same view", () => {
+    const old = "#tab=table&from=1606174457&to=1606174789&case=login&case=search";
+    const now = serializeViewState(parseViewState(old));
+    expect(now).toBe(
+      "tab=tables&tags=login,search&plot_groups=main&machines=&metrics=&slider_start=1606174457&slider_end=1606174789&compress_ratio=",
+    );
+    expect(parseViewState(now)).toEqual(parseViewState(old));
+  });
+
+  it("keeps an Overload link's text as it is", () => {
+    const overload =
+      "tab=test_data&tags=&plot_groups=main&machines=&metrics=&slider_start=1606174457&slider_end=1606174789&compress_ratio=1";
+    expect(serializeViewState(parseViewState(overload))).toBe(overload);
+  });
+});
+
+describe("selectionLabel", () => {
+  const bounds = { first: 1606174400, last: 1606174800 };
+  it("names the whole test, the window, the cases", () => {
+    setTimeZoneMode("utc");
+    expect(selectionLabel({ from: null, to: null, cases: [] }, bounds)).toBe("whole test");
+    expect(selectionLabel({ from: 1606174457, to: 1606174789, cases: [] }, bounds)).toBe("23:34:17–23:39:49");
+    expect(selectionLabel({ from: null, to: null, cases: ["login"] }, bounds)).toBe("case login");
+    // An open end is the test's own bound.
+    expect(selectionLabel({ from: 1606174457, to: null, cases: ["a", "b"] }, bounds)).toBe("23:34:17–23:40:00, cases a, b");
   });
 });

@@ -6,6 +6,7 @@
  * Links of that form are parsed as they are; the state is written back with the same names (in Overload's order),
  * plus `log` for the distribution's log scale, so old and new links look alike.
  */
+import { formatClock } from "./format";
 
 export const TABS = ["test_data", "extended", "distributions", "tables", "monitoring", "config"] as const;
 export type Tab = (typeof TABS)[number];
@@ -129,6 +130,9 @@ export function serializeViewState(state: ViewState): string {
   return parts.map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/%2C/g, ",")}`).join("&");
 }
 
+/** The report's hash, for useUrlState. */
+export const REPORT_VIEW = { parse: parseViewState, serialize: serializeViewState };
+
 /** The window and case parameters every report API call takes, from the view state. */
 export function windowParams(state: Pick<ViewState, "cases" | "from" | "to">): [string, string][] {
   const out: [string, string][] = [];
@@ -137,4 +141,22 @@ export function windowParams(state: Pick<ViewState, "cases" | "from" | "to">): [
   if (state.to !== null) out.push(["to", String(state.to + 1)]);
   for (const c of state.cases) out.push(["case", c]);
   return out;
+}
+
+/**
+ * What the window and cases cover, in words: "whole test", "12:00:05–12:01:10", "case login",
+ * "12:00:05–12:01:10, cases login, search". An open end of the window is the test's own bound.
+ */
+export function selectionLabel(
+  state: Pick<ViewState, "cases" | "from" | "to">,
+  bounds: { first: number; last: number } | null,
+): string {
+  const parts: string[] = [];
+  if (state.from !== null || state.to !== null) {
+    const from = state.from ?? bounds?.first ?? null;
+    const to = state.to ?? bounds?.last ?? null;
+    parts.push(`${formatClock(from)}–${formatClock(to)}`);
+  }
+  if (state.cases.length > 0) parts.push(`${state.cases.length > 1 ? "cases" : "case"} ${state.cases.join(", ")}`);
+  return parts.length > 0 ? parts.join(", ") : "whole test";
 }

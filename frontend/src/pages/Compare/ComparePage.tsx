@@ -4,14 +4,17 @@
  * the hash (`#tags=&slider_start=&slider_end=&align=start`); with align=start they are seconds from each start.
  */
 import { useEffect, useState } from "react";
-import type { Params } from "../../api/client";
 import { getCompare, getReport, getTest } from "../../api/endpoints";
 import { getBaseline } from "../../api/regressions";
 import type { TestMeta } from "../../api/types";
 import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
+import { CasePicker } from "../../components/CasePicker";
 import { Empty, ErrorBox, Loading } from "../../components/States";
-import { useApi } from "../../hooks/useApi";
+import { TableCard, TestColumns } from "../../components/TableCard";
+import { componentKey, useApi } from "../../hooks/useApi";
+import { useUrlState } from "../../hooks/useUrlState";
 import { codeRows, quantileRows } from "../../lib/compareTable";
+import { COMPARE_VIEW, compareParams } from "../../lib/compareView";
 import { formatCount, netCodeName } from "../../lib/format";
 import "./compare.css";
 
@@ -30,21 +33,6 @@ const FIGURE_TITLES: Record<string, string> = {
 // More of a good code is good, more of a bad one is bad: the colour says which, not the sign.
 const httpOk = (code: string) => /^[23]\d\d$/.test(code);
 const netOk = (code: string) => code === "0";
-
-function readHash(): { align: "start" | "absolute"; cases: string[]; from: string; to: string } {
-  const p = new URLSearchParams(window.location.hash.slice(1));
-  return {
-    align: p.get("align") === "absolute" ? "absolute" : "start",
-    cases: (p.get("tags") ?? "").split(",").filter((c) => c !== ""),
-    from: /^\d+$/.test(p.get("slider_start") ?? "") ? (p.get("slider_start") as string) : "",
-    to: /^\d+$/.test(p.get("slider_end") ?? "") ? (p.get("slider_end") as string) : "",
-  };
-}
-
-function writeHash(h: ReturnType<typeof readHash>): void {
-  const hash = `align=${h.align}&tags=${h.cases.map(encodeURIComponent).join(",")}&slider_start=${h.from}&slider_end=${h.to}`;
-  window.history.replaceState(null, "", `${window.location.pathname}#${hash}`);
-}
 
 function Verdict({ verdict }: { verdict: string | null }) {
   if (!verdict) return null;
@@ -66,49 +54,31 @@ function CodeDiff({
 }) {
   const rows = codeRows(codes, tests.length);
   return (
-    <section className="card table-card" aria-label={title}>
-      <h2>{title}</h2>
-      {rows.length === 0 ? (
-        <Empty>No codes.</Empty>
-      ) : (
-        <div className="scroll-x">
-        <table className="data" data-table={title}>
-          <thead>
-            <tr>
-              <th scope="col">Code</th>
-              {tests.map((t) => (
-                <th scope="col" className="num" key={t}>
-                  #{t}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.code}>
-                <th scope="row">
-                  {r.code}
-                  {names && names(r.code) ? <span className="hint"> {names(r.code)}</span> : null}
-                </th>
-                {r.counts.map((c, i) => (
-                  <td className="num" key={tests[i]}>
-                    {formatCount(c)}
-                    {i > 0 && r.diffs[i] !== 0 && (
-                      <span className={(r.diffs[i] ?? 0) > 0 === isOk(r.code) ? "diff good" : "diff bad"}>
-                        {" "}
-                        ({(r.diffs[i] ?? 0) > 0 ? "+" : "−"}
-                        {formatCount(Math.abs(r.diffs[i] ?? 0))})
-                      </span>
-                    )}
-                  </td>
-                ))}
-              </tr>
+    <TableCard label={title} table={title} instead={rows.length === 0 && <Empty>No codes.</Empty>}>
+      <TestColumns first={<th scope="col">Code</th>} tests={tests} />
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.code}>
+            <th scope="row">
+              {r.code}
+              {names && names(r.code) ? <span className="hint"> {names(r.code)}</span> : null}
+            </th>
+            {r.counts.map((c, i) => (
+              <td className="num" key={tests[i]}>
+                {formatCount(c)}
+                {i > 0 && r.diffs[i] !== 0 && (
+                  <span className={(r.diffs[i] ?? 0) > 0 === isOk(r.code) ? "diff good" : "diff bad"}>
+                    {" "}
+                    ({(r.diffs[i] ?? 0) > 0 ? "+" : "−"}
+                    {formatCount(Math.abs(r.diffs[i] ?? 0))})
+                  </span>
+                )}
+              </td>
             ))}
-          </tbody>
-        </table>
-        </div>
-      )}
-    </section>
+          </tr>
+        ))}
+      </tbody>
+    </TableCard>
   );
 }
 
@@ -136,28 +106,19 @@ function WindowInputs({
         onChange(clean(draft.from), clean(draft.to));
       }}
     >
-      <label>
-        From ({unit})
-        <input
-          type="text"
-          inputMode="numeric"
-          size={10}
-          value={draft.from}
-          placeholder="start"
-          onChange={(e) => setDraft({ ...draft, from: e.target.value })}
-        />
-      </label>
-      <label>
-        To ({unit}, excluded)
-        <input
-          type="text"
-          inputMode="numeric"
-          size={10}
-          value={draft.to}
-          placeholder="end"
-          onChange={(e) => setDraft({ ...draft, to: e.target.value })}
-        />
-      </label>
+      {(["from", "to"] as const).map((end) => (
+        <label key={end}>
+          {end === "from" ? `From (${unit})` : `To (${unit}, excluded)`}
+          <input
+            type="text"
+            inputMode="numeric"
+            size={10}
+            value={draft[end]}
+            placeholder={end === "from" ? "start" : "end"}
+            onChange={(e) => setDraft({ ...draft, [end]: e.target.value })}
+          />
+        </label>
+      ))}
       <button type="submit">Apply</button>
     </form>
   );
@@ -165,7 +126,7 @@ function WindowInputs({
 
 /** Links the component's baseline when the compared tests share a component and the baseline is not among them. */
 function BaselineLink({ ids, component }: { ids: number[]; component: string }) {
-  const baseline = useApi(component ? `baseline|${component}` : null, (signal) => getBaseline(component, signal));
+  const baseline = useApi(component ? componentKey(component, "baseline") : null, (signal) => getBaseline(component, signal));
   const b = baseline.data?.baseline;
   if (!b) return null;
   if (ids.includes(b.id)) {
@@ -188,10 +149,7 @@ function BaselineLink({ ids, component }: { ids: number[]; component: string }) 
 
 export function ComparePage({ ids: asked }: { ids: number[] }) {
   const ids = asked.slice(0, MAX_COMPARE);
-  const [h, setH] = useState(readHash);
-  useEffect(() => {
-    writeHash(h);
-  }, [h]);
+  const [h, setH] = useUrlState("hash", COMPARE_VIEW, { normalise: true });
   useEffect(() => {
     void loadPlotly().catch(() => undefined);
   }, []);
@@ -199,20 +157,15 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
     document.title = `Compare ${ids.map((i) => `#${i}`).join(" vs ")} · Tankodrom`;
   }, [ids]);
 
-  const params: Params = [["tests", ids.join(",")], ["align", h.align]];
-  if (h.from) params.push(["from", h.from]);
-  if (h.to) params.push(["to", h.to]);
-  for (const c of h.cases) params.push(["case", c]);
-  const answer = useApi(JSON.stringify(params), (signal) => getCompare(params, signal));
-  const metas = useApi(`metas|${ids.join(",")}`, (signal) =>
+  const params = compareParams(ids, h);
+  const answer = useApi(["compare", params], (signal) => getCompare(params, signal));
+  const metas = useApi(["compare", ids, "metas"], (signal) =>
     Promise.all(ids.map((id) => getTest(id, signal).catch(() => null))),
   );
-  const reports = useApi(`reports|${ids.join(",")}`, (signal) =>
+  const reports = useApi(["compare", ids, "reports"], (signal) =>
     Promise.all(ids.map((id) => getReport(id, signal).catch(() => null))),
   );
   const allCases = [...new Set((reports.data ?? []).flatMap((r) => r?.cases ?? []))].sort();
-  const toggleCase = (c: string) =>
-    setH({ ...h, cases: h.cases.includes(c) ? h.cases.filter((x) => x !== c) : [...h.cases, c] });
   const byId = new Map<number, TestMeta>();
   for (const m of metas.data ?? []) if (m) byId.set(m.id, m);
 
@@ -260,19 +213,7 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
             onChange={(from, to) => setH({ ...h, from, to })}
           />
           {allCases.length > 0 && (
-            <fieldset className="cases">
-              <legend>Cases</legend>
-              <label className="check">
-                <input type="checkbox" checked={h.cases.length === 0} onChange={() => setH({ ...h, cases: [] })} />
-                All requests
-              </label>
-              {allCases.map((c) => (
-                <label className="check" key={c}>
-                  <input type="checkbox" checked={h.cases.includes(c)} onChange={() => toggleCase(c)} />
-                  {c}
-                </label>
-              ))}
-            </fieldset>
+            <CasePicker cases={allCases} chosen={h.cases} onChange={(cases) => setH({ ...h, cases })} />
           )}
         </div>
       </section>
@@ -282,46 +223,34 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
         <Loading what="the comparison" />
       ) : (
         <>
-          <section className="card table-card" aria-label="Cumulative quantiles">
-            <h2>Cumulative quantiles, ms</h2>
-            {rows.length === 0 ? (
-              <Empty>No responses to compare in this window.</Empty>
-            ) : (
-              <div className="scroll-x">
-                <table className="data compare-table" data-table="compare-quantiles">
-                  <thead>
-                    <tr>
-                      <th scope="col" />
-                      {tests.map((t) => (
-                        <th scope="col" className="num" key={t}>
-                          #{t}
-                        </th>
-                      ))}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rows.map((r) => (
-                      <tr key={r.level} data-level={r.level}>
-                        <th scope="row">{r.level}%</th>
-                        {r.cells.map((c, i) => (
-                          <td className={`num${c.verdict ? ` cell-${c.verdict}` : ""}`} key={tests[i]}>
-                            <span className="value">{c.text}</span>
-                            {c.pct && <span className="pct"> {c.pct}</span>} <Verdict verdict={c.verdict} />
-                            {c.interval && (
-                              <div className="hint interval" title="interval of the difference">
-                                Δ in {c.interval}
-                              </div>
-                            )}
-                          </td>
-                        ))}
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
-            {data.method && <p className="hint">{data.method}</p>}
-          </section>
+          <TableCard
+            label="Cumulative quantiles"
+            head={<h2>Cumulative quantiles, ms</h2>}
+            table="compare-quantiles"
+            className="compare-table"
+            instead={rows.length === 0 && <Empty>No responses to compare in this window.</Empty>}
+            foot={data.method && <p className="hint">{data.method}</p>}
+          >
+            <TestColumns first={<th scope="col" />} tests={tests} />
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.level} data-level={r.level}>
+                  <th scope="row">{r.level}%</th>
+                  {r.cells.map((c, i) => (
+                    <td className={`num${c.verdict ? ` cell-${c.verdict}` : ""}`} key={tests[i]}>
+                      <span className="value">{c.text}</span>
+                      {c.pct && <span className="pct"> {c.pct}</span>} <Verdict verdict={c.verdict} />
+                      {c.interval && (
+                        <div className="hint interval" title="interval of the difference">
+                          Δ in {c.interval}
+                        </div>
+                      )}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </TableCard>
           <div className="two-col">
             <CodeDiff title="HTTP codes" codes={data.http_codes} tests={tests} isOk={httpOk} />
             <CodeDiff title="Net codes" codes={data.net_codes} tests={tests} names={netCodeName} isOk={netOk} />

@@ -5,12 +5,13 @@
  * the baseline, the KPI editor, every test with its values and a link comparing it with the baseline, and the
  * log of notifications sent.
  */
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { getMe } from "../../api/endpoints";
 import { getDashboard, type Dashboard, type KpiSeriesJson } from "../../api/regressions";
 import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
 import { Empty, ErrorBox, Loading } from "../../components/States";
-import { useApi } from "../../hooks/useApi";
+import { TableCard } from "../../components/TableCard";
+import { componentKey, refreshComponent, useApi } from "../../hooks/useApi";
 import { formatUnix } from "../../lib/format";
 import { BaselinePanel } from "./BaselinePanel";
 import { DeliveryLog } from "./DeliveryLog";
@@ -50,69 +51,63 @@ function TestsTable({ data }: { data: Dashboard }) {
   const baseline = data.baseline?.id;
   const byKpi = new Map(data.kpis.map((k) => [k.kpi, new Map(k.points.map((p) => [p.test_id, p]))]));
   return (
-    <section className="card table-card" aria-label="Tests">
-      <h2>Tests, newest first</h2>
-      <div className="scroll-x">
-        <table className="data kpi-table" data-table="component-tests">
-          <thead>
-            <tr>
-              <th scope="col">Test</th>
-              <th scope="col">Started</th>
-              {data.kpis.map((k) => (
-                <th scope="col" className="num" key={k.kpi}>
-                  {k.title}
-                </th>
-              ))}
-              <th scope="col">Compare</th>
+    <TableCard label="Tests" head={<h2>Tests, newest first</h2>} table="component-tests" className="kpi-table">
+      <thead>
+        <tr>
+          <th scope="col">Test</th>
+          <th scope="col">Started</th>
+          {data.kpis.map((k) => (
+            <th scope="col" className="num" key={k.kpi}>
+              {k.title}
+            </th>
+          ))}
+          <th scope="col">Compare</th>
+        </tr>
+      </thead>
+      <tbody>
+        {[...data.tests].reverse().map((t) => {
+          const broke = data.kpis.some((k) => byKpi.get(k.kpi)?.get(t.id)?.past_threshold);
+          return (
+            <tr key={t.id} className={broke ? "broke" : ""} data-test={t.id}>
+              <td>
+                <a href={t.url}>#{t.id}</a> {t.name}
+                {t.version && <span className="hint"> {t.version}</span>}
+                {t.id === baseline && <span className="verdict verdict-better"> baseline</span>}
+              </td>
+              <td>{formatUnix(t.ts)}</td>
+              {data.kpis.map((k) => {
+                const p = byKpi.get(k.kpi)?.get(t.id);
+                return (
+                  <td className={`num${p?.past_threshold ? " past" : ""}`} key={k.kpi}>
+                    {formatKpi(k.unit, p?.value)}
+                  </td>
+                );
+              })}
+              <td>
+                {baseline && baseline !== t.id ? (
+                  <a href={`/compare/${baseline}/${t.id}`}>vs baseline</a>
+                ) : (
+                  <span className="hint">—</span>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {[...data.tests].reverse().map((t) => {
-              const broke = data.kpis.some((k) => byKpi.get(k.kpi)?.get(t.id)?.past_threshold);
-              return (
-                <tr key={t.id} className={broke ? "broke" : ""} data-test={t.id}>
-                  <td>
-                    <a href={t.url}>#{t.id}</a> {t.name}
-                    {t.version && <span className="hint"> {t.version}</span>}
-                    {t.id === baseline && <span className="verdict verdict-better"> baseline</span>}
-                  </td>
-                  <td>{formatUnix(t.ts)}</td>
-                  {data.kpis.map((k) => {
-                    const p = byKpi.get(k.kpi)?.get(t.id);
-                    return (
-                      <td className={`num${p?.past_threshold ? " past" : ""}`} key={k.kpi}>
-                        {formatKpi(k.unit, p?.value)}
-                      </td>
-                    );
-                  })}
-                  <td>
-                    {baseline && baseline !== t.id ? (
-                      <a href={`/compare/${baseline}/${t.id}`}>vs baseline</a>
-                    ) : (
-                      <span className="hint">—</span>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
-    </section>
+          );
+        })}
+      </tbody>
+    </TableCard>
   );
 }
 
 export function ComponentPage({ name }: { name: string }) {
-  const [version, setVersion] = useState(0);
   useEffect(() => {
     document.title = `${name} · component · Tankodrom`;
     void loadPlotly().catch(() => undefined);
   }, [name]);
-  const board = useApi(`${name}|${version}`, (signal) => getDashboard(name, signal));
-  const me = useApi("me", (signal) => getMe(signal));
+  const board = useApi(componentKey(name, "dashboard"), (signal) => getDashboard(name, signal));
+  const me = useApi(["me"], (signal) => getMe(signal));
   const signedIn = Boolean(me.data?.authenticated);
   const data = board.data;
-  const refresh = () => setVersion((v) => v + 1);
+  const refresh = () => void refreshComponent(name);
 
   return (
     <main className="page wide component">
@@ -162,8 +157,8 @@ export function ComponentPage({ name }: { name: string }) {
           )}
           {signedIn && (
             <div className="two-col">
-              <NotifyPanel component={name} onChanged={refresh} />
-              <DeliveryLog component={name} refresh={version} />
+              <NotifyPanel component={name} />
+              <DeliveryLog component={name} />
             </div>
           )}
         </>

@@ -1,7 +1,8 @@
 /** The newest notifications of the component's events sent to the user's targets (all of them for staff). */
 import { getDeliveries } from "../../api/regressions";
 import { Empty, ErrorBox, Loading } from "../../components/States";
-import { useApi } from "../../hooks/useApi";
+import { TableCard } from "../../components/TableCard";
+import { componentKey, useApi } from "../../hooks/useApi";
 import { formatIso } from "../../lib/format";
 
 const EVENTS: Record<string, string> = {
@@ -10,57 +11,57 @@ const EVENTS: Record<string, string> = {
   test_failed: "test failed",
 };
 
-export function DeliveryLog({ component, refresh }: { component: string; refresh: number }) {
-  const log = useApi(`deliveries|${component}|${refresh}`, (signal) => getDeliveries(component, signal));
+export function DeliveryLog({ component }: { component: string }) {
+  const log = useApi(componentKey(component, "deliveries"), (signal) => getDeliveries(component, signal));
   return (
-    <section className="card table-card" aria-label="Notifications">
-      <h2>Notifications sent</h2>
-      {log.error ? (
-        <ErrorBox error={log.error} what="the delivery log" />
-      ) : !log.data ? (
-        <Loading what="the delivery log" />
-      ) : log.data.length === 0 ? (
-        <Empty>
-          No notifications yet. Subscribe a target (Slack, Mattermost, Rocket.Chat, Teams, Telegram or a signed
-          webhook) through <code>/api/v1/components/{component}/subscriptions/</code>; see docs/regressions.md.
-        </Empty>
-      ) : (
-        <div className="scroll-x">
-          <table className="data" data-table="deliveries">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Test</th>
-                <th scope="col">Event</th>
-                <th scope="col">Target</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="num">
-                  Attempts
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {log.data.map((d) => (
-                <tr key={d.id} className={d.status === "failed" ? "broke" : ""}>
-                  <td>{formatIso(d.created_at)}</td>
-                  <td>
-                    <a href={`/${d.test_id}`}>#{d.test_id}</a>
-                  </td>
-                  <td>{EVENTS[d.event] ?? d.event}</td>
-                  <td>
-                    {d.target} <span className="hint">{d.target_kind}</span>
-                  </td>
-                  <td>
-                    <span className={`delivery-${d.status}`}>{d.status}</span>
-                    {d.last_error && <div className="hint">{d.last_error}</div>}
-                  </td>
-                  <td className="num">{d.attempts}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
+    <TableCard
+      label="Notifications"
+      head={<h2>Notifications sent</h2>}
+      table="deliveries"
+      instead={
+        log.error ? (
+          <ErrorBox error={log.error} what="the delivery log" />
+        ) : !log.data ? (
+          <Loading what="the delivery log" />
+        ) : log.data.length === 0 ? (
+          <Empty>
+            No notifications yet. Subscribe a target (Slack, Mattermost, Rocket.Chat, Teams, Telegram or a signed
+            webhook) through <code>/api/v1/components/{component}/subscriptions/</code>; see docs/regressions.md.
+          </Empty>
+        ) : null
+      }
+    >
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Test</th>
+          <th scope="col">Event</th>
+          <th scope="col">Target</th>
+          <th scope="col">Status</th>
+          <th scope="col" className="num">
+            Attempts
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {(log.data ?? []).map((d) => (
+          <tr key={d.id} className={d.status === "failed" ? "broke" : ""}>
+            <td>{formatIso(d.created_at)}</td>
+            <td>
+              <a href={`/${d.test_id}`}>#{d.test_id}</a>
+            </td>
+            <td>{EVENTS[d.event] ?? d.event}</td>
+            <td>
+              {d.target} <span className="hint">{d.target_kind}</span>
+            </td>
+            <td>
+              <span className={`delivery-${d.status}`}>{d.status}</span>
+              {d.last_error && <div className="hint">{d.last_error}</div>}
+            </td>
+            <td className="num">{d.attempts}</td>
+          </tr>
+        ))}
+      </tbody>
+    </TableCard>
   );
 }

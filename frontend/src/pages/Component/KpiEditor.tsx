@@ -3,7 +3,8 @@
  * validates (and names the bad item); this only keeps the form's rows.
  */
 import { useEffect, useState } from "react";
-import { saveKpis, type KpiSetting, type ThresholdKind } from "../../api/regressions";
+import { saveKpis } from "../../api/regressions";
+import type { KpiSetting, ThresholdKind } from "../../api/types";
 import { kpiTitle, KPI_CHOICES } from "./kpis";
 
 interface Row {

@@ -13,7 +13,7 @@ import {
   type TargetKind,
 } from "../../api/regressions";
 import { ErrorBox, Loading } from "../../components/States";
-import { useApi } from "../../hooks/useApi";
+import { componentKey, queryClient, refreshComponent, useApi } from "../../hooks/useApi";
 
 export const EVENTS: [string, string][] = [
   ["regression_found", "regression found"],
@@ -29,10 +29,11 @@ const KINDS: [TargetKind, string][] = [
   ["webhook", "Signed JSON webhook"],
 ];
 
-export function NotifyPanel({ component, onChanged }: { component: string; onChanged: () => void }) {
-  const [version, setVersion] = useState(0);
-  const targets = useApi(`targets|${version}`, (signal) => listTargets(signal));
-  const subs = useApi(`subs|${component}|${version}`, (signal) => listSubscriptions(component, signal));
+const TARGETS_KEY = ["notify-targets"];
+
+export function NotifyPanel({ component }: { component: string }) {
+  const targets = useApi(TARGETS_KEY, (signal) => listTargets(signal));
+  const subs = useApi(componentKey(component, "subscriptions"), (signal) => listSubscriptions(component, signal));
   const [targetId, setTargetId] = useState("new");
   const [kind, setKind] = useState<TargetKind>("slack");
   const [name, setName] = useState("");
@@ -44,9 +45,10 @@ export function NotifyPanel({ component, onChanged }: { component: string; onCha
   const [secret, setSecret] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
+  // A new target or subscription shows in the lists, the dashboard and the delivery log.
   const refresh = () => {
-    setVersion((v) => v + 1);
-    onChanged();
+    void queryClient.invalidateQueries({ queryKey: TARGETS_KEY });
+    void refreshComponent(component);
   };
 
   const submit = async () => {

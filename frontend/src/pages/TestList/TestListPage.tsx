@@ -4,32 +4,28 @@
  * order live in the query string, so a filtered, sorted list is a link.
  */
 import { useEffect, useState } from "react";
-import { listTests, setStar } from "../../api/endpoints";
+import { listTests } from "../../api/endpoints";
 import type { TestMeta } from "../../api/types";
 import { Empty, ErrorBox, Loading } from "../../components/States";
+import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
 import { useApi } from "../../hooks/useApi";
 import { formatCount, formatDuration, formatIso, formatMs, formatUnix } from "../../lib/format";
 import {
+  LIST_QUERY,
   STATUSES,
   compareUrl,
   MAX_COMPARED,
   listQueryParams,
   nextOrdering,
   parseListQuery,
-  serializeListQuery,
   sortState,
   type ListQuery,
   type SortKey,
 } from "../../lib/listQuery";
 import { displayName } from "../../lib/testName";
 import { useTimeZone } from "../../hooks/useTimeZone";
-import { useUrlState, type UrlCodec } from "../../hooks/useUrlState";
-
-const LIST_QUERY: UrlCodec<ListQuery> = {
-  parse: parseListQuery,
-  serialize: (q) => serializeListQuery(q).replace(/^\?/, ""),
-};
+import { useUrlState } from "../../hooks/useUrlState";
 
 // Asked explicitly so the page count is known whatever the server's default.
 const PAGE_SIZE = 50;
@@ -44,6 +40,13 @@ function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery)
   const [draft, setDraft] = useState(query);
   useEffect(() => setDraft(query), [query]);
   const set = <K extends keyof ListQuery>(k: K, v: ListQuery[K]) => setDraft((d) => ({ ...d, [k]: v }));
+  // The plain text and date filters: one input each, named as the query string names it.
+  const input = (label: string, k: "component" | "person" | "since" | "until", type: "text" | "date" = "text") => (
+    <label>
+      {label}
+      <input type={type} name={k} value={draft[k]} onChange={(e) => set(k, e.target.value)} />
+    </label>
+  );
   return (
     <form
       className="filters card"
@@ -63,14 +66,8 @@ function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery)
           onChange={(e) => set("search", e.target.value)}
         />
       </label>
-      <label>
-        Component
-        <input type="text" name="component" value={draft.component} onChange={(e) => set("component", e.target.value)} />
-      </label>
-      <label>
-        Author
-        <input type="text" name="person" value={draft.person} onChange={(e) => set("person", e.target.value)} />
-      </label>
+      {input("Component", "component")}
+      {input("Author", "person")}
       <label>
         Tag
         <input
@@ -92,14 +89,8 @@ function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery)
           ))}
         </select>
       </label>
-      <label>
-        Since
-        <input type="date" name="since" value={draft.since} onChange={(e) => set("since", e.target.value)} />
-      </label>
-      <label>
-        Until
-        <input type="date" name="until" value={draft.until} onChange={(e) => set("until", e.target.value)} />
-      </label>
+      {input("Since", "since", "date")}
+      {input("Until", "until", "date")}
       <label className="check">
         <input type="checkbox" checked={draft.starred} onChange={(e) => set("starred", e.target.checked)} />
         Starred only
@@ -152,47 +143,12 @@ function Result({ test }: { test: TestMeta }) {
   );
 }
 
-function StarButton({ test }: { test: TestMeta }) {
-  const [starred, setStarred] = useState(Boolean(test.starred));
-  const [error, setError] = useState<string | null>(null);
-  const toggle = () => {
-    const next = !starred;
-    setStarred(next);
-    setStar(test.id, next).then(
-      () => setError(null),
-      (e: unknown) => {
-        setStarred(!next);
-        setError(e instanceof Error ? e.message : String(e));
-      },
-    );
-  };
-  return (
-    <>
-      <button
-        type="button"
-        className={`star ${starred ? "on" : ""}`}
-        aria-pressed={starred}
-        aria-label={starred ? `Unstar test ${test.id}` : `Star test ${test.id}`}
-        title={error ?? (starred ? "Starred" : "Star")}
-        onClick={toggle}
-      >
-        {starred ? "★" : "☆"}
-      </button>
-      {error && (
-        <div className="star-error" role="alert">
-          {error}
-        </div>
-      )}
-    </>
-  );
-}
-
 export function TestListPage() {
   useTimeZone(); // the Started column follows the reader's choice of local time or UTC
   const [query, apply] = useUrlState("search", LIST_QUERY);
   const [selected, setSelected] = useState<number[]>([]);
-  const key = JSON.stringify(listQueryParams(query));
-  const list = useApi(key, (signal) => listTests([...listQueryParams(query), ["page_size", String(PAGE_SIZE)]], signal));
+  const params = listQueryParams(query);
+  const list = useApi(["tests", params], (signal) => listTests([...params, ["page_size", String(PAGE_SIZE)]], signal));
 
   useEffect(() => {
     document.title = "Tests · Tankodrom";
@@ -236,7 +192,7 @@ export function TestListPage() {
       ) : results.length === 0 ? (
         <Empty>
           No tests match.{" "}
-          {key !== "[]" ? (
+          {params.length > 0 ? (
             <button type="button" className="link" onClick={() => apply(parseListQuery(""))}>
               Clear the filters
             </button>
@@ -289,7 +245,7 @@ export function TestListPage() {
                       />
                     </td>
                     <td>
-                      <StarButton test={t} />
+                      <StarButton test={t} name={`test ${t.id}`} />
                     </td>
                     <td>
                       <a href={`/${t.id}`}>#{t.id}</a>

@@ -6,7 +6,7 @@ import type { ApiError } from "../../api/client";
 import { getAnalysis } from "../../api/endpoints";
 import type { AnalysisAnswer, Finding } from "../../api/types";
 import { PlotlyFigure } from "../../components/charts/PlotlyFigure";
-import { useApi, useTicker } from "../../hooks/useApi";
+import { testKey, useApi } from "../../hooks/useApi";
 import { formatClock, formatUnix } from "../../lib/format";
 
 function evidenceText(key: string, value: unknown): string {
@@ -34,17 +34,12 @@ const FIGURE_TITLES: Record<string, string> = {
 };
 
 /** The test's analysis, polled while the engine is still working on it; it then stays until the test changes. */
-export function useAnalysis(
-  testId: number,
-  refresh: number,
-  complete: boolean,
-): { data: AnalysisAnswer | null; error: ApiError | null } {
-  const first = useApi(`${testId}|${refresh}`, (signal) => getAnalysis(testId, signal));
+export function useAnalysis(testId: number, complete: boolean): { data: AnalysisAnswer | null; error: ApiError | null } {
   // The engine runs once a test is complete: an online or processing test stays pending, so it is not polled.
-  const pending = complete && first.data?.status === "pending";
-  const pendingTick = useTicker(pending, 3000);
-  const again = useApi(pending ? `${testId}|${refresh}|${pendingTick}` : null, (signal) => getAnalysis(testId, signal));
-  return { data: (pending && again.data) || first.data, error: first.error };
+  const { data, error } = useApi(testKey(testId, "analysis"), (signal) => getAnalysis(testId, signal), {
+    refetchInterval: (answer) => (complete && answer?.status === "pending" ? 3000 : false),
+  });
+  return { data, error };
 }
 
 export function AnalysisPanel({

@@ -3,14 +3,13 @@ import { getChart, type ChartName } from "../../api/endpoints";
 import type { Params } from "../../api/client";
 import { PlotlyFigure, type ChartMark } from "../../components/charts/PlotlyFigure";
 import { ErrorBox, Loading } from "../../components/States";
-import { useApi } from "../../hooks/useApi";
+import { testKey, useApi } from "../../hooks/useApi";
 
 export function ChartBox({
   testId,
   name,
   title,
   params,
-  refresh,
   height,
   onXRange,
   marks,
@@ -20,14 +19,12 @@ export function ChartBox({
   name: ChartName;
   title: string;
   params: Params;
-  refresh: number;
   height?: number;
   onXRange?: (start: unknown, end: unknown) => void;
   marks?: ChartMark[];
   onPickSecond?: (ts: number) => void;
 }) {
-  const key = `${testId}|${name}|${JSON.stringify(params)}|${refresh}`;
-  const chart = useApi(key, (signal) => getChart(testId, name, params, signal));
+  const chart = useApi(testKey(testId, "chart", name, params), (signal) => getChart(testId, name, params, signal));
   // The backend's figures carry their own title; then the heading stays for screen readers only.
   // An empty chart is one line that names itself, so its heading goes too.
   const titled = Boolean(chart.data?.figure.layout?.title) || (chart.data !== null && chart.data.figure.data.length === 0);

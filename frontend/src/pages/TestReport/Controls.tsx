@@ -4,10 +4,42 @@
  * slider does not fire a request per pixel.
  */
 import { useEffect, useState } from "react";
+import { CasePicker } from "../../components/CasePicker";
 import { formatClock, formatDuration } from "../../lib/format";
 import type { ViewState } from "../../lib/viewState";
 
 const RATIOS = [1, 2, 5, 10, 15, 30, 60, 300];
+
+/** One end of the window: a slider over the test's seconds, named as Overload's hash names it. */
+function Slider({
+  label,
+  name,
+  bounds,
+  value,
+  onChange,
+}: {
+  label: string;
+  name: string;
+  bounds: { first: number; last: number };
+  value: number;
+  onChange: (second: number) => void;
+}) {
+  return (
+    <label>
+      <span className="sr-only">{label}</span>
+      <input
+        type="range"
+        name={name}
+        min={bounds.first}
+        max={bounds.last}
+        step={1}
+        value={value}
+        aria-valuetext={formatClock(value)}
+        onChange={(e) => onChange(Number(e.target.value))}
+      />
+    </label>
+  );
+}
 
 export function Controls({
   view,
@@ -34,9 +66,6 @@ export function Controls({
     return () => window.clearTimeout(id);
   }, [draft, bounds, from, to, onChange]);
 
-  const toggleCase = (c: string) =>
-    onChange({ cases: view.cases.includes(c) ? view.cases.filter((x) => x !== c) : [...view.cases, c] });
-
   return (
     <section className="controls card" aria-label="View controls">
       <div className="window">
@@ -58,56 +87,30 @@ export function Controls({
         </div>
         {bounds && bounds.last > bounds.first && (
           <div className="sliders">
-            <label>
-              <span className="sr-only">Window start</span>
-              <input
-                type="range"
-                name="slider_start"
-                min={bounds.first}
-                max={bounds.last}
-                step={1}
-                value={draft.from}
-                aria-valuetext={formatClock(draft.from)}
-                onChange={(e) => {
-                  const v = Number(e.target.value);
-                  setDraft((d) => ({ from: Math.min(v, d.to), to: d.to }));
-                }}
-              />
-            </label>
-            <label>
-              <span className="sr-only">Window end</span>
-              <input
-                type="range"
-                name="slider_end"
-                min={bounds.first}
-                max={bounds.last}
-                step={1}
-                value={draft.to}
-                aria-valuetext={formatClock(draft.to)}
-                onChange={(e) => {
-                  const v = Number(e.target.value);
-                  setDraft((d) => ({ from: d.from, to: Math.max(v, d.from) }));
-                }}
-              />
-            </label>
+            <Slider
+              label="Window start"
+              name="slider_start"
+              bounds={bounds}
+              value={draft.from}
+              onChange={(v) => setDraft((d) => ({ from: Math.min(v, d.to), to: d.to }))}
+            />
+            <Slider
+              label="Window end"
+              name="slider_end"
+              bounds={bounds}
+              value={draft.to}
+              onChange={(v) => setDraft((d) => ({ from: d.from, to: Math.max(v, d.from) }))}
+            />
           </div>
         )}
       </div>
       <div className="row">
-        <fieldset className="cases">
-          <legend>Cases</legend>
-          <label className="check">
-            <input type="checkbox" checked={view.cases.length === 0} onChange={() => onChange({ cases: [] })} />
-            All requests
-          </label>
-          {cases.map((c) => (
-            <label className="check" key={c}>
-              <input type="checkbox" checked={view.cases.includes(c)} onChange={() => toggleCase(c)} />
-              {c}
-            </label>
-          ))}
-          {cases.length === 0 && <span className="hint">the test has no cases</span>}
-        </fieldset>
+        <CasePicker
+          cases={cases}
+          chosen={view.cases}
+          onChange={(chosen) => onChange({ cases: chosen })}
+          none="the test has no cases"
+        />
         <label className="resolution">
           Resolution
           <select

@@ -6,19 +6,18 @@ import { useEffect, useState } from "react";
 import { addNote, deleteNote, getNotes } from "../../api/endpoints";
 import type { Note } from "../../api/types";
 import type { ChartMark } from "../../components/charts/PlotlyFigure";
-import { useApi } from "../../hooks/useApi";
+import { refreshTest, testKey, useApi } from "../../hooks/useApi";
 import { formatUnix, parseDateTime } from "../../lib/format";
 
 export const NOTE_COLOUR = "#1f6feb";
 
 export function useNotes(testId: number): { notes: Note[]; marks: ChartMark[]; reload: () => void } {
-  const [version, setVersion] = useState(0);
-  const answer = useApi(`notes|${testId}|${version}`, (signal) => getNotes(testId, signal));
+  const answer = useApi(testKey(testId, "notes"), (signal) => getNotes(testId, signal));
   const notes = answer.data ?? [];
   return {
     notes,
     marks: notes.map((n) => ({ ts: n.ts, label: n.text, colour: NOTE_COLOUR })),
-    reload: () => setVersion((v) => v + 1),
+    reload: () => void refreshTest(testId, "notes"),
   };
 }
 

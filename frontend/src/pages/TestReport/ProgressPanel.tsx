@@ -1,10 +1,10 @@
 /** A `processing` test: how far its latest upload got (/uploads/), and the bad lines met so far. */
 import { getUploads } from "../../api/endpoints";
-import { useApi } from "../../hooks/useApi";
+import { testKey, useApi } from "../../hooks/useApi";
 import { formatCount, formatPercent } from "../../lib/format";
 
-export function ProgressPanel({ testId, refresh, testError }: { testId: number; refresh: number; testError: string }) {
-  const uploads = useApi(`${testId}|${refresh}`, (signal) => getUploads(testId, signal));
+export function ProgressPanel({ testId, testError }: { testId: number; testError: string }) {
+  const uploads = useApi(testKey(testId, "uploads"), (signal) => getUploads(testId, signal));
   const latest = uploads.data?.[0];
   const share = latest?.size_bytes ? Math.min(1, (latest.progress_bytes ?? 0) / latest.size_bytes) : null;
   // A refused or failed upload will not become figures by waiting: say why, and how to go on, instead of
@@ -52,8 +52,8 @@ export function ProgressPanel({ testId, refresh, testError }: { testId: number; 
  * The latest upload's bad lines (skipped, with their numbers) or its error: shown on a ready or failed test,
  * so a reader knows what the figures leave out and where to look in the file.
  */
-export function UploadNotice({ testId, refresh }: { testId: number; refresh: number }) {
-  const uploads = useApi(`notice|${testId}|${refresh}`, (signal) => getUploads(testId, signal));
+export function UploadNotice({ testId }: { testId: number }) {
+  const uploads = useApi(testKey(testId, "uploads"), (signal) => getUploads(testId, signal));
   const latest = uploads.data?.[0];
   if (!latest || (!latest.lines_bad && !latest.error)) return null;
   const examples = latest.bad_examples ?? [];

@@ -1,14 +1,17 @@
 /**
  * The report's header: who, what, when, how, the status with its reason, the summary chips, and the actions:
  * star, copy link, JSON export, and for whoever may change the test: edit, delete, stop (ManageTest.tsx).
+ * The chips follow the chosen window and cases and say which they cover; the JSON export is the whole test's.
  */
 import { useState } from "react";
 import { downloadText } from "../../lib/download";
 import { displayName } from "../../lib/testName";
 import { DeleteTestButton, EditTestForm, StopButton } from "./ManageTest";
-import { listTests, setStar } from "../../api/endpoints";
+import { listTests } from "../../api/endpoints";
 import { useApi } from "../../hooks/useApi";
 import type { Summary, TestMeta } from "../../api/types";
+import { selectionLabel, type ViewState } from "../../lib/viewState";
+import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
 import { codeShares, formatCount, formatDuration, formatLoadScheme, formatMs, formatPercent, formatUnix } from "../../lib/format";
 
@@ -58,40 +61,45 @@ function CopyLink() {
 
 export function ReportHeader({
   test,
-  summary,
+  wholeSummary,
+  tiles,
+  tilesStale,
+  selection,
   bounds,
   onChanged,
 }: {
   test: TestMeta;
-  summary: Summary | null;
+  /** The whole test's summary: what the JSON export gives, whatever the chips show. */
+  wholeSummary: () => Promise<Summary>;
+  /** The summary the chips show: the chosen window and cases' (null while it loads), or the whole test's. */
+  tiles: Summary | null;
+  /** The chips still show the previous selection's figures while the new one's load. */
+  tilesStale: boolean;
+  /** The chosen window and cases; null = the whole test. */
+  selection: Pick<ViewState, "cases" | "from" | "to"> | null;
   bounds: { first: number; last: number } | null;
   onChanged: () => void;
 }) {
   const [editing, setEditing] = useState(false);
   const title = displayName(test);
+  const [exportError, setExportError] = useState<string | null>(null);
   const exportJson = () =>
-    downloadText(`test-${test.id}.json`, JSON.stringify({ test, summary }, null, 1), "application/json");
-  const [starred, setStarred] = useState(Boolean(test.starred));
+    wholeSummary().then(
+      (summary) => {
+        setExportError(null);
+        downloadText(`test-${test.id}.json`, JSON.stringify({ test, summary }, null, 1), "application/json");
+      },
+      (e: unknown) => setExportError(`Export failed: ${e instanceof Error ? e.message : String(e)}`),
+    );
   // The component's previous test, for a one-click "what changed since last time" comparison.
-  const previous = useApi(test.component ? `prev|${test.id}|${test.component}` : null, (signal) =>
+  const previous = useApi(test.component ? ["tests", "previous", test.id, test.component] : null, (signal) =>
     listTests([["component", test.component ?? ""], ["page_size", "20"]], signal).then(
       (page) => page.results.filter((t) => t.id < test.id && t.status === "ready").sort((a, b) => b.id - a.id)[0] ?? null,
     ),
   );
-  const [starError, setStarError] = useState<string | null>(null);
   const target = test.target_host ? `${test.target_host}${test.target_port ? `:${test.target_port}` : ""}` : "";
-  const shares = summary ? codeShares(summary.count, summary.http_codes, summary.net_codes) : null;
-  const toggleStar = () => {
-    const next = !starred;
-    setStarred(next);
-    setStar(test.id, next).then(
-      () => setStarError(null),
-      (e: unknown) => {
-        setStarred(!next);
-        setStarError(e instanceof Error ? e.message : String(e));
-      },
-    );
-  };
+  const shares = tiles ? codeShares(tiles.count, tiles.http_codes, tiles.net_codes) : null;
+  const covers = selection ? selectionLabel(selection, bounds) : "whole test";
   const exit =
     test.exit_code !== null && test.exit_code !== undefined
       ? `exit code ${test.exit_code}${test.exit_reason ? `: ${test.exit_reason}` : ""}`
@@ -104,29 +112,20 @@ export function ReportHeader({
           <span className="test-id">#{test.id}</span>{" "}
           {title.named ? title.text : <span className="unnamed">{title.text}</span>}
         </h1>
-        <button
-          type="button"
-          className={`star big ${starred ? "on" : ""}`}
-          aria-pressed={starred}
-          aria-label={starred ? "Unstar this test" : "Star this test"}
-          title={starError ?? (starred ? "Starred" : "Star")}
-          onClick={toggleStar}
-        >
-          {starred ? "★" : "☆"}
-        </button>
+        <StarButton test={test} big name="this test" />
         <StatusBadge status={test.status} />
         {exit && <span className="exit">{exit}</span>}
       </div>
-      {starError && (
-        <div className="star-error" role="alert">
-          {starError}
-        </div>
-      )}
       <div className="actions" role="group" aria-label="Test actions">
         <CopyLink />
-        <button type="button" onClick={exportJson} title="The test's metadata and whole-test summary as JSON">
+        <button type="button" onClick={() => void exportJson()} title="The test's metadata and whole-test summary as JSON">
           Export JSON
         </button>
+        {exportError && (
+          <span className="hint" role="alert">
+            {exportError}
+          </span>
+        )}
         {test.can_write && test.status === "online" && <StopButton test={test} />}
         {test.can_write && (
           <>
@@ -182,18 +181,36 @@ export function ReportHeader({
         <Field label="Load scheme">{formatLoadScheme(test.loadscheme)}</Field>
         <Field label="Instances">{test.instances ?? null}</Field>
       </dl>
-      {summary && summary.count > 0 && (
-        <div className="chips" aria-label="Summary of the whole test">
-          <Chip label="responses" value={formatCount(summary.count)} />
-          <Chip label="2xx" value={formatPercent(shares?.ok2xx)} tone={(shares?.ok2xx ?? 0) >= 0.99 ? "good" : "bad"} />
-          <Chip
-            label="net errors"
-            value={formatPercent(shares?.netErrors)}
-            tone={(shares?.netErrors ?? 0) > 0 ? "bad" : "good"}
-          />
-          <Chip label="max RPS" value={formatCount(summary.rps.max)} />
-          <Chip label="q99, ms" value={formatMs(summary.quantiles_ms["99"])} />
-          {!summary.exact && <Chip label="quantiles" value="from histograms" />}
+      {(selection !== null || (tiles !== null && tiles.count > 0)) && (
+        <div className="chips" role="group" aria-label={`Summary of the ${covers}`} aria-busy={!tiles || tilesStale}>
+          <p className="chips-covers" data-covers={covers}>
+            {selection ? (
+              <>
+                Window and cases chosen below: <strong>{covers}</strong>
+              </>
+            ) : (
+              "Whole test"
+            )}
+            {tilesStale && " (updating…)"}
+          </p>
+          {!tiles ? (
+            <span className="hint">Loading the figures of {covers}…</span>
+          ) : tiles.count === 0 ? (
+            <span className="hint">No responses in {covers}.</span>
+          ) : (
+            <>
+              <Chip label="responses" value={formatCount(tiles.count)} />
+              <Chip label="2xx" value={formatPercent(shares?.ok2xx)} tone={(shares?.ok2xx ?? 0) >= 0.99 ? "good" : "bad"} />
+              <Chip
+                label="net errors"
+                value={formatPercent(shares?.netErrors)}
+                tone={(shares?.netErrors ?? 0) > 0 ? "bad" : "good"}
+              />
+              <Chip label="max RPS" value={formatCount(tiles.rps.max)} />
+              <Chip label="q99, ms" value={formatMs(tiles.quantiles_ms["99"])} />
+              {!tiles.exact && <Chip label="quantiles" value="from histograms" />}
+            </>
+          )}
         </div>
       )}
     </section>

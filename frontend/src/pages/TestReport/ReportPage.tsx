@@ -8,10 +8,10 @@ import type { Params } from "../../api/client";
 import { getReport, getSummary, getTest } from "../../api/endpoints";
 import { loadPlotly } from "../../components/charts/PlotlyFigure";
 import { ErrorBox, Loading } from "../../components/States";
-import { useApi, useTicker } from "../../hooks/useApi";
-import { useHashState } from "../../hooks/useHashState";
+import { fetchApi, refreshTest, testKey, useApi } from "../../hooks/useApi";
+import { useUrlState } from "../../hooks/useUrlState";
 import { zoomToWindow } from "../../lib/figures";
-import { TABS, TAB_LABELS, windowParams, type Tab } from "../../lib/viewState";
+import { REPORT_VIEW, TABS, TAB_LABELS, windowParams, type Tab, type ViewState } from "../../lib/viewState";
 import { AnalysisPanel, useAnalysis } from "./AnalysisPanel";
 import { Controls } from "./Controls";
 import { ProgressPanel, UploadNotice } from "./ProgressPanel";
@@ -22,7 +22,30 @@ import { NotesPanel, useNotes } from "./NotesPanel";
 import { MonitoringTab } from "./tabs/MonitoringTab";
 import { TablesTab } from "./tabs/TablesTab";
 
-const STATUS_ORDER = ["online", "processing", "ready", "failed"];
+/**
+ * Keeps a test's answers current: while online everything is asked again every 5 s, while processing the status
+ * and the upload's progress every 2 s; when the status changes (processing → ready) everything is asked once more.
+ */
+function usePolling(id: number, status: string | null): void {
+  useEffect(() => {
+    if (status !== "online" && status !== "processing") return;
+    const online = status === "online";
+    const timer = window.setInterval(
+      () => {
+        if (online) void refreshTest(id);
+        else void Promise.all([refreshTest(id, "meta"), refreshTest(id, "uploads")]);
+      },
+      online ? 5000 : 2000,
+    );
+    return () => window.clearInterval(timer);
+  }, [id, status]);
+  const seen = useRef<string | null>(null);
+  useEffect(() => {
+    if (status === null) return;
+    if (seen.current !== null && seen.current !== status) void refreshTest(id);
+    seen.current = status;
+  }, [id, status]);
+}
 
 function TabList({ tab, onTab }: { tab: Tab; onTab: (tab: Tab) => void }) {
   const refs = useRef<(HTMLButtonElement | null)[]>([]);
@@ -65,34 +88,33 @@ function TabList({ tab, onTab }: { tab: Tab; onTab: (tab: Tab) => void }) {
 }
 
 export function ReportPage({ id }: { id: number }) {
-  const [view, update] = useHashState();
-  // The last known status decides the polling; it is kept across refetches, when meta.data may be stale.
-  const [status, setStatus] = useState<string | null>(null);
-  const tick = useTicker(status === "online" || status === "processing", status === "online" ? 5000 : 2000);
-  // Bumped after an edit, so the header shows what was saved.
-  const [edits, setEdits] = useState(0);
-  const meta = useApi(`meta|${id}|${tick}|${edits}`, (signal) => getTest(id, signal));
+  const [view, setView] = useUrlState("hash", REPORT_VIEW, { normalise: true });
+  const update = useCallback((patch: Partial<ViewState>) => setView((now) => ({ ...now, ...patch })), [setView]);
+  const meta = useApi(testKey(id, "meta"), (signal) => getTest(id, signal));
   const notes = useNotes(id);
   // The second a click on a time chart picked, for the notes form.
   const [picked, setPicked] = useState<number | null>(null);
-  const metaStatus = meta.data?.status ?? null;
-  useEffect(() => {
-    if (metaStatus) setStatus(metaStatus);
-  }, [metaStatus]);
-  const live = metaStatus ?? status ?? "ready";
-  // Online tests refetch everything on each tick; others once per status (processing → ready reloads).
-  const refresh = live === "online" ? tick : -STATUS_ORDER.indexOf(live) - 1;
+  const live = meta.data?.status ?? "ready";
+  usePolling(id, meta.data?.status ?? null);
   // Asked together with the metadata, not after it: every step of this waterfall delays the first chart.
-  const report = useApi(`report|${id}|${refresh}`, (signal) => getReport(id, signal));
+  const report = useApi(testKey(id, "report"), (signal) => getReport(id, signal));
   useEffect(() => {
     void loadPlotly().catch(() => undefined); // the chart component reports a failed load where it draws
   }, []);
-  const whole = useApi(meta.data && live !== "processing" ? `sum|${id}|${refresh}` : null, (signal) =>
-    getSummary(id, [], signal),
+  // The header's chips show the summary of the chosen window and cases (of the whole test when none is chosen);
+  // the JSON export asks for the whole test's when it is clicked.
+  const selection = windowParams(view);
+  const summaryAsked = Boolean(meta.data) && live !== "processing";
+  const tiles = useApi(summaryAsked ? testKey(id, "summary", selection) : null, (signal) =>
+    getSummary(id, selection, signal),
+  );
+  const wholeSummary = useCallback(
+    () => fetchApi(testKey(id, "summary", []), (signal) => getSummary(id, [], signal)),
+    [id],
   );
 
   const complete = live === "ready" || live === "failed";
-  const analysis = useAnalysis(id, refresh, complete);
+  const analysis = useAnalysis(id, complete);
   // The findings' moments (imbalance, first timeouts...) are marked on the time charts.
   // Notes (blue) are marked the same way, on every time chart of the test.
   const marks = useMemo(
@@ -172,15 +194,23 @@ export function ReportPage({ id }: { id: number }) {
 
   return (
     <main className="page wide report" data-status={test.status}>
-      <ReportHeader test={test} summary={whole.data} bounds={bounds} onChanged={() => setEdits((n) => n + 1)} />
+      <ReportHeader
+        test={test}
+        wholeSummary={wholeSummary}
+        tiles={tiles.data}
+        tilesStale={tiles.stale}
+        selection={summaryAsked && selection.length > 0 ? view : null}
+        bounds={bounds}
+        onChanged={() => void refreshTest(id, "meta")}
+      />
       {test.status === "failed" && (
         <div className="state error" role="alert">
           This test failed{test.error ? `: ${test.error}` : "."}
         </div>
       )}
-      {test.status === "processing" && <ProgressPanel testId={id} refresh={tick} testError={test.error ?? ""} />}
+      {test.status === "processing" && <ProgressPanel testId={id} testError={test.error ?? ""} />}
       {(test.status === "failed" || (test.status === "ready" && test.active_upload)) && (
-        <UploadNotice testId={id} refresh={refresh} />
+        <UploadNotice testId={id} />
       )}
       {test.status === "online" && (
         <div className="state live" role="status">
@@ -207,29 +237,27 @@ export function ReportPage({ id }: { id: number }) {
           <TabList tab={view.tab} onTab={(tab) => update({ tab })} />
           <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${view.tab}`} data-panel={view.tab}>
             {view.tab === "test_data" && (
-              <OverviewTab testId={id} params={chartParams} refresh={refresh} onXRange={onXRange} marks={marks} onPickSecond={setPicked} />
+              <OverviewTab testId={id} params={chartParams} onXRange={onXRange} marks={marks} onPickSecond={setPicked} />
             )}
             {view.tab === "extended" && (
-              <ExtendedTab testId={id} params={chartParams} refresh={refresh} onXRange={onXRange} marks={marks} onPickSecond={setPicked} />
+              <ExtendedTab testId={id} params={chartParams} onXRange={onXRange} marks={marks} onPickSecond={setPicked} />
             )}
             {view.tab === "distributions" && (
               <DistributionsTab
                 testId={id}
                 params={tableParams}
-                refresh={refresh}
                 cases={view.cases}
                 log={view.log}
                 onLog={(log) => update({ log })}
               />
             )}
             {view.tab === "tables" && (
-              <TablesTab testId={id} params={tableParams} refresh={refresh} />
+              <TablesTab testId={id} params={tableParams} />
             )}
             {view.tab === "monitoring" && (
               <MonitoringTab
                 testId={id}
                 params={chartParams}
-                refresh={refresh}
                 hosts={report.data?.monitoring_hosts ?? []}
                 machines={view.machines}
                 onMachines={(machines) => update({ machines })}

@@ -1,56 +1,40 @@
 /** The tabs made of per-second charts: Overview, Extended analysis and Distributions (product.md). */
 import type { Params } from "../../../api/client";
 import type { ChartMark } from "../../../components/charts/PlotlyFigure";
+import type { ChartName } from "../../../api/endpoints";
 import { ChartBox } from "../ChartBox";
 
 interface ChartTabProps {
   testId: number;
   params: Params;
-  refresh: number;
   onXRange: (start: unknown, end: unknown) => void;
   marks?: ChartMark[];
   onPickSecond?: (ts: number) => void;
 }
 
-export function OverviewTab({ testId, params, refresh, onXRange, marks, onPickSecond }: ChartTabProps) {
+/** A time chart of the test: it follows the window, marks the findings and notes, and zooms the window. */
+function TimeChart({ tab, name, title, height }: { tab: ChartTabProps; name: ChartName; title: string; height?: number }) {
+  return <ChartBox {...tab} name={name} title={title} height={height} />;
+}
+
+export function OverviewTab(tab: ChartTabProps) {
   return (
     <div className="charts">
-      <ChartBox
-        testId={testId}
-        name="quantiles"
-        title="Response time quantiles and RPS"
-        params={params}
-        refresh={refresh}
-        height={460}
-        onXRange={onXRange}
-        marks={marks}
-        onPickSecond={onPickSecond}
-      />
-      <ChartBox testId={testId} name="http_codes" title="HTTP codes" params={params} refresh={refresh} onXRange={onXRange}
-        marks={marks} onPickSecond={onPickSecond} />
-      <ChartBox testId={testId} name="net_codes" title="Net codes" params={params} refresh={refresh} onXRange={onXRange}
-        marks={marks} onPickSecond={onPickSecond} />
+      <TimeChart tab={tab} name="quantiles" title="Response time quantiles and RPS" height={460} />
+      <TimeChart tab={tab} name="http_codes" title="HTTP codes" />
+      <TimeChart tab={tab} name="net_codes" title="Net codes" />
     </div>
   );
 }
 
-export function ExtendedTab({ testId, params, refresh, onXRange, marks, onPickSecond }: ChartTabProps) {
+export function ExtendedTab(tab: ChartTabProps) {
+  const { testId, params } = tab;
   return (
     <div className="charts">
-      <ChartBox
-        testId={testId}
-        name="times"
-        title="Mean connect, send, latency and receive times"
-        params={params}
-        refresh={refresh}
-        onXRange={onXRange}
-        marks={marks}
-        onPickSecond={onPickSecond}
-      />
-      <ChartBox testId={testId} name="sizes" title="Bytes in and out" params={params} refresh={refresh} onXRange={onXRange}
-        marks={marks} onPickSecond={onPickSecond} />
-      <ChartBox testId={testId} name="quantiles_by_load" title="Quantiles by load" params={params} refresh={refresh} />
-      <ChartBox testId={testId} name="instances_rps" title="Instances and RPS" params={params} refresh={refresh} />
+      <TimeChart tab={tab} name="times" title="Mean connect, send, latency and receive times" />
+      <TimeChart tab={tab} name="sizes" title="Bytes in and out" />
+      <ChartBox testId={testId} name="quantiles_by_load" title="Quantiles by load" params={params} />
+      <ChartBox testId={testId} name="instances_rps" title="Instances and RPS" params={params} />
     </div>
   );
 }
@@ -58,7 +42,6 @@ export function ExtendedTab({ testId, params, refresh, onXRange, marks, onPickSe
 export function DistributionsTab({
   testId,
   params,
-  refresh,
   cases,
   log,
   onLog,
@@ -79,7 +62,6 @@ export function DistributionsTab({
         name="distribution"
         title={cases.length ? `Response time distribution: ${cases.join(", ")}` : "Response time distribution"}
         params={withLog}
-        refresh={refresh}
         height={380}
       />
       {perCase.map((c) => (
@@ -89,7 +71,6 @@ export function DistributionsTab({
           name="distribution"
           title={`Response time distribution: ${c}`}
           params={[...base, ["case", c]]}
-          refresh={refresh}
         />
       ))}
     </div>

@@ -1,7 +1,7 @@
 /** Config: the tank's configs uploaded with the test, as sent (configinitial, configinfo, monitoring config). */
 import { getConfig } from "../../../api/endpoints";
 import { Empty, ErrorBox, Loading } from "../../../components/States";
-import { useApi } from "../../../hooks/useApi";
+import { testKey, useApi } from "../../../hooks/useApi";
 
 const LABELS: Record<string, string> = {
   configinitial: "Initial config (configinitial)",
@@ -10,7 +10,7 @@ const LABELS: Record<string, string> = {
 };
 
 export function ConfigTab({ testId }: { testId: number }) {
-  const answer = useApi(`config|${testId}`, (signal) => getConfig(testId, signal));
+  const answer = useApi(testKey(testId, "config"), (signal) => getConfig(testId, signal));
   if (answer.error) return <ErrorBox error={answer.error} what="the configs" />;
   if (!answer.data) return <Loading what="configs" />;
   const entries = Object.entries(answer.data).filter(

@@ -3,13 +3,12 @@ import type { Params } from "../../../api/client";
 import { getMonitoring } from "../../../api/endpoints";
 import { PlotlyFigure, type ChartMark } from "../../../components/charts/PlotlyFigure";
 import { Empty, ErrorBox, Loading } from "../../../components/States";
-import { useApi } from "../../../hooks/useApi";
+import { testKey, useApi } from "../../../hooks/useApi";
 import { collectFigures } from "../../../lib/figures";
 
 export function MonitoringTab({
   testId,
   params,
-  refresh,
   hosts,
   machines,
   onMachines,
@@ -18,15 +17,13 @@ export function MonitoringTab({
 }: {
   testId: number;
   params: Params;
-  refresh: number;
   hosts: string[];
   machines: string[];
   onMachines: (machines: string[]) => void;
   onXRange: (start: unknown, end: unknown) => void;
   marks?: ChartMark[];
 }) {
-  const key = `${testId}|${JSON.stringify(params)}|${refresh}`;
-  const answer = useApi(key, (signal) => getMonitoring(testId, params, signal));
+  const answer = useApi(testKey(testId, "monitoring", params), (signal) => getMonitoring(testId, params, signal));
   if (answer.error) {
     if (answer.error.status === 404) return <Empty>No monitoring data was uploaded with this test.</Empty>;
     return <ErrorBox error={answer.error} what="monitoring" />;

@@ -8,7 +8,8 @@ import { getTables } from "../../../api/endpoints";
 import type { TablesAnswer } from "../../../api/types";
 import { CsvButton } from "../../../components/CsvButton";
 import { Empty, ErrorBox, Loading } from "../../../components/States";
-import { useApi } from "../../../hooks/useApi";
+import { TableCard } from "../../../components/TableCard";
+import { testKey, useApi } from "../../../hooks/useApi";
 import { formatCount, formatMs, formatPercent } from "../../../lib/format";
 
 // Overload's rows plus the tail levels people ask for.
@@ -20,6 +21,88 @@ function TableHead({ title, csv }: { title: React.ReactNode; csv: React.ReactNod
       <h2>{title}</h2>
       {csv}
     </div>
+  );
+}
+
+interface ShareRow {
+  key: number;
+  /** The row's heading cell and any text cells before the count. */
+  label: React.ReactNode;
+  cells?: React.ReactNode[];
+  attrs: Record<string, string | number>;
+  count: number;
+  percent: number;
+  csv: (string | number)[];
+}
+
+/** A table of counts and their shares of the window's responses: the codes, the response time intervals. */
+function ShareTable({
+  title,
+  heading,
+  kind,
+  testId,
+  columns,
+  csvHeader,
+  rows,
+  empty,
+}: {
+  title: string;
+  heading: string;
+  kind: string;
+  testId: number;
+  /** The columns before Count and %. */
+  columns: string[];
+  csvHeader: string[];
+  rows: ShareRow[];
+  empty: string;
+}) {
+  return (
+    <TableCard
+      label={title}
+      table={kind}
+      head={
+        <TableHead
+          title={heading}
+          csv={
+            <CsvButton
+              label={title}
+              file={`test-${testId}-${kind}`}
+              header={[...csvHeader, "count", "percent"]}
+              rows={rows.map((r) => [...r.csv, r.count, r.percent])}
+            />
+          }
+        />
+      }
+      instead={rows.length === 0 && <Empty>{empty}</Empty>}
+    >
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th scope="col" key={c}>
+              {c}
+            </th>
+          ))}
+          <th scope="col" className="num">
+            Count
+          </th>
+          <th scope="col" className="num">
+            %
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.key} {...r.attrs}>
+            <th scope="row">{r.label}</th>
+            {r.cells}
+            <td className="num" data-count={r.count}>
+              {formatCount(r.count)}
+            </td>
+            <td className="num">{r.percent.toFixed(2)} %</td>
+          </tr>
+        ))}
+      </tbody>
+    </TableCard>
   );
 }
 
@@ -35,107 +118,56 @@ function CodeTable({
   testId: number;
 }) {
   return (
-    <section className="card table-card" aria-label={title}>
-      <TableHead
-        title={title}
-        csv={
-          <CsvButton
-            label={title}
-            file={`test-${testId}-${kind}`}
-            header={["code", "meaning", "count", "percent"]}
-            rows={rows.map((r) => [r.code, r.name ?? "", r.count, r.percent])}
-          />
-        }
-      />
-      {rows.length === 0 ? (
-        <Empty>No responses in this window.</Empty>
-      ) : (
-        <div className="scroll-x">
-        <table className="data" data-table={kind}>
-          <thead>
-            <tr>
-              <th scope="col">Code</th>
-              <th scope="col">Meaning</th>
-              <th scope="col" className="num">
-                Count
-              </th>
-              <th scope="col" className="num">
-                %
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.code} data-code={r.code}>
-                <th scope="row">{r.code}</th>
-                <td className="meaning">{r.name ?? ""}</td>
-                <td className="num" data-count={r.count}>
-                  {formatCount(r.count)}
-                </td>
-                <td className="num">{r.percent.toFixed(2)} %</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        </div>
-      )}
-    </section>
+    <ShareTable
+      title={title}
+      heading={title}
+      kind={kind}
+      testId={testId}
+      columns={["Code", "Meaning"]}
+      csvHeader={["code", "meaning"]}
+      empty="No responses in this window."
+      rows={rows.map((r) => ({
+        key: r.code,
+        label: r.code,
+        cells: [
+          <td className="meaning" key="meaning">
+            {r.name ?? ""}
+          </td>,
+        ],
+        attrs: { "data-code": r.code },
+        count: r.count,
+        percent: r.percent,
+        csv: [r.code, r.name ?? ""],
+      }))}
+    />
   );
 }
 
 function IntervalTable({ testId, rows }: { testId: number; rows: NonNullable<TablesAnswer["intervals"]> }) {
-  const label = (r: { from_ms: number; to_ms: number }) => `${formatCount(r.from_ms)} – ${formatCount(r.to_ms)}`;
   return (
-    <section className="card table-card" aria-label="Response time intervals">
-      <TableHead
-        title="Response time intervals, ms"
-        csv={
-          <CsvButton
-            label="Response time intervals"
-            file={`test-${testId}-intervals`}
-            header={["from_ms", "to_ms", "count", "percent"]}
-            rows={rows.map((r) => [r.from_ms, r.to_ms, r.count, r.percent])}
-          />
-        }
-      />
-      {rows.length === 0 ? (
-        <Empty>No response times in this window.</Empty>
-      ) : (
-        <div className="scroll-x">
-          <table className="data" data-table="intervals">
-            <thead>
-              <tr>
-                <th scope="col">Interval, ms</th>
-                <th scope="col" className="num">
-                  Count
-                </th>
-                <th scope="col" className="num">
-                  %
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.from_ms} data-interval={`${r.from_ms}-${r.to_ms}`}>
-                  <th scope="row">{label(r)}</th>
-                  <td className="num" data-count={r.count}>
-                    {formatCount(r.count)}
-                  </td>
-                  <td className="num">{r.percent.toFixed(2)} %</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
+    <ShareTable
+      title="Response time intervals"
+      heading="Response time intervals, ms"
+      kind="intervals"
+      testId={testId}
+      columns={["Interval, ms"]}
+      csvHeader={["from_ms", "to_ms"]}
+      empty="No response times in this window."
+      rows={rows.map((r) => ({
+        key: r.from_ms,
+        label: `${formatCount(r.from_ms)} – ${formatCount(r.to_ms)}`,
+        attrs: { "data-interval": `${r.from_ms}-${r.to_ms}` },
+        count: r.count,
+        percent: r.percent,
+        csv: [r.from_ms, r.to_ms],
+      }))}
+    />
   );
 }
 
-export function TablesTab({ testId, params, refresh }: { testId: number; params: Params; refresh: number }) {
+export function TablesTab({ testId, params }: { testId: number; params: Params }) {
   const query: Params = [...params, ["q", LEVELS]];
-  const key = `${testId}|${JSON.stringify(query)}|${refresh}`;
-  const answer = useApi(key, (signal) => getTables(testId, query, signal));
+  const answer = useApi(testKey(testId, "tables", query), (signal) => getTables(testId, query, signal));
   if (answer.error) return <ErrorBox error={answer.error} what="the tables" />;
   const data = answer.data;
   if (!data) return <Loading what="tables" />;
@@ -145,50 +177,51 @@ export function TablesTab({ testId, params, refresh }: { testId: number; params:
 
   return (
     <div className="tables" aria-busy={answer.loading}>
-      <section className="card table-card" aria-label="Cumulative quantiles">
-        <TableHead
-          title={
-            <>
-              Cumulative quantiles, ms{" "}
-              <span className="hint">{data.exact ? "exact, from raw samples" : "from per-second histograms (tank stream, Locust): not exact"}</span>
-            </>
-          }
-          csv={
-            <CsvButton
-              label="Cumulative quantiles"
-              file={`test-${testId}-quantiles`}
-              header={["quantile", ...columns.map((c, i) => (i === 0 ? "all requests" : c))]}
-              rows={data.quantiles.rows.map((r) => [r.level, ...r.values])}
-            />
-          }
-        />
-        <div className="scroll-x">
-          <table className="data" data-table="quantiles">
-            <thead>
-              <tr>
-                <th scope="col">Quantile</th>
-                {columns.map((c, i) => (
-                  <th scope="col" className="num" key={c}>
-                    {i === 0 ? "All requests" : c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {data.quantiles.rows.map((row) => (
-                <tr key={row.level} data-level={row.level}>
-                  <th scope="row">{row.level}%</th>
-                  {row.values.map((v, i) => (
-                    <td className="num" key={columns[i] ?? i} data-case={i === 0 ? "" : columns[i]}>
-                      {formatMs(v)}
-                    </td>
-                  ))}
-                </tr>
+      <TableCard
+        label="Cumulative quantiles"
+        table="quantiles"
+        head={
+          <TableHead
+            title={
+              <>
+                Cumulative quantiles, ms{" "}
+                <span className="hint">{data.exact ? "exact, from raw samples" : "from per-second histograms (tank stream, Locust): not exact"}</span>
+              </>
+            }
+            csv={
+              <CsvButton
+                label="Cumulative quantiles"
+                file={`test-${testId}-quantiles`}
+                header={["quantile", ...columns.map((c, i) => (i === 0 ? "all requests" : c))]}
+                rows={data.quantiles.rows.map((r) => [r.level, ...r.values])}
+              />
+            }
+          />
+        }
+      >
+        <thead>
+          <tr>
+            <th scope="col">Quantile</th>
+            {columns.map((c, i) => (
+              <th scope="col" className="num" key={c}>
+                {i === 0 ? "All requests" : c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {data.quantiles.rows.map((row) => (
+            <tr key={row.level} data-level={row.level}>
+              <th scope="row">{row.level}%</th>
+              {row.values.map((v, i) => (
+                <td className="num" key={columns[i] ?? i} data-case={i === 0 ? "" : columns[i]}>
+                  {formatMs(v)}
+                </td>
               ))}
-            </tbody>
-          </table>
-        </div>
-      </section>
+            </tr>
+          ))}
+        </tbody>
+      </TableCard>
       <div className="two-col">
         <IntervalTable testId={testId} rows={data.intervals ?? []} />
         <div>
@@ -196,75 +229,63 @@ export function TablesTab({ testId, params, refresh }: { testId: number; params:
           <CodeTable title="Net codes" kind="net_codes" rows={data.net_codes} testId={testId} />
         </div>
       </div>
-      <section className="card table-card" aria-label="Cases">
-        <TableHead
-          title="Per case"
-          csv={
-            <CsvButton
-              label="Per case"
-              file={`test-${testId}-cases`}
-              header={["case", "responses", "mean_rps", "max_rps", "mean_ms", "http_errors", "net_errors"]}
-              rows={data.cases.map((c, i) => [
-                i === 0 ? "all requests" : c.case,
-                c.count,
-                c.rps_mean,
-                c.rps_max,
-                c.mean_ms,
-                c.http_errors,
-                c.net_errors,
-              ])}
-            />
-          }
-        />
-        <div className="scroll-x">
-          <table className="data" data-table="cases">
-            <thead>
-              <tr>
-                <th scope="col">Case</th>
-                <th scope="col" className="num">
-                  Responses
-                </th>
-                <th scope="col" className="num">
-                  Mean RPS
-                </th>
-                <th scope="col" className="num">
-                  Max RPS
-                </th>
-                <th scope="col" className="num">
-                  Mean time, ms
-                </th>
-                <th scope="col" className="num">
-                  HTTP errors
-                </th>
-                <th scope="col" className="num">
-                  Net errors
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.cases.map((c, i) => (
-                <tr key={c.case} data-case={i === 0 ? "" : c.case}>
-                  <th scope="row">{i === 0 ? "All requests" : c.case}</th>
-                  <td className="num" data-count={c.count}>
-                    {formatCount(c.count)}
-                  </td>
-                  <td className="num">{formatCount(c.rps_mean)}</td>
-                  <td className="num">{formatCount(c.rps_max)}</td>
-                  <td className="num">{formatMs(c.mean_ms)}</td>
-                  <td className="num">
-                    {formatCount(c.http_errors)}{" "}
-                    <span className="hint">({formatPercent(c.count ? c.http_errors / c.count : null)})</span>
-                  </td>
-                  <td className="num">
-                    {formatCount(c.net_errors)}{" "}
-                    <span className="hint">({formatPercent(c.count ? c.net_errors / c.count : null)})</span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </section>
+      <TableCard
+        label="Cases"
+        table="cases"
+        head={
+          <TableHead
+            title="Per case"
+            csv={
+              <CsvButton
+                label="Per case"
+                file={`test-${testId}-cases`}
+                header={["case", "responses", "mean_rps", "max_rps", "mean_ms", "http_errors", "net_errors"]}
+                rows={data.cases.map((c, i) => [
+                  i === 0 ? "all requests" : c.case,
+                  c.count,
+                  c.rps_mean,
+                  c.rps_max,
+                  c.mean_ms,
+                  c.http_errors,
+                  c.net_errors,
+                ])}
+              />
+            }
+          />
+        }
+      >
+        <thead>
+          <tr>
+            <th scope="col">Case</th>
+            {["Responses", "Mean RPS", "Max RPS", "Mean time, ms", "HTTP errors", "Net errors"].map((c) => (
+              <th scope="col" className="num" key={c}>
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {data.cases.map((c, i) => (
+            <tr key={c.case} data-case={i === 0 ? "" : c.case}>
+              <th scope="row">{i === 0 ? "All requests" : c.case}</th>
+              <td className="num" data-count={c.count}>
+                {formatCount(c.count)}
+              </td>
+              <td className="num">{formatCount(c.rps_mean)}</td>
+              <td className="num">{formatCount(c.rps_max)}</td>
+              <td className="num">{formatMs(c.mean_ms)}</td>
+              <td className="num">
+                {formatCount(c.http_errors)}{" "}
+                <span className="hint">({formatPercent(c.count ? c.http_errors / c.count : null)})</span>
+              </td>
+              <td className="num">
+                {formatCount(c.net_errors)}{" "}
+                <span className="hint">({formatPercent(c.count ? c.net_errors / c.count : null)})</span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </TableCard>
     </div>
   );
 }

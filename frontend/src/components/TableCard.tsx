@@ -1,0 +1,59 @@
+/**
+ * A card holding one data table, the same on every page: its heading (a plain title, or a heading with a CSV
+ * button), then the table scrolling sideways inside the card on a narrow screen, or what stands in its place.
+ */
+import type { ReactNode } from "react";
+
+export function TableCard({
+  label,
+  head,
+  table,
+  className,
+  instead,
+  foot,
+  children,
+}: {
+  /** The card's accessible name, and its heading unless `head` is given. */
+  label: string;
+  head?: ReactNode;
+  /** The table's `data-table` name (tests and the CSV files use it). */
+  table: string;
+  className?: string;
+  /** Shown instead of the table when set: why it is empty, that it loads, what went wrong. */
+  instead?: ReactNode;
+  /** Under the table (or the empty line): a note on how the figures were made. */
+  foot?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <section className="card table-card" aria-label={label}>
+      {head ?? <h2>{label}</h2>}
+      {instead ? (
+        instead
+      ) : (
+        <div className="scroll-x">
+          <table className={className ? `data ${className}` : "data"} data-table={table}>
+            {children}
+          </table>
+        </div>
+      )}
+      {foot}
+    </section>
+  );
+}
+
+/** A header row: `first` (a label column, or an empty corner), then one numeric column per test, `#id`. */
+export function TestColumns({ first, tests }: { first: ReactNode; tests: number[] }) {
+  return (
+    <thead>
+      <tr>
+        {first}
+        {tests.map((t) => (
+          <th scope="col" className="num" key={t}>
+            #{t}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
