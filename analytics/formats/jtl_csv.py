@@ -39,7 +39,8 @@ INT_FIELDS = ("timeStamp", "elapsed", "bytes", "sentBytes", "Latency", "Connect"
 # Active threads at the sample's end (JMeterThread sets them after sampling): of all thread groups, of its own.
 ALL_THREADS, GROUP_THREADS = "allThreads", "grpThreads"
 THREAD_FIELDS = (ALL_THREADS, GROUP_THREADS)
-USED = (*INT_FIELDS, *THREAD_FIELDS, "label", "responseCode", "success", "threadName")
+USED_TEXT = ("label", "responseCode", "threadName")
+USED = (*INT_FIELDS, *THREAD_FIELDS, *USED_TEXT, "success")
 # JMeter names a thread `<thread group's name> <group number>-<thread number>` (apache/jmeter ThreadGroup.java,
 # startNewThread): what precedes the numbers names its group.
 THREAD_NUMBERS = re.compile(r" \d+-\d+$")
@@ -73,6 +74,53 @@ class ThreadCounts:
             self.instances.level(end_second, all_threads)
         elif group_threads is not None:
             self.instances.level(end_second, group_threads, self.group_code(thread_name))
+
+
+def add_sample(
+    parser: RecordParser,
+    rows: Rows,
+    threads: ThreadCounts,
+    *,
+    time_stamp: int,
+    elapsed: int,
+    connect: int,
+    latency: int,
+    sent: int,
+    received: int,
+    response_code: str,
+    success: bool,
+    label: str | None,
+    all_threads: str | None,
+    group_threads: str | None,
+    thread_name: str,
+) -> str | None:
+    """One JTL sample (times in ms, as JMeter saves them; a latency of 0 means none was measured) into `rows` and
+    its thread counts into `threads`; or why it cannot be stored. The CSV and the XML JTL map a sample alike."""
+    codes = codes_of(response_code, success)
+    if isinstance(codes, str):
+        return codes
+    proto, net = codes
+    case = parser.case_code(label) if label is not None else parser.no_case_code()
+    latency = latency or elapsed
+    ints = request_ints(
+        elapsed * US_PER_MS,
+        connect_us=connect * US_PER_MS,
+        latency_us=max(latency - connect, 0) * US_PER_MS,
+        receive_us=max(elapsed - latency, 0) * US_PER_MS,
+        size_out=sent,
+        size_in=received,
+        net_code=net,
+        proto_code=proto,
+    )
+    reason = rows.add(time_stamp * US_PER_MS, case, ints)
+    if reason is None:
+        threads.sample(
+            (time_stamp + elapsed) * US_PER_MS // US_PER_S,
+            count_or_none(all_threads),
+            None if all_threads is not None else count_or_none(group_threads),
+            thread_name,
+        )
+    return reason
 
 
 def count_or_none(raw: str | None) -> int | None:
@@ -297,37 +345,27 @@ class JtlCsvParser(RecordParser):
         elapsed = values["elapsed"]
         if elapsed < 0:
             return f"elapsed {elapsed} is negative"
-        connect = values.get("Connect", 0)
-        latency = values.get("Latency", 0) or elapsed
         success = True
         if "success" in self._index:
             flag = record[self._index["success"]].strip()
             if flag not in ("true", "false"):
                 return f"success {flag[:40]!r} is neither true nor false"
             success = flag == "true"
-        codes = codes_of(record[self._index["responseCode"]], success) if "responseCode" in self._index else None
-        if isinstance(codes, str):
-            return codes
-        proto, net = codes if codes is not None else (0, 0 if success else 999)
-        label = record[self._index["label"]] if "label" in self._index else None
-        case = self.case_code(label) if label is not None else self.no_case_code()
-        ints = request_ints(
-            elapsed * US_PER_MS,
-            connect_us=connect * US_PER_MS,
-            latency_us=max(latency - connect, 0) * US_PER_MS,
-            receive_us=max(elapsed - latency, 0) * US_PER_MS,
-            size_out=values.get("sentBytes", 0),
-            size_in=values.get("bytes", 0),
-            net_code=net,
-            proto_code=proto,
+        field = {name: record[i] for name, i in self._index.items() if name in (*USED_TEXT, *THREAD_FIELDS)}
+        return add_sample(
+            self,
+            rows,
+            self._threads,
+            time_stamp=values["timeStamp"],
+            elapsed=elapsed,
+            connect=values.get("Connect", 0),
+            latency=values.get("Latency", 0),
+            sent=values.get("sentBytes", 0),
+            received=values.get("bytes", 0),
+            response_code=field.get("responseCode", ""),
+            success=success,
+            label=field.get("label"),
+            all_threads=field.get(ALL_THREADS),
+            group_threads=field.get(GROUP_THREADS),
+            thread_name=field.get("threadName", ""),
         )
-        reason = rows.add(values["timeStamp"] * US_PER_MS, case, ints)
-        if reason is None:
-            field = {name: record[i] for name, i in self._index.items() if name in (*THREAD_FIELDS, "threadName")}
-            self._threads.sample(
-                (values["timeStamp"] + elapsed) * US_PER_MS // US_PER_S,
-                count_or_none(field.get(ALL_THREADS)),
-                None if ALL_THREADS in field else count_or_none(field.get(GROUP_THREADS)),
-                field.get("threadName", ""),
-            )
-        return reason
