@@ -39,6 +39,19 @@ class Response:
         """The body as JSON; ValueError if it is not JSON."""
         return json.loads(self.body)
 
+    def error(self, body_chars: int = 0) -> str:
+        """`HTTP <status>: <the API's error>` for the user; an answer without an `error` field shows the first
+        `body_chars` characters of its body (none: just the status)."""
+        try:
+            body = self.json()
+        except ValueError:
+            shown = self.text[:body_chars]
+        else:
+            if isinstance(body, dict) and "error" in body:
+                return f"HTTP {self.status_code}: {body['error']}"
+            shown = str(body)[:body_chars]
+        return f"HTTP {self.status_code}: {shown}" if body_chars else f"HTTP {self.status_code}"
+
 
 class FileRange:
     """`length` bytes of an open file from `start`, sent as a request body; `sent(n)` is told of every slice."""
