@@ -36,7 +36,7 @@ from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
 from backend.loadtests.tokens import create_token
 from backend.tankapi import flush, views
-from backend.testing import LiveASGIServer
+from backend.testing import LiveASGIServer, serving_http
 
 YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
 E2E_DIR = Path(__file__).parent / "e2e"
@@ -86,11 +86,8 @@ class _Target(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def target() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Target)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serving_http(_Target) as url:
+        yield url
 
 
 @pytest.fixture
