@@ -22,6 +22,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -34,13 +36,52 @@ from analytics.formats.instances import ActiveInstances
 from analytics.formats.jmeter_codes import codes_of
 from analytics.phout import INT_COLUMNS, MAX_RECEIVE_SEC, VALUE_RANGES, PhoutBatch, _batch
 
-REQUIRED = ("timeStamp", "elapsed")
-INT_FIELDS = ("timeStamp", "elapsed", "bytes", "sentBytes", "Latency", "Connect")
+
+@dataclass(frozen=True)
+class JtlFields:
+    """The names a JTL gives a sample's fields: the CSV's columns, the XML's attributes (the same fields of
+    JMeter's SampleSaveConfiguration under two spellings)."""
+
+    time_stamp: str
+    elapsed: str
+    connect: str
+    latency: str
+    sent: str
+    received: str
+    response_code: str
+    label: str
+    all_threads: str
+    group_threads: str
+    thread_name: str
+
+    @property
+    def ints(self) -> tuple[str, ...]:
+        return (self.time_stamp, self.elapsed, self.received, self.sent, self.latency, self.connect)
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        return (self.label, self.response_code, self.thread_name, self.all_threads, self.group_threads)
+
+
+FIELDS = JtlFields(
+    time_stamp="timeStamp",
+    elapsed="elapsed",
+    connect="Connect",
+    latency="Latency",
+    sent="sentBytes",
+    received="bytes",
+    response_code="responseCode",
+    label="label",
+    all_threads="allThreads",
+    group_threads="grpThreads",
+    thread_name="threadName",
+)
+REQUIRED = (FIELDS.time_stamp, FIELDS.elapsed)
+INT_FIELDS = FIELDS.ints
 # Active threads at the sample's end (JMeterThread sets them after sampling): of all thread groups, of its own.
-ALL_THREADS, GROUP_THREADS = "allThreads", "grpThreads"
+ALL_THREADS, GROUP_THREADS = FIELDS.all_threads, FIELDS.group_threads
 THREAD_FIELDS = (ALL_THREADS, GROUP_THREADS)
-USED_TEXT = ("label", "responseCode", "threadName")
-USED = (*INT_FIELDS, *THREAD_FIELDS, *USED_TEXT, "success")
+USED = (*FIELDS.ints, *FIELDS.texts, "success")
 # JMeter names a thread `<thread group's name> <group number>-<thread number>` (apache/jmeter ThreadGroup.java,
 # startNewThread): what precedes the numbers names its group.
 THREAD_NUMBERS = re.compile(r" \d+-\d+$")
@@ -80,45 +121,41 @@ def add_sample(
     parser: RecordParser,
     rows: Rows,
     threads: ThreadCounts,
-    *,
-    time_stamp: int,
-    elapsed: int,
-    connect: int,
-    latency: int,
-    sent: int,
-    received: int,
-    response_code: str,
+    fields: JtlFields,
+    ints: Mapping[str, int],
+    texts: Mapping[str, str],
     success: bool,
-    label: str | None,
-    all_threads: str | None,
-    group_threads: str | None,
-    thread_name: str,
 ) -> str | None:
-    """One JTL sample (times in ms, as JMeter saves them; a latency of 0 means none was measured) into `rows` and
-    its thread counts into `threads`; or why it cannot be stored. The CSV and the XML JTL map a sample alike."""
-    codes = codes_of(response_code, success)
+    """One JTL sample into `rows` and its thread counts into `threads`; or why it cannot be stored. `ints` holds the
+    sample's integer fields (times in ms, as JMeter saves them; a latency of 0 means none was measured, time stamp and
+    elapsed required), `texts` its text fields, both by the names `fields` gives."""
+    codes = codes_of(texts.get(fields.response_code, ""), success)
     if isinstance(codes, str):
         return codes
     proto, net = codes
+    label = texts.get(fields.label)
     case = parser.case_code(label) if label is not None else parser.no_case_code()
-    latency = latency or elapsed
-    ints = request_ints(
+    time_stamp, elapsed = ints[fields.time_stamp], ints[fields.elapsed]
+    connect = ints.get(fields.connect, 0)
+    latency = ints.get(fields.latency, 0) or elapsed
+    request = request_ints(
         elapsed * US_PER_MS,
         connect_us=connect * US_PER_MS,
         latency_us=max(latency - connect, 0) * US_PER_MS,
         receive_us=max(elapsed - latency, 0) * US_PER_MS,
-        size_out=sent,
-        size_in=received,
+        size_out=ints.get(fields.sent, 0),
+        size_in=ints.get(fields.received, 0),
         net_code=net,
         proto_code=proto,
     )
-    reason = rows.add(time_stamp * US_PER_MS, case, ints)
+    reason = rows.add(time_stamp * US_PER_MS, case, request)
     if reason is None:
+        all_threads = texts.get(fields.all_threads)
         threads.sample(
             (time_stamp + elapsed) * US_PER_MS // US_PER_S,
             count_or_none(all_threads),
-            None if all_threads is not None else count_or_none(group_threads),
-            thread_name,
+            None if all_threads is not None else count_or_none(texts.get(fields.group_threads)),
+            texts.get(fields.thread_name, ""),
         )
     return reason
 
@@ -351,21 +388,5 @@ class JtlCsvParser(RecordParser):
             if flag not in ("true", "false"):
                 return f"success {flag[:40]!r} is neither true nor false"
             success = flag == "true"
-        field = {name: record[i] for name, i in self._index.items() if name in (*USED_TEXT, *THREAD_FIELDS)}
-        return add_sample(
-            self,
-            rows,
-            self._threads,
-            time_stamp=values["timeStamp"],
-            elapsed=elapsed,
-            connect=values.get("Connect", 0),
-            latency=values.get("Latency", 0),
-            sent=values.get("sentBytes", 0),
-            received=values.get("bytes", 0),
-            response_code=field.get("responseCode", ""),
-            success=success,
-            label=field.get("label"),
-            all_threads=field.get(ALL_THREADS),
-            group_threads=field.get(GROUP_THREADS),
-            thread_name=field.get("threadName", ""),
-        )
+        texts = {name: record[i] for name, i in self._index.items() if name in FIELDS.texts}
+        return add_sample(self, rows, self._threads, FIELDS, values, texts, success)

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from xml.parsers import expat
 
 from analytics.formats.base import RecordParser, Rows
-from analytics.formats.jtl_csv import ThreadCounts, add_sample
+from analytics.formats.jtl_csv import JtlFields, ThreadCounts, add_sample
 from analytics.phout import PhoutBatch
 
 SAMPLE_ELEMENTS = frozenset({"httpSample", "sample"})
@@ -28,7 +28,8 @@ TRUNCATION_ERRORS = frozenset(
     expat.errors.codes[message]
     for message in (expat.errors.XML_ERROR_NO_ELEMENTS, expat.errors.XML_ERROR_UNCLOSED_TOKEN)
 )
-INT_ATTRIBUTES = ("ts", "t", "lt", "ct", "by", "sby")
+# The CSV's fields (jtl_csv.FIELDS) as SampleResultConverter names the attributes, in JtlFields' order.
+FIELDS = JtlFields("ts", "t", "ct", "lt", "sby", "by", "rc", "lb", "na", "ng", "tn")
 
 
 class JtlXmlParser(RecordParser):
@@ -95,7 +96,7 @@ class JtlXmlParser(RecordParser):
 
     def _sample(self, attributes: dict[str, str]) -> str | None:
         values: dict[str, int] = {}
-        for key in INT_ATTRIBUTES:
+        for key in FIELDS.ints:
             raw = attributes.get(key)
             if raw is None:
                 continue
@@ -111,20 +112,4 @@ class JtlXmlParser(RecordParser):
         success_flag = attributes.get("s", "true")
         if success_flag not in ("true", "false"):
             return f"s {success_flag[:40]!r} is neither true nor false"
-        return add_sample(
-            self,
-            self._rows,
-            self._threads,
-            time_stamp=values["ts"],
-            elapsed=elapsed,
-            connect=values.get("ct", 0),
-            latency=values.get("lt", 0),
-            sent=values.get("sby", 0),
-            received=values.get("by", 0),
-            response_code=attributes.get("rc", ""),
-            success=success_flag == "true",
-            label=attributes.get("lb"),
-            all_threads=attributes.get("na"),
-            group_threads=attributes.get("ng"),
-            thread_name=attributes.get("tn", ""),
-        )
+        return add_sample(self, self._rows, self._threads, FIELDS, values, attributes, success_flag == "true")
