@@ -141,6 +141,19 @@ def cluster_nodes() -> list[tuple[int, int, int]]:
     return [(int(s), int(r), int(p)) for s, r, p in rows]
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler for a local stand-in server: `answer()` sends a whole response; nothing is logged."""
+
+    def answer(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 @contextlib.contextmanager
 def serving_http(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     """`handler` answering on a free local port, from a thread; yields the server's base URL."""

@@ -7,7 +7,6 @@ Slow: two tank runs and a worker (about a minute and a half)."""
 
 from __future__ import annotations
 
-import http.server
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,26 +18,19 @@ from backend.loadtests.models import Test, TestStatus
 from backend.notify.tests.receivers import Receiver
 from backend.tankapi import views
 from backend.tankapi.tests.test_real_tank import _BeatFlusher, _job_from, _run, _tank_config, tank_venv  # noqa: F401
-from backend.testing import LiveASGIServer, WorkerProcess, make_token_user, serving_http, worker_env
+from backend.testing import LiveASGIServer, QuietHandler, WorkerProcess, make_token_user, serving_http, worker_env
 from tankodrom_cli.main import main
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("clickhouse", "redis_db")]
 COMPONENT = "tankapi-e2e"  # what _tank_config's overload section says
 
 
-class _SlowableTarget(http.server.BaseHTTPRequestHandler):
+class _SlowableTarget(QuietHandler):
     delay_s = 0.0
 
     def do_GET(self) -> None:
         time.sleep(_SlowableTarget.delay_s)
-        body = b"ok\n"
-        self.send_response(404 if self.path.startswith("/missing") else 200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+        self.answer(404 if self.path.startswith("/missing") else 200, b"ok\n")
 
 
 @pytest.fixture
