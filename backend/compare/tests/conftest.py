@@ -61,19 +61,7 @@ def insert_samples(
     }
     assert tuple(columns) == samples.COLUMNS
     client.insert_columns(samples.NAME, columns, tag="tests.compare.samples")
-    insert_upload_aggregates(test_id, upload_id, receive_sec, interval_us, tags, proto, net)
-
-
-def insert_upload_aggregates(
-    test_id: int,
-    upload_id: int,
-    receive_sec: np.ndarray,
-    interval_us: np.ndarray,
-    tags: np.ndarray,
-    proto: np.ndarray,
-    net: np.ndarray,
-) -> None:
-    """The per-second aggregates ingestion derives from these samples (source_id = the upload id)."""
+    # The per-second aggregates ingestion derives from these samples (source_id = the upload id).
     cases, codes = np.unique(np.asarray(tags, dtype=object).astype(str), return_inverse=True)
     cols = SampleColumns.of_response_times(receive_sec, codes, interval_us, net, proto)
     rows = second_aggregates.rows_of(test_id, upload_id, aggregate(cols, [str(c) for c in cases]), 1)
