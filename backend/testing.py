@@ -195,10 +195,15 @@ def make_token_user(username: str, *, staff: bool = False, password: str = "corr
     """A new user `username` with an API token named `<username> token`."""
     from django.contrib.auth.models import User
 
+    user = User.objects.create_user(username, password=password, is_staff=staff)
+    return token_user_of(user, token_name=f"{username} token")
+
+
+def token_user_of(user: User, token_name: str = "") -> TokenUser:
+    """`user` with a new API token."""
     from backend.loadtests.tokens import create_token
 
-    user = User.objects.create_user(username, password=password, is_staff=staff)
-    token, raw = create_token(user, name=f"{username} token")
+    token, raw = create_token(user, name=token_name)
     return TokenUser(user=user, token=token, raw_token=raw)
 
 
@@ -240,14 +245,7 @@ class WorkerProcess:
 
 def api_client_for(user: Any) -> Any:
     """A DRF test client that authenticates as `user` with a fresh API token, as scripts and tanks do."""
-    from rest_framework.test import APIClient
-
-    from backend.loadtests.tokens import create_token
-
-    _, raw = create_token(user)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
-    return api
+    return token_user_of(user).client()
 
 
 def worker_env(**overrides: str) -> dict[str, str]:
