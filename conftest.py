@@ -73,10 +73,59 @@ def other_api(db: None) -> Any:
 
 
 @pytest.fixture
+def put_phout(
+    owner_api: Any,
+    clickhouse: None,
+    redis_db: object,
+    settings: Any,
+    tmp_path: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> Any:
+    """`put_phout(test_id, body, api=owner_api)`: PUT a phout body into a test through the API, ingestion and
+    post-processing run inline (files under tmp_path); returns the test once its upload is ready."""
+    from backend.loadtests.models import Test, UploadStatus
+
+    settings.VAR_DIR = tmp_path
+
+    def put(test_id: int, body: bytes, api: Any = None) -> Test:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = (api or owner_api).generic(
+                "PUT", f"/api/v1/tests/{test_id}/phout", body, content_type="application/octet-stream"
+            )
+        assert response.status_code == 202, response.content
+        test = Test.objects.get(pk=test_id)
+        assert test.active_upload is not None and test.active_upload.status == UploadStatus.READY
+        return test
+
+    return put
+
+
+@pytest.fixture
 def anon_api() -> Any:
     from rest_framework.test import APIClient
 
     return APIClient()
+
+
+@pytest.fixture
+def live_asgi(
+    transactional_db: None, clickhouse: None, redis_db: object, settings: Any, tmp_path: Any
+) -> Iterator[Any]:
+    """The production entry served from threads of this process (backend.testing.LiveASGIServer) on the suite's
+    databases, uploads stored under tmp_path; Celery runs the ingestion inline."""
+    from backend.testing import LiveASGIServer
+
+    settings.VAR_DIR = tmp_path
+    with LiveASGIServer() as live:
+        yield live
+
+
+@pytest.fixture
+def live_user(live_asgi: Any) -> Any:
+    """A user with an API token (backend.testing.TokenUser), for clients of `live_asgi`."""
+    from backend.testing import make_token_user
+
+    return make_token_user("client")
 
 
 @pytest.fixture

@@ -3,9 +3,9 @@
  * The parser's: a block of complete, well-formed phout lines parsed in one pass.
  *
  * pyarrow's CSV reader is general (type inference, whitespace trimming, chunked builders, a dictionary of raw tags
- * that grows with every `tag#<request number>`), and with the numpy conversions around it was ~60% of the
- * ingesting process's CPU for a 10M-line file (bench/phout_upload/README.md). A phout line has one shape, so one
- * pass over the bytes fills the batch's columns directly, with the GIL released.
+ * that grows with every `tag#<request number>`): with the numpy conversions around it, it is most of an
+ * ingestion's CPU (bench/phout_upload/README.md). A phout line has one shape, so one pass over the bytes fills the
+ * batch's columns directly, with the GIL released.
  *
  * The accepted grammar is deliberately a strict subset of what the other paths accept, and every value it
  * produces is the one they produce for the same line:
@@ -75,8 +75,8 @@ static void keys_free(KeyTable *t) {
     free(t->key_len);
 }
 
-/* A multiply-mix over 8-byte words, for a key on every line: keys are short and few (FNV-1a's multiply per byte
- * was slower, and its quality is not needed). */
+/* A multiply-mix over 8-byte words, for a key on every line: keys are short and few (one multiply per word, not
+ * FNV-1a's one per byte, whose quality is not needed). */
 static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
     uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
     uint64_t w;
@@ -402,9 +402,9 @@ done:
 
 /* ── aggregation kernel (analytics.aggregate) ──────────────────────────────────────────────────────────────────
  * Everything aggregate_table needs per (second, case) group of one piece of samples: counts, sums, the histogram
- * on the tank's grid, net and HTTP code counts, and the quantiles of each group and of each second. numpy took
+ * on the tank's grid, net and HTTP code counts, and the quantiles of each group and of each second. numpy takes
  * ~40 passes over the piece for it (masks, bin lookups, bincounts, (group, code) tables read back with nonzero,
- * two sorts of packed keys): ~0.7 CPU-s per 10M lines on the aggregating thread. Here the rows are put in group
+ * two sorts of packed keys; bench/phout_upload/README.md has the cost). Here the rows are put in group
  * order once (a counting sort, stable) and each group is then done in one pass over its rows; the quantiles of a
  * group, then of a second, are selected from its response times without sorting them all (quantiles_ms).
  *

@@ -5,8 +5,8 @@ and the response second is computed from the send time plus the response time, s
 spread over a stretch of the file. Both consumers of an upload want whole seconds in order:
 - the per-second aggregation, which must see every sample of a second at once;
 - ClickHouse, whose `samples` table is sorted by response second: a block that arrives sorted is written as it
-  is, while an unsorted one is sorted on the server first (on 18.16 that was about 40% of the server's insert
-  work for a 10M-line file, measured in bench/phout_upload/README.md). Released pieces follow each other in
+  is, while an unsorted one is sorted on the server first (a large share of the server's insert work:
+  bench/phout_upload/README.md). Released pieces follow each other in
   second order too, so the server's squashing of consecutive blocks into one part keeps them sorted.
 
 Rows come out sorted by (response second, case code): within a second the rows of one case are adjacent, so the tag
@@ -15,9 +15,9 @@ backend/clickhouse/native.py). Each batch's row order is found once as it arrive
 and the batch itself stays as parsed (the parser hands out fresh columns for every batch, never a buffer it fills
 again: analytics/tests/test_phout_native.py holds it to that). A release gathers the due prefix of each pending
 batch's order straight into the released piece's columns, side by side: each row is copied once on its way through
-the window (sorting each batch, then putting the sorted parts side by side, copied it twice: ~0.2 CPU-s per 10M
-lines). Then only the stretch where the parts overlap (usually the second at a batch boundary) is sorted in place,
-instead of a second gather of every row (~0.3 CPU-s per 10M lines).
+the window (sorting each batch, then putting the sorted parts side by side, would copy it twice). Then only the
+stretch where the parts overlap (usually the second at a batch boundary) is sorted in place, instead of a second
+gather of every row (bench/phout_upload/README.md has what each saves).
 
 A second is released once the stream has reached `lag_s` seconds past it. Rows that arrive later than that for a
 second already released ("late") are handed back separately and their seconds listed in `late_seconds`: they are

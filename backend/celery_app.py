@@ -24,8 +24,9 @@ def _warm_up(**_kwargs: Any) -> None:
     """In the worker's main process, before it forks its pool: each child then starts with it.
 
     Then what is loaded (Django, numpy, pyarrow, pandas: several hundred thousand long-lived objects) is moved out
-    of the garbage collector's reach, as gunicorn's workers do (deploy/gunicorn.conf.py). Every full collection
-    walked all of it: ~0.5 CPU-s of a 10M-line phout ingestion, whose threads allocate small objects all along.
+    of the garbage collector's reach, as gunicorn's workers do (deploy/gunicorn.conf.py). Otherwise every full
+    collection walks all of it, and a phout ingestion's threads, which allocate small objects all along, set off
+    many (bench/phout_upload/README.md has the cost).
     """
     from backend.warm import import_slow_modules
 

@@ -1,19 +1,32 @@
-"""Helpers for the test suite that start real processes: a spare ClickHouse server and a Celery worker.
+"""Test support shared by the apps' tests: real processes (a spare ClickHouse server, a Celery worker, the live
+ASGI server, a local HTTP server), users with API tokens, the cluster's layout.
 
-They live in the package (not in conftest) so that any app's tests and the benchmarks can use them.
+They live in the package (not in conftest) so that any app's tests and the benchmarks can use them. Django is
+imported inside the helpers that need it: benchmarks import this module before Django is set up.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import requests
+    from django.contrib.auth.models import User
+    from rest_framework.test import APIClient
+
+    from backend.loadtests.models import ApiToken
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,6 +105,108 @@ class SpareClickHouse:
         self.process = None
 
 
+@contextlib.contextmanager
+def serving_spare_clickhouse(settings: Any, name: str, database: str) -> Iterator[SpareClickHouse]:
+    """A spare ClickHouse (data under VAR_DIR/<name>-<pid>) that `settings` (pytest-django's fixture) points the
+    app at, its database `database` migrated; stopped and removed on exit."""
+    from django.conf import settings as django_settings
+
+    from backend.clickhouse import client, migrate
+
+    base = Path(django_settings.VAR_DIR) / f"{name}-{os.getpid()}"
+    shutil.rmtree(base, ignore_errors=True)
+    server = SpareClickHouse(base_dir=base)
+    server.start()
+    settings.CLICKHOUSE = {**django_settings.CLICKHOUSE, "port": server.tcp_port, "database": database}
+    client.reset_connections()
+    migrate.apply_all()
+    try:
+        yield server
+    finally:
+        server.stop()
+        client.reset_connections()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def cluster_nodes() -> list[tuple[int, int, int]]:
+    """(shard, replica, port) of every node of the ClickHouse cluster the suite runs on, from its layout."""
+    from backend.clickhouse import client, engines
+
+    rows = client.execute(
+        "SELECT shard_num, replica_num, port FROM system.clusters "
+        "WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
+        {"c": engines.current().cluster},
+        tag="tests.cluster.nodes",
+    )
+    return [(int(s), int(r), int(p)) for s, r, p in rows]
+
+
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler for a local stand-in server: `answer()` sends a whole response; nothing is logged."""
+
+    def answer(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serving_http(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """`handler` answering on a free local port, from a thread; yields the server's base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@dataclass
+class TokenUser:
+    """A user with an API token; `raw_token` is what a client sends (`Authorization: Token <raw_token>`)."""
+
+    user: User
+    token: ApiToken
+    raw_token: str
+
+    def client(self) -> APIClient:
+        """A DRF test client that authenticates with the token."""
+        from rest_framework.test import APIClient
+
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {self.raw_token}")
+        return client
+
+    def session(self) -> requests.Session:
+        """A requests session that authenticates with the token, for a live server."""
+        import requests
+
+        http = requests.Session()
+        http.headers["Authorization"] = f"Token {self.raw_token}"
+        return http
+
+
+def make_token_user(username: str, *, staff: bool = False, password: str = "correct horse battery") -> TokenUser:
+    """A new user `username` with an API token named `<username> token`."""
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_user(username, password=password, is_staff=staff)
+    return token_user_of(user, token_name=f"{username} token")
+
+
+def token_user_of(user: User, token_name: str = "") -> TokenUser:
+    """`user` with a new API token."""
+    from backend.loadtests.tokens import create_token
+
+    token, raw = create_token(user, name=token_name)
+    return TokenUser(user=user, token=token, raw_token=raw)
+
+
 @dataclass
 class WorkerProcess:
     """A real Celery worker (with beat when asked) running the test settings in a subprocess."""
@@ -130,14 +245,7 @@ class WorkerProcess:
 
 def api_client_for(user: Any) -> Any:
     """A DRF test client that authenticates as `user` with a fresh API token, as scripts and tanks do."""
-    from rest_framework.test import APIClient
-
-    from backend.loadtests.tokens import create_token
-
-    _, raw = create_token(user)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
-    return api
+    return token_user_of(user).client()
 
 
 def worker_env(**overrides: str) -> dict[str, str]:

@@ -12,18 +12,16 @@ rows have no JMeter equivalent and are left out, so a file has somewhat fewer li
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
 import time
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_phout import SENTINEL, generate_block
+from gen_phout import SENTINEL, generate_block, output
 
 HEADER = (
     "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,"
@@ -82,15 +80,12 @@ def jtl_block(table: pa.Table, rng: np.random.Generator) -> pa.Table:
 def write(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(args.seed)
     out_path = Path(args.output)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    raw: BinaryIO = out_path.open("wb")
-    stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1) if args.gzip else raw  # type: ignore[assignment]
     # Unquoted, as JMeter writes values (it quotes only those holding a delimiter, a quote or a line end: those
     # are quoted above already).
     options = pacsv.WriteOptions(include_header=False, quoting_style="none")
     started = time.perf_counter()
     rows = 0
-    try:
+    with output(out_path, args.gzip) as stream:
         stream.write(HEADER.encode())
         for first in range(0, args.lines, args.block_lines):
             count = min(args.block_lines, args.lines - first)
@@ -99,9 +94,6 @@ def write(args: argparse.Namespace) -> None:
             sink = pa.BufferOutputStream()
             pacsv.write_csv(table, sink, options)
             stream.write(sink.getvalue().to_pybytes().replace(COMMA_LABEL_MARK.encode(), COMMA_LABEL))
-    finally:
-        stream.close()
-        raw.close()
     print(f"{rows} samples → {out_path} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
 
 

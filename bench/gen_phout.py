@@ -18,11 +18,13 @@ stays bounded.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 import numpy as np
 import pyarrow as pa
@@ -124,24 +126,30 @@ def generate_block(
     return pa.table(columns)
 
 
+@contextlib.contextmanager
+def output(path: Path, compress: bool) -> Iterator[BinaryIO]:
+    """The generated file, opened for writing (its folder made); gzip level 1 when `compress`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as raw:
+        if not compress:
+            yield raw
+            return
+        with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1) as zipped:
+            yield cast(BinaryIO, zipped)
+
+
 def write(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(args.seed)
     out_path = Path(args.output)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    raw: BinaryIO = out_path.open("wb")
-    stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1) if args.gzip else raw  # type: ignore[assignment]
     options = pacsv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none")
     started = time.perf_counter()
-    try:
+    with output(out_path, args.gzip) as stream:
         for first in range(0, args.lines, args.block_lines):
             count = min(args.block_lines, args.lines - first)
             table = generate_block(rng, args.lines, first, count, args.cases, args.start, args.duration)
             sink = pa.BufferOutputStream()
             pacsv.write_csv(table, sink, options)
             stream.write(sink.getvalue().to_pybytes())
-    finally:
-        stream.close()
-        raw.close()
     size = out_path.stat().st_size
     print(
         f"{args.lines} lines, {size / 1e6:.1f} MB → {out_path} in {time.perf_counter() - started:.1f} s",

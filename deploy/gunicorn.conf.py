@@ -22,8 +22,8 @@ errorlog = "-"
 
 def post_worker_init(worker: Any) -> None:
     """Move what the worker loaded at start (Django, the URLconf, the libraries) out of the garbage collector's
-    reach. Without it each full collection walks those few hundred thousand long-lived objects, a pause of ~50 ms
-    or more on this hardware that lands on the pushes being served at that moment (the tank push benchmark's p99)."""
+    reach. Without it each full collection walks those few hundred thousand long-lived objects, a pause that lands
+    on the pushes being served at that moment (bench/tank_push/README.md has the figure)."""
     try:
         from django.urls import get_resolver
 

@@ -22,8 +22,8 @@ start_clickhouse() {
   # MALLOC_CONF: the jemalloc options ClickHouse's own builds (the official image) compile in
   # (contrib/jemalloc-cmake). Debian's server links the system jemalloc with its defaults instead, whose arena for
   # allocations over 8 MiB returns their pages to the kernel as soon as they are freed: every column of an INSERT's
-  # squashed blocks was then first-touched again, ~650k page faults and ~1 CPU-s of a 10M-row INSERT
-  # (bench/phout_upload/README.md, "Session 6").
+  # squashed blocks was then first-touched again, page faults that cost a large INSERT much of its system time
+  # (bench/phout_upload/README.md has the figures).
   MALLOC_CONF="$CLICKHOUSE_JEMALLOC_CONF" clickhouse-server --daemon --config-file="$dir/config.xml" --pid-file="$RUN/clickhouse.pid" \
     >>"$dir/log/stdout.log" 2>&1 </dev/null
   wait_for 60 "ClickHouse" ch_answers

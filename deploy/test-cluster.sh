@@ -2,7 +2,7 @@
 # `make test-cluster`: start the local ClickHouse cluster (deploy/cluster.sh: ZooKeeper + 2 shards x 2 replicas of
 # 18.16), migrate the test database in its cluster shape, run the Python tests against it, stop the cluster.
 #   deploy/test-cluster.sh            the cluster subset below (what `make test` runs, ~3 min)
-#   deploy/test-cluster.sh all        the whole suite (~4x the single server's time here: four servers on 2 cores)
+#   deploy/test-cluster.sh all        the whole suite (several times the single server's: four servers share the cores)
 #   deploy/test-cluster.sh PATHS...   chosen tests
 # The subset: every table (schema test: live columns = declared, on the Distributed tables), every migration
 # (applied ON CLUSTER, twice), every query module (reports: series, summary, monitoring; compare; diagnosis;
@@ -12,7 +12,7 @@
 # Django/PostgreSQL/Redis behaviour that the ClickHouse shape does not change, or starts a single ClickHouse of
 # its own (backend/tankapi/tests/test_clickhouse_fault.py: the cluster's fault tests replace it here).
 # backend/uploads/tests/test_follow.py is left out: it asserts when a follow starts from the transfer's rate
-# (32 MB/s), which four servers sharing two cores do not hold; a follow stores rows as the ingestion does.
+# (32 MB/s), which four servers on one machine do not hold; a follow stores rows as the ingestion does.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 

@@ -9,14 +9,13 @@ while the server is briefly unavailable (5xx), up to --timeout seconds.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import urllib.parse
-from pathlib import Path
 from typing import Any
 
-from tankodrom_cli.transport import Api, Response, TransportError
+from tankodrom_cli.options import add_server_options, token_of
+from tankodrom_cli.transport import Api, TransportError
 
 PASS, FAIL, ERROR = 0, 1, 2
 CONNECT_RETRIES = 3
@@ -26,28 +25,8 @@ def add_parser(sub: Any, default_server: str) -> None:
     check = sub.add_parser("check", help="CI gate: exit 0 if a test passes its component's thresholds and baseline")
     check.add_argument("--component", required=True, help="the component whose thresholds and baseline apply")
     check.add_argument("--test", type=int, required=True, help="the test to judge")
-    check.add_argument("--server", default=os.environ.get("TANKODROM_URL", default_server), help="server base URL")
-    check.add_argument("--token", help="API token (default: $TANKODROM_TOKEN)")
-    check.add_argument("--token-file", help="file holding the API token")
+    add_server_options(check, default_server)
     check.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for post-processing at most")
-
-
-def _error(response: Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return f"HTTP {response.status_code}"
-    if isinstance(body, dict) and "error" in body:
-        return f"HTTP {response.status_code}: {body['error']}"
-    return f"HTTP {response.status_code}"
-
-
-def _token(args: argparse.Namespace) -> str:
-    if args.token:
-        return str(args.token)
-    if args.token_file:
-        return Path(args.token_file).read_text().strip()
-    return os.environ.get("TANKODROM_TOKEN", "")
 
 
 def _say(text: str) -> None:
@@ -56,7 +35,7 @@ def _say(text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        token = _token(args)
+        token = token_of(args)
     except OSError as exc:
         _say(f"--token-file: {exc}")
         return ERROR
@@ -90,13 +69,13 @@ def run(args: argparse.Namespace) -> int:
         if response.status_code == 200:
             return _verdict(response.json(), args)
         if response.status_code != 409 and response.status_code < 500:
-            _say(_error(response))
+            _say(response.error())
             return ERROR
         if time.monotonic() + delay > deadline:
-            _say(f"gave up after {args.timeout:g} s: {_error(response)}")
+            _say(f"gave up after {args.timeout:g} s: {response.error()}")
             return ERROR
         if not told_waiting:
-            _say(f"waiting for test {args.test}: {_error(response)}")
+            _say(f"waiting for test {args.test}: {response.error()}")
             told_waiting = True
         time.sleep(delay)
         delay = min(delay * 1.5, 5.0)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -29,32 +28,24 @@ from urllib.parse import quote
 from tqdm import tqdm
 
 from tankodrom_cli import check
-from tankodrom_cli.transport import Api, FileRange, Response, TransportError
+from tankodrom_cli.options import add_server_options, token_of
+from tankodrom_cli.transport import Api, FileRange, TransportError
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 DEFAULT_CHUNK_MB = 256.0
 RETRIES = 8
 TERMINAL = {"ready", "failed", "superseded"}
+BODY_SHOWN = 200  # characters of an answer without an `error` field that an error message shows
 
 
 class CliError(Exception):
     """A failure to report to the user in one line (exit status 1)."""
 
 
-def _error_of(response: Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return f"HTTP {response.status_code}: {response.text[:200]}"
-    if isinstance(body, dict) and "error" in body:
-        return f"HTTP {response.status_code}: {body['error']}"
-    return f"HTTP {response.status_code}: {str(body)[:200]}"
-
-
 def create_test(api: Api, meta: dict[str, Any]) -> int:
     response = api.call("POST", "/api/v1/tests/", json_body=meta)
     if response.status_code != 201:
-        raise CliError(f"could not create the test: {_error_of(response)}")
+        raise CliError(f"could not create the test: {response.error(BODY_SHOWN)}")
     return int(response.json()["id"])
 
 
@@ -73,7 +64,7 @@ def upload_file(api: Api, test_id: int, path: Path, chunk_bytes: int, quiet: boo
             query = f"?format={quote(result_format)}" if result_format else ""
             response = api.call("PUT", f"/api/v1/tests/{test_id}/phout{query}", body=body, headers=_octets())
             if response.status_code != 202:
-                raise CliError(f"upload refused: {_error_of(response)}")
+                raise CliError(f"upload refused: {response.error(BODY_SHOWN)}")
             return int(response.json()["upload_id"])
         return _upload_in_pieces(api, test_id, f, size, chunk_bytes, bar, result_format)
 
@@ -103,9 +94,9 @@ def _upload_in_pieces(
             failures = 0
             continue
         if response is not None and response.status_code < 500 and response.status_code != 409:
-            raise CliError(f"upload refused: {_error_of(response)}")
+            raise CliError(f"upload refused: {response.error(BODY_SHOWN)}")
         if response is not None:
-            reason = _error_of(response)
+            reason = response.error(BODY_SHOWN)
         failures += 1
         if failures > RETRIES:
             raise CliError(f"upload failed after {RETRIES} retries: {reason}")
@@ -153,7 +144,7 @@ def wait_for_upload(api: Api, test_id: int, upload_id: int, timeout_s: float, qu
         asked = time.monotonic()
         response = api.call("GET", f"/api/v1/tests/{test_id}/uploads/{upload_id}/", params={"wait": STATUS_WAIT_S})
         if response.status_code != 200:
-            raise CliError(f"could not read the upload's status: {_error_of(response)}")
+            raise CliError(f"could not read the upload's status: {response.error(BODY_SHOWN)}")
         status: dict[str, Any] = response.json()
         if status["status"] in TERMINAL:
             return status
@@ -192,15 +183,11 @@ def set_schedule(api: Api, test_id: int, schedule: str) -> None:
     """Give an existing test its schedule (the diagnosis checks the service against it)."""
     response = api.call("PATCH", f"/api/v1/tests/{test_id}/", json_body={"loadscheme": [schedule]})
     if response.status_code != 200:
-        raise CliError(f"could not set the schedule of test {test_id}: {_error_of(response)}")
+        raise CliError(f"could not set the schedule of test {test_id}: {response.error(BODY_SHOWN)}")
 
 
 def _token(args: argparse.Namespace) -> str:
-    if args.token:
-        return str(args.token)
-    if args.token_file:
-        return Path(args.token_file).read_text().strip()
-    token = os.environ.get("TANKODROM_TOKEN", "")
+    token = token_of(args)
     if not token:
         raise CliError("an API token is needed: --token, --token-file or the TANKODROM_TOKEN variable")
     return token
@@ -230,9 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the load schedule, in Phantom's or Pandora's syntax: 'line(1,400,20s) const(400,20s)', "
         "'step(300,3000,450,12s)' (without it the diagnosis reads the profile off the request start rate)",
     )
-    up.add_argument("--server", default=os.environ.get("TANKODROM_URL", DEFAULT_SERVER), help="server base URL")
-    up.add_argument("--token", help="API token (default: $TANKODROM_TOKEN)")
-    up.add_argument("--token-file", help="file holding the API token")
+    add_server_options(up, DEFAULT_SERVER)
     up.add_argument(
         "--chunk-mb", type=float, default=DEFAULT_CHUNK_MB, help="send bigger files in resumable pieces of this size"
     )

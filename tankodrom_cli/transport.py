@@ -1,9 +1,9 @@
 """The CLI's HTTP: one kept-alive connection to the server (http.client), file bodies sent by sendfile(2).
 
-requests was a third of the CLI's start-up (0.15 of ~0.22 s, before a byte is sent: the whole upload waits for it),
-and it sends a file body by reading it into the process first. Here a file range goes from the page cache to the
-socket in the kernel, in slices that move the progress bar. Over https the socket is an SSL one, and Python's
-sendfile falls back to reading and sending.
+Not requests: importing it is a large part of the CLI's start-up, which the whole upload waits for
+(bench/cli/README.md), and it sends a file body by reading it into the process first. Here a file range goes from
+the page cache to the socket in the kernel, in slices that move the progress bar. Over https the socket is an SSL
+one, and Python's sendfile falls back to reading and sending.
 """
 
 from __future__ import annotations
@@ -38,6 +38,19 @@ class Response:
     def json(self) -> Any:
         """The body as JSON; ValueError if it is not JSON."""
         return json.loads(self.body)
+
+    def error(self, body_chars: int = 0) -> str:
+        """`HTTP <status>: <the API's error>` for the user; an answer without an `error` field shows the first
+        `body_chars` characters of its body (none: just the status)."""
+        try:
+            body = self.json()
+        except ValueError:
+            shown = self.text[:body_chars]
+        else:
+            if isinstance(body, dict) and "error" in body:
+                return f"HTTP {self.status_code}: {body['error']}"
+            shown = str(body)[:body_chars]
+        return f"HTTP {self.status_code}: {shown}" if body_chars else f"HTTP {self.status_code}"
 
 
 class FileRange:

@@ -49,8 +49,8 @@ class ActiveInstances:
         low, high = int(sec.min()), int(sec.max())
         span, groups = high - low + 1, 1 if src is None else int(src.max()) + 1
         if span * groups <= MAX_DENSE_CELLS:
-            # A block's samples span a few seconds: the largest per cell of a small (source, second) grid, no sort
-            # (a sort of every block cost ~15x more).
+            # A block's samples span a few seconds: the largest per cell of a small (source, second) grid, so no
+            # block is sorted.
             largest = np.full(span * groups, -1, dtype=np.int64)
             np.maximum.at(largest, sec - low if src is None else src * span + (sec - low), cnt)
             cells = np.flatnonzero(largest >= 0)

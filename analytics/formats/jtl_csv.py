@@ -22,6 +22,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -34,12 +36,52 @@ from analytics.formats.instances import ActiveInstances
 from analytics.formats.jmeter_codes import codes_of
 from analytics.phout import INT_COLUMNS, MAX_RECEIVE_SEC, VALUE_RANGES, PhoutBatch, _batch
 
-REQUIRED = ("timeStamp", "elapsed")
-INT_FIELDS = ("timeStamp", "elapsed", "bytes", "sentBytes", "Latency", "Connect")
+
+@dataclass(frozen=True)
+class JtlFields:
+    """The names a JTL gives a sample's fields: the CSV's columns, the XML's attributes (the same fields of
+    JMeter's SampleSaveConfiguration under two spellings)."""
+
+    time_stamp: str
+    elapsed: str
+    connect: str
+    latency: str
+    sent: str
+    received: str
+    response_code: str
+    label: str
+    all_threads: str
+    group_threads: str
+    thread_name: str
+
+    @property
+    def ints(self) -> tuple[str, ...]:
+        return (self.time_stamp, self.elapsed, self.received, self.sent, self.latency, self.connect)
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        return (self.label, self.response_code, self.thread_name, self.all_threads, self.group_threads)
+
+
+FIELDS = JtlFields(
+    time_stamp="timeStamp",
+    elapsed="elapsed",
+    connect="Connect",
+    latency="Latency",
+    sent="sentBytes",
+    received="bytes",
+    response_code="responseCode",
+    label="label",
+    all_threads="allThreads",
+    group_threads="grpThreads",
+    thread_name="threadName",
+)
+REQUIRED = (FIELDS.time_stamp, FIELDS.elapsed)
+INT_FIELDS = FIELDS.ints
 # Active threads at the sample's end (JMeterThread sets them after sampling): of all thread groups, of its own.
-ALL_THREADS, GROUP_THREADS = "allThreads", "grpThreads"
+ALL_THREADS, GROUP_THREADS = FIELDS.all_threads, FIELDS.group_threads
 THREAD_FIELDS = (ALL_THREADS, GROUP_THREADS)
-USED = (*INT_FIELDS, *THREAD_FIELDS, "label", "responseCode", "success", "threadName")
+USED = (*FIELDS.ints, *FIELDS.texts, "success")
 # JMeter names a thread `<thread group's name> <group number>-<thread number>` (apache/jmeter ThreadGroup.java,
 # startNewThread): what precedes the numbers names its group.
 THREAD_NUMBERS = re.compile(r" \d+-\d+$")
@@ -73,6 +115,49 @@ class ThreadCounts:
             self.instances.level(end_second, all_threads)
         elif group_threads is not None:
             self.instances.level(end_second, group_threads, self.group_code(thread_name))
+
+
+def add_sample(
+    parser: RecordParser,
+    rows: Rows,
+    threads: ThreadCounts,
+    fields: JtlFields,
+    ints: Mapping[str, int],
+    texts: Mapping[str, str],
+    success: bool,
+) -> str | None:
+    """One JTL sample into `rows` and its thread counts into `threads`; or why it cannot be stored. `ints` holds the
+    sample's integer fields (times in ms, as JMeter saves them; a latency of 0 means none was measured, time stamp and
+    elapsed required), `texts` its text fields, both by the names `fields` gives."""
+    codes = codes_of(texts.get(fields.response_code, ""), success)
+    if isinstance(codes, str):
+        return codes
+    proto, net = codes
+    label = texts.get(fields.label)
+    case = parser.case_code(label) if label is not None else parser.no_case_code()
+    time_stamp, elapsed = ints[fields.time_stamp], ints[fields.elapsed]
+    connect = ints.get(fields.connect, 0)
+    latency = ints.get(fields.latency, 0) or elapsed
+    request = request_ints(
+        elapsed * US_PER_MS,
+        connect_us=connect * US_PER_MS,
+        latency_us=max(latency - connect, 0) * US_PER_MS,
+        receive_us=max(elapsed - latency, 0) * US_PER_MS,
+        size_out=ints.get(fields.sent, 0),
+        size_in=ints.get(fields.received, 0),
+        net_code=net,
+        proto_code=proto,
+    )
+    reason = rows.add(time_stamp * US_PER_MS, case, request)
+    if reason is None:
+        all_threads = texts.get(fields.all_threads)
+        threads.sample(
+            (time_stamp + elapsed) * US_PER_MS // US_PER_S,
+            count_or_none(all_threads),
+            None if all_threads is not None else count_or_none(texts.get(fields.group_threads)),
+            texts.get(fields.thread_name, ""),
+        )
+    return reason
 
 
 def count_or_none(raw: str | None) -> int | None:
@@ -297,37 +382,11 @@ class JtlCsvParser(RecordParser):
         elapsed = values["elapsed"]
         if elapsed < 0:
             return f"elapsed {elapsed} is negative"
-        connect = values.get("Connect", 0)
-        latency = values.get("Latency", 0) or elapsed
         success = True
         if "success" in self._index:
             flag = record[self._index["success"]].strip()
             if flag not in ("true", "false"):
                 return f"success {flag[:40]!r} is neither true nor false"
             success = flag == "true"
-        codes = codes_of(record[self._index["responseCode"]], success) if "responseCode" in self._index else None
-        if isinstance(codes, str):
-            return codes
-        proto, net = codes if codes is not None else (0, 0 if success else 999)
-        label = record[self._index["label"]] if "label" in self._index else None
-        case = self.case_code(label) if label is not None else self.no_case_code()
-        ints = request_ints(
-            elapsed * US_PER_MS,
-            connect_us=connect * US_PER_MS,
-            latency_us=max(latency - connect, 0) * US_PER_MS,
-            receive_us=max(elapsed - latency, 0) * US_PER_MS,
-            size_out=values.get("sentBytes", 0),
-            size_in=values.get("bytes", 0),
-            net_code=net,
-            proto_code=proto,
-        )
-        reason = rows.add(values["timeStamp"] * US_PER_MS, case, ints)
-        if reason is None:
-            field = {name: record[i] for name, i in self._index.items() if name in (*THREAD_FIELDS, "threadName")}
-            self._threads.sample(
-                (values["timeStamp"] + elapsed) * US_PER_MS // US_PER_S,
-                count_or_none(field.get(ALL_THREADS)),
-                None if ALL_THREADS in field else count_or_none(field.get(GROUP_THREADS)),
-                field.get("threadName", ""),
-            )
-        return reason
+        texts = {name: record[i] for name, i in self._index.items() if name in FIELDS.texts}
+        return add_sample(self, rows, self._threads, FIELDS, values, texts, success)

@@ -17,9 +17,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 from xml.parsers import expat
 
-from analytics.formats.base import US_PER_MS, US_PER_S, RecordParser, Rows, request_ints
-from analytics.formats.jmeter_codes import codes_of
-from analytics.formats.jtl_csv import ThreadCounts, count_or_none
+from analytics.formats.base import RecordParser, Rows
+from analytics.formats.jtl_csv import JtlFields, ThreadCounts, add_sample
 from analytics.phout import PhoutBatch
 
 SAMPLE_ELEMENTS = frozenset({"httpSample", "sample"})
@@ -29,7 +28,8 @@ TRUNCATION_ERRORS = frozenset(
     expat.errors.codes[message]
     for message in (expat.errors.XML_ERROR_NO_ELEMENTS, expat.errors.XML_ERROR_UNCLOSED_TOKEN)
 )
-INT_ATTRIBUTES = ("ts", "t", "lt", "ct", "by", "sby")
+# The CSV's fields (jtl_csv.FIELDS) as SampleResultConverter names the attributes, in JtlFields' order.
+FIELDS = JtlFields("ts", "t", "ct", "lt", "sby", "by", "rc", "lb", "na", "ng", "tn")
 
 
 class JtlXmlParser(RecordParser):
@@ -96,7 +96,7 @@ class JtlXmlParser(RecordParser):
 
     def _sample(self, attributes: dict[str, str]) -> str | None:
         values: dict[str, int] = {}
-        for key in INT_ATTRIBUTES:
+        for key in FIELDS.ints:
             raw = attributes.get(key)
             if raw is None:
                 continue
@@ -109,34 +109,7 @@ class JtlXmlParser(RecordParser):
         elapsed = values["t"]
         if elapsed < 0:
             return f"t {elapsed} is negative"
-        connect = values.get("ct", 0)
-        latency = values.get("lt", 0) or elapsed
         success_flag = attributes.get("s", "true")
         if success_flag not in ("true", "false"):
             return f"s {success_flag[:40]!r} is neither true nor false"
-        codes = codes_of(attributes.get("rc", ""), success_flag == "true")
-        if isinstance(codes, str):
-            return codes
-        proto, net = codes
-        label = attributes.get("lb")
-        case = self.case_code(label) if label is not None else self.no_case_code()
-        ints = request_ints(
-            elapsed * US_PER_MS,
-            connect_us=connect * US_PER_MS,
-            latency_us=max(latency - connect, 0) * US_PER_MS,
-            receive_us=max(elapsed - latency, 0) * US_PER_MS,
-            size_out=values.get("sby", 0),
-            size_in=values.get("by", 0),
-            net_code=net,
-            proto_code=proto,
-        )
-        reason = self._rows.add(values["ts"] * US_PER_MS, case, ints)
-        if reason is None:
-            all_threads = count_or_none(attributes.get("na"))
-            self._threads.sample(
-                (values["ts"] + elapsed) * US_PER_MS // US_PER_S,
-                all_threads,
-                None if "na" in attributes else count_or_none(attributes.get("ng")),
-                attributes.get("tn", ""),
-            )
-        return reason
+        return add_sample(self, self._rows, self._threads, FIELDS, values, attributes, success_flag == "true")

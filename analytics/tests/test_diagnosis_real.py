@@ -61,6 +61,14 @@ def test_a_small_q95_step_while_every_request_is_served_is_not_critical() -> Non
     assert not [f.title for f in result.findings if f.severity == "critical"]
 
 
+def steady_latency_ms(n: int) -> dict[str, np.ndarray]:
+    """The latency columns of `n` seconds that never move: mean 10 ms, q50 9, q95 20, q99 30."""
+    return {
+        name: np.full(n, value)
+        for name, value in (("mean_ms", 10.0), ("q50_ms", 9.0), ("q95_ms", 20.0), ("q99_ms", 30.0))
+    }
+
+
 def test_generator_finding_has_no_unknown_plan_and_no_advice_without_its_figure() -> None:
     """Discarded requests in a phout-only test: no "planned rps: 0", no "recommended instances: null", and no
     "give it more instances" without how many."""
@@ -71,10 +79,7 @@ def test_generator_finding_has_no_unknown_plan_and_no_advice_without_its_figure(
         ts=np.arange(n) + 1_700_000_000,
         resps=resps,
         discarded=discarded,
-        mean_ms=np.full(n, 10.0),
-        q50_ms=np.full(n, 9.0),
-        q95_ms=np.full(n, 20.0),
-        q99_ms=np.full(n, 30.0),
+        **steady_latency_ms(n),
     )
     result = diagnose(DiagnosisInput(series=series, starts=resps))
     finding = next(f.as_dict() for f in result.findings if f.kind == "generator_limited")
@@ -97,10 +102,7 @@ def test_shares_are_rounded_alike_in_title_and_text() -> None:
         resps=resps,
         errors=timeouts,
         timeouts=timeouts,
-        mean_ms=np.full(n, 10.0),
-        q50_ms=np.full(n, 9.0),
-        q95_ms=np.full(n, 20.0),
-        q99_ms=np.full(n, 30.0),
+        **steady_latency_ms(n),
     )
     finding = next(f for f in diagnose(DiagnosisInput(series=series)).findings if f.kind == "timeouts")
     assert finding.title.startswith("0.16%") and "(0.16%)" in finding.text

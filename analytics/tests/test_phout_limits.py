@@ -97,8 +97,9 @@ def test_a_line_without_end_is_refused_once_longer_than_the_limit() -> None:
 
 @pytest.mark.parametrize("filler", [b"\n", b"\r\n", b" \t \n", b"x\n"])
 def test_blocks_of_blank_or_short_lines_never_reach_pyarrow(filler: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
-    # pyarrow converts every row of a block before it fails on the first bad one: 16 MB of line ends cost it
-    # 2 CPU-s and ~900 MB. Such blocks go to the line-by-line path, which stops at the early verdict.
+    # pyarrow converts every row of a block before it fails on the first bad one: a block of line ends costs it
+    # seconds of CPU and memory many times the block's size. Such blocks go to the line-by-line path, which stops at
+    # the early verdict.
     import pyarrow.csv as pacsv
 
     def no_arrow(*_args: object, **_kwargs: object) -> None:

@@ -3,8 +3,8 @@
 The figure is the page's own (backend.reports.service.chart for a test, backend.compare.service.build for a
 comparison; both built by analytics.figures*), rendered on the server by kaleido and cached in the shared cache
 under a key made of what changes the picture (status, last second, active upload): a finished test is rendered
-once, a streaming one at most once a minute. Rendering takes tens of milliseconds once kaleido's renderer is up
-(about 4 s for the first picture of a process).
+once, a streaming one at most once a minute. Rendering is quick once kaleido's renderer is up; the first picture
+of a process waits for the renderer to start.
 """
 
 from __future__ import annotations

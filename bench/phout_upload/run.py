@@ -35,6 +35,9 @@ from pathlib import Path
 from typing import cast
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from bench import support  # noqa: E402  (the repository's root is on the path only from here)
+
 PY = ROOT / ".venv" / "bin" / "python"
 BENCH_DB = "tankodrom_bench"  # --db; the baseline's database is this name + "_baseline"
 PORT = 18764  # --port; checked free before the server starts, so we never talk to another stack
@@ -276,22 +279,12 @@ def run_baseline(path: Path, gz: bool, monitor: PeakRss, shape: str) -> float:
 
 
 def app_env(var_dir: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        DJANGO_SETTINGS_MODULE="backend.settings",
-        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}",
-        CLICKHOUSE_DATABASE=BENCH_DB,
-        REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/4"),
-        TANKODROM_VAR_DIR=str(var_dir),
-        CELERY_TASK_ALWAYS_EAGER="false",
-        PYTHONPATH=str(ROOT),
-    )
-    return env
+    redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/4")
+    return support.app_env(BENCH_DB, BENCH_DB, redis_url, var_dir, CELERY_TASK_ALWAYS_EAGER="false")
 
 
 def prepare_app(env: dict[str, str]) -> str:
-    subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", BENCH_DB], check=True)
-    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", BENCH_DB], check=True)
+    support.recreate_postgres_database(BENCH_DB)
     ch(f"DROP DATABASE IF EXISTS {BENCH_DB}")
     sh([str(PY), "manage.py", "migrate", "--noinput"], env=env, cwd=ROOT)
     sh([str(PY), "manage.py", "ch_migrate"], env=env, cwd=ROOT)

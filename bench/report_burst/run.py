@@ -43,6 +43,8 @@ import h11
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from bench import support  # noqa: E402  (the repository's root is on the path only from here)
+
 PY = ROOT / ".venv/bin/python"
 PG_DB = "tk_report_burst"
 CH_DB = "tankodrom_report_burst"
@@ -61,23 +63,12 @@ def _report_api() -> Any:
 
 
 def app_env(var_dir: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        DJANGO_SETTINGS_MODULE="backend.settings",
-        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{PG_DB}",
-        CLICKHOUSE_DATABASE=CH_DB,
-        REDIS_URL=REDIS_URL,
-        CELERY_BROKER_URL=REDIS_URL,
-        TANKODROM_VAR_DIR=str(var_dir),
-        PYTHONPATH=str(ROOT),
-    )
-    return env
+    return support.app_env(PG_DB, CH_DB, REDIS_URL, var_dir, CELERY_BROKER_URL=REDIS_URL)
 
 
 def build_test(lines: int, env: dict[str, str]) -> int:
     """The finished test with `lines` raw rows, its default views warmed; its id."""
-    subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", PG_DB], check=True)
-    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", PG_DB], check=True)
+    support.recreate_postgres_database(PG_DB)
     os.environ.update(env)
     import django
 

@@ -6,31 +6,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 
 from backend.loadtests.models import Test, TestStatus
-from backend.loadtests.tokens import create_token
 from backend.regressions.models import ComponentKpis
-from backend.testing import LiveASGIServer, free_port
+from backend.testing import LiveASGIServer, TokenUser, free_port
 from tankodrom_cli.main import main
-
-
-@pytest.fixture
-def server(transactional_db: None, clickhouse: None, redis_db: object) -> Iterator[Any]:
-    with LiveASGIServer() as live:
-        yield live
-
-
-@pytest.fixture
-def account(server: Any) -> tuple[User, str]:
-    user = User.objects.create_user("ci", password="x" * 12)
-    _token, raw = create_token(user, name="ci")
-    return user, raw
 
 
 def check(server: str, token: str, component: str, test_id: int, *extra: str) -> int:
@@ -39,9 +22,9 @@ def check(server: str, token: str, component: str, test_id: int, *extra: str) ->
 
 
 def test_waits_while_the_test_is_processed_then_passes(
-    server: Any, account: tuple[User, str], capsys: pytest.CaptureFixture[str]
+    live_asgi: LiveASGIServer, live_user: TokenUser, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    user, token = account
+    user, token = live_user.user, live_user.raw_token
     ComponentKpis.objects.create(component="api", kpis=[{"kpi": "q99", "threshold": {"kind": "absolute", "value": 1}}])
     test = Test.objects.create(owner=user, component="api", status=TestStatus.PROCESSING)
 
@@ -52,7 +35,7 @@ def test_waits_while_the_test_is_processed_then_passes(
     thread = threading.Thread(target=finish)
     thread.start()
     started = time.monotonic()
-    code = check(server.url, token, "api", test.pk)
+    code = check(live_asgi.url, token, "api", test.pk)
     thread.join()
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -63,21 +46,21 @@ def test_waits_while_the_test_is_processed_then_passes(
 
 
 def test_usage_and_connection_errors_exit_2(
-    server: Any, account: tuple[User, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+    live_asgi: LiveASGIServer, live_user: TokenUser, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    user, token = account
+    user, token = live_user.user, live_user.raw_token
     test = Test.objects.create(owner=user, component="api", status=TestStatus.READY)
-    assert check(server.url, token, "api", 10**9) == 2
+    assert check(live_asgi.url, token, "api", 10**9) == 2
     assert f"HTTP 404: test {10**9} not found" in capsys.readouterr().err
-    assert check(server.url, token, "web", test.pk) == 2
+    assert check(live_asgi.url, token, "web", test.pk) == 2
     assert "not a test of component 'web'" in capsys.readouterr().err
-    assert check(server.url, "wrong-token", "api", test.pk) == 2
+    assert check(live_asgi.url, "wrong-token", "api", test.pk) == 2
     assert "HTTP 401" in capsys.readouterr().err
     assert check(f"http://127.0.0.1:{free_port()}", token, "api", test.pk) == 2
     assert "cannot reach the server" in capsys.readouterr().err
     with pytest.raises(SystemExit) as usage:
         main(["check", "--test", "1"])
     assert usage.value.code == 2
-    assert check(server.url, token, "api", 0) == 2
+    assert check(live_asgi.url, token, "api", 0) == 2
     assert main(["check", "--component", "api", "--test", "1", "--token-file", str(tmp_path / "missing")]) == 2
     assert "--token-file" in capsys.readouterr().err

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.test import Client
 
-from backend.accounts.tests.conftest import Account, make_account
 from backend.loadtests.models import Test, Upload
 from backend.loadtests.tokens import resolve_token
+from backend.testing import TokenUser, make_token_user
 
 
 def _operator() -> Client:
@@ -17,7 +17,7 @@ def _operator() -> Client:
     return client
 
 
-def test_operator_pages_open(alice: Account) -> None:
+def test_operator_pages_open(alice: TokenUser) -> None:
     client = _operator()
     test = Test.objects.create(owner=alice.user, name="in admin")
     Upload.objects.create(test=test)
@@ -36,19 +36,19 @@ def test_operator_pages_open(alice: Account) -> None:
     assert client.get("/admin/loadtests/apitoken/add/").status_code == 403
 
 
-def test_operator_revokes_tokens(alice: Account) -> None:
-    bob = make_account("bob")
+def test_operator_revokes_tokens(alice: TokenUser) -> None:
+    bob = make_token_user("bob")
     client = _operator()
     response = client.post(
         "/admin/loadtests/apitoken/",
         {"action": "revoke_selected", "_selected_action": [alice.token.pk]},
     )
     assert response.status_code == 302
-    assert resolve_token(alice.raw) is None
-    assert resolve_token(bob.raw) is not None
+    assert resolve_token(alice.raw_token) is None
+    assert resolve_token(bob.raw_token) is not None
 
 
-def test_admin_needs_staff(alice: Account) -> None:
+def test_admin_needs_staff(alice: TokenUser) -> None:
     client = Client()
     client.force_login(alice.user)
     response = client.get("/admin/loadtests/apitoken/")

@@ -9,11 +9,11 @@ import pytest
 from django.urls import Resolver404, resolve
 from rest_framework.test import APIClient
 
-from backend.accounts.tests.conftest import Account, make_account
 from backend.clickhouse import client as ch
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, Upload
 from backend.sharing.tests.rows import insert_samples, insert_seconds
+from backend.testing import TokenUser, make_token_user
 
 
 def _rows(test_id: int) -> dict[str, int]:
@@ -28,12 +28,12 @@ def _rows(test_id: int) -> dict[str, int]:
 
 
 @pytest.fixture
-def stored(db: None, clickhouse: None, redis_db: object) -> tuple[Account, Test]:
+def stored(db: None, clickhouse: None, redis_db: object) -> tuple[TokenUser, Test]:
     try:
         resolve("/api/v1/tests/1/")
     except Resolver404:
         pytest.skip("DELETE /api/v1/tests/<id>/ is not mounted yet")
-    alice = make_account("alice")
+    alice = make_token_user("alice")
     test = Test.objects.create(owner=alice.user, name="to delete", status="ready", has_stream=True)
     upload = Upload.objects.create(test=test, status="ready")
     insert_seconds(test.pk, 0, 5, fast_ms=10, slow_ms=20, fast=9, slow=1)
@@ -42,9 +42,9 @@ def stored(db: None, clickhouse: None, redis_db: object) -> tuple[Account, Test]
     return alice, test
 
 
-def test_strangers_cannot_delete_and_nothing_goes(stored: tuple[Account, Test]) -> None:
+def test_strangers_cannot_delete_and_nothing_goes(stored: tuple[TokenUser, Test]) -> None:
     alice, test = stored
-    bob = make_account("bob")
+    bob = make_token_user("bob")
     before = _rows(test.pk)
     assert before == {samples.NAME: 3, second_aggregates.NAME: 5}
     for client in (APIClient(), bob.client()):
@@ -58,11 +58,11 @@ def test_strangers_cannot_delete_and_nothing_goes(stored: tuple[Account, Test]) 
     assert _rows(test.pk) == before
 
 
-def test_staff_may_delete_and_both_stores_forget_the_test(stored: tuple[Account, Test]) -> None:
+def test_staff_may_delete_and_both_stores_forget_the_test(stored: tuple[TokenUser, Test]) -> None:
     _alice, test = stored
     other = Test.objects.create(owner=test.owner, name="kept", has_stream=True)
     insert_seconds(other.pk, 0, 3, fast_ms=10, slow_ms=20, fast=9, slow=1)
-    operator = make_account("operator", staff=True)
+    operator = make_token_user("operator", staff=True)
     response = operator.client().delete(f"/api/v1/tests/{test.pk}/")
     assert response.status_code in (200, 202, 204), response.content
     assert not Test.objects.filter(pk=test.pk).exists()

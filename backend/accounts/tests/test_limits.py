@@ -7,11 +7,11 @@ from typing import Any
 from django.test import Client
 
 from backend.accounts.middleware import body_limit_for
-from backend.accounts.tests.conftest import Account
 from backend.loadtests.models import ApiToken
+from backend.testing import TokenUser
 
 
-def test_oversized_body_is_413_naming_the_limit(alice: Account, settings: Any) -> None:
+def test_oversized_body_is_413_naming_the_limit(alice: TokenUser, settings: Any) -> None:
     settings.TANKODROM_MAX_BODY_BYTES = 1000
     response = alice.client().post(
         "/api/v1/tokens/", data='{"name": "' + "x" * 2000 + '"}', content_type="application/json"
@@ -56,7 +56,7 @@ def test_bad_content_length_is_400(db: None) -> None:
     assert "Content-Length" in response.json()["error"]
 
 
-def test_api_writes_are_rate_limited_per_user(alice: Account, bob: Account, settings: Any) -> None:
+def test_api_writes_are_rate_limited_per_user(alice: TokenUser, bob: TokenUser, settings: Any) -> None:
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {"write": "3/min", "login": "9/min"},
@@ -72,7 +72,7 @@ def test_api_writes_are_rate_limited_per_user(alice: Account, bob: Account, sett
     assert bob.client().post("/api/v1/tokens/", {"name": "b"}, format="json").status_code == 201
 
 
-def test_page_writes_are_rate_limited(alice: Account, settings: Any) -> None:
+def test_page_writes_are_rate_limited(alice: TokenUser, settings: Any) -> None:
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {"write": "2/min", "login": "9/min"},

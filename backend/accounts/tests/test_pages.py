@@ -7,9 +7,9 @@ import re
 from django.test import Client
 from pytest_django.fixtures import Settings
 
-from backend.accounts.tests.conftest import Account
 from backend.loadtests.models import ApiToken
 from backend.loadtests.tokens import resolve_token
+from backend.testing import TokenUser
 
 
 def _csrf(client: Client, path: str) -> str:
@@ -25,7 +25,7 @@ def test_tokens_page_needs_login(db: None) -> None:
     assert response["Location"] == "/login?next=/tokens"
 
 
-def test_login_with_csrf_then_tokens_page(alice: Account) -> None:
+def test_login_with_csrf_then_tokens_page(alice: TokenUser) -> None:
     client = Client(enforce_csrf_checks=True)
     csrf = _csrf(client, "/login")
     response = client.post(
@@ -37,10 +37,10 @@ def test_login_with_csrf_then_tokens_page(alice: Account) -> None:
     assert page.status_code == 200
     html = page.content.decode()
     assert "alice token" in html and alice.token.key_prefix in html
-    assert alice.raw not in html
+    assert alice.raw_token not in html
 
 
-def test_wrong_password_says_so_and_does_not_log_in(alice: Account) -> None:
+def test_wrong_password_says_so_and_does_not_log_in(alice: TokenUser) -> None:
     client = Client()
     response = client.post("/login", {"username": "alice", "password": "nope"})
     assert response.status_code == 200
@@ -48,7 +48,7 @@ def test_wrong_password_says_so_and_does_not_log_in(alice: Account) -> None:
     assert client.get("/api/v1/me").json()["authenticated"] is False
 
 
-def test_login_is_rate_limited_even_for_the_right_password(alice: Account, settings: object) -> None:
+def test_login_is_rate_limited_even_for_the_right_password(alice: TokenUser, settings: object) -> None:
     client = Client()
     for _ in range(10):
         client.post("/login", {"username": "alice", "password": "guess"})
@@ -58,7 +58,7 @@ def test_login_is_rate_limited_even_for_the_right_password(alice: Account, setti
     assert client.get("/api/v1/me").json()["authenticated"] is False
 
 
-def test_one_address_trying_many_usernames_is_limited_too(alice: Account) -> None:
+def test_one_address_trying_many_usernames_is_limited_too(alice: TokenUser) -> None:
     client = Client()
     for i in range(50):  # 10/min per username, 5 x 10 per address
         client.post("/login", {"username": f"user{i}", "password": "guess"})
@@ -69,7 +69,7 @@ def test_one_address_trying_many_usernames_is_limited_too(alice: Account) -> Non
     assert other.post("/login", {"username": "alice", "password": "correct horse battery"}).status_code == 302
 
 
-def test_behind_a_proxy_the_forwarded_address_counts(alice: Account, settings: Settings) -> None:
+def test_behind_a_proxy_the_forwarded_address_counts(alice: TokenUser, settings: Settings) -> None:
     settings.TANKODROM_CLIENT_ADDRESS_HEADER = "HTTP_X_FORWARDED_FOR"
     guesser = Client(HTTP_X_FORWARDED_FOR="198.51.100.7")
     for i in range(50):
@@ -83,7 +83,7 @@ def test_behind_a_proxy_the_forwarded_address_counts(alice: Account, settings: S
     assert colleague.post("/login", {"username": "alice", "password": "correct horse battery"}).status_code == 302
 
 
-def test_create_rename_revoke_through_the_page(alice: Account) -> None:
+def test_create_rename_revoke_through_the_page(alice: TokenUser) -> None:
     client = Client(enforce_csrf_checks=True)
     client.force_login(alice.user)
     csrf = _csrf(client, "/tokens")
@@ -112,24 +112,24 @@ def test_create_rename_revoke_through_the_page(alice: Account) -> None:
     assert "revoked" in client.get("/tokens").content.decode()
 
 
-def test_page_post_without_csrf_is_refused(alice: Account) -> None:
+def test_page_post_without_csrf_is_refused(alice: TokenUser) -> None:
     client = Client(enforce_csrf_checks=True)
     client.force_login(alice.user)
     response = client.post("/tokens", {"action": "revoke", "token_id": alice.token.pk})
     assert response.status_code == 403
-    assert resolve_token(alice.raw) is not None
+    assert resolve_token(alice.raw_token) is not None
 
 
-def test_page_cannot_touch_another_users_token(alice: Account, bob: Account) -> None:
+def test_page_cannot_touch_another_users_token(alice: TokenUser, bob: TokenUser) -> None:
     client = Client()
     client.force_login(bob.user)
     response = client.post("/tokens", {"action": "revoke", "token_id": alice.token.pk})
     assert response.status_code == 404
-    assert resolve_token(alice.raw) is not None
+    assert resolve_token(alice.raw_token) is not None
     assert alice.token.key_prefix not in client.get("/tokens").content.decode()
 
 
-def test_logout_is_a_post(alice: Account) -> None:
+def test_logout_is_a_post(alice: TokenUser) -> None:
     client = Client()
     client.force_login(alice.user)
     assert client.get("/logout").status_code == 405
@@ -138,7 +138,7 @@ def test_logout_is_a_post(alice: Account) -> None:
     assert client.get("/api/v1/me").json()["authenticated"] is False
 
 
-def test_bad_page_input_is_a_4xx(alice: Account) -> None:
+def test_bad_page_input_is_a_4xx(alice: TokenUser) -> None:
     client = Client()
     client.force_login(alice.user)
     assert client.post("/tokens", {"action": "create", "name": "x" * 129}).status_code == 400
@@ -147,7 +147,7 @@ def test_bad_page_input_is_a_4xx(alice: Account) -> None:
     assert ApiToken.objects.filter(user=alice.user).count() == 1
 
 
-def test_server_pages_carry_the_apps_navigation(alice: Account) -> None:
+def test_server_pages_carry_the_apps_navigation(alice: TokenUser) -> None:
     """The login and tokens pages lead back to the tests and the docs, like every page of the app."""
     client = Client()
     for path in ("/login",):

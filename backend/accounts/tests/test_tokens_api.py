@@ -6,9 +6,9 @@ import hashlib
 
 from rest_framework.test import APIClient
 
-from backend.accounts.tests.conftest import Account
 from backend.loadtests.models import ApiToken
 from backend.loadtests.tokens import resolve_token
+from backend.testing import TokenUser
 
 
 def test_me_anonymous(db: None) -> None:
@@ -17,14 +17,14 @@ def test_me_anonymous(db: None) -> None:
     assert response.json() == {"authenticated": False, "username": "", "is_staff": False}
 
 
-def test_me_by_token_and_by_session(alice: Account, staff: Account) -> None:
+def test_me_by_token_and_by_session(alice: TokenUser, staff: TokenUser) -> None:
     assert alice.client().get("/api/v1/me").json() == {"authenticated": True, "username": "alice", "is_staff": False}
     session = APIClient()
     session.force_login(staff.user)
     assert session.get("/api/v1/me").json() == {"authenticated": True, "username": "operator", "is_staff": True}
 
 
-def test_create_shows_the_token_once_and_stores_only_its_hash(alice: Account) -> None:
+def test_create_shows_the_token_once_and_stores_only_its_hash(alice: TokenUser) -> None:
     client = alice.client()
     response = client.post("/api/v1/tokens/", {"name": "tank-01"}, format="json")
     assert response.status_code == 201, response.content
@@ -46,12 +46,12 @@ def test_create_shows_the_token_once_and_stores_only_its_hash(alice: Account) ->
     assert fresh.get("/api/v1/me").json()["username"] == "alice"
 
 
-def test_query_parameter_token_works_as_the_tank_sends_it(alice: Account) -> None:
-    response = APIClient().get(f"/api/v1/me?api_token={alice.raw}")
+def test_query_parameter_token_works_as_the_tank_sends_it(alice: TokenUser) -> None:
+    response = APIClient().get(f"/api/v1/me?api_token={alice.raw_token}")
     assert response.json()["username"] == "alice"
 
 
-def test_revoke_stops_the_token_at_once(alice: Account) -> None:
+def test_revoke_stops_the_token_at_once(alice: TokenUser) -> None:
     client = alice.client()
     created = client.post("/api/v1/tokens/", {"name": "ci"}, format="json").json()
     assert client.delete(f"/api/v1/tokens/{created['id']}/").status_code == 204
@@ -65,7 +65,7 @@ def test_revoke_stops_the_token_at_once(alice: Account) -> None:
     assert listed[created["id"]]["revoked"] is True
 
 
-def test_rename(alice: Account) -> None:
+def test_rename(alice: TokenUser) -> None:
     response = alice.client().patch(f"/api/v1/tokens/{alice.token.pk}/", {"name": "renamed"}, format="json")
     assert response.status_code == 200
     assert response.json()["name"] == "renamed"
@@ -73,14 +73,14 @@ def test_rename(alice: Account) -> None:
     assert alice.token.name == "renamed"
 
 
-def test_name_too_long_is_a_400_naming_the_field(alice: Account) -> None:
+def test_name_too_long_is_a_400_naming_the_field(alice: TokenUser) -> None:
     response = alice.client().post("/api/v1/tokens/", {"name": "x" * 129}, format="json")
     assert response.status_code == 400
     assert "name" in response.json()["error"]
     assert ApiToken.objects.filter(user=alice.user).count() == 1
 
 
-def test_another_users_token_is_403_and_unchanged(alice: Account, bob: Account, staff: Account) -> None:
+def test_another_users_token_is_403_and_unchanged(alice: TokenUser, bob: TokenUser, staff: TokenUser) -> None:
     for intruder in (bob, staff):
         assert intruder.client().delete(f"/api/v1/tokens/{alice.token.pk}/").status_code == 403
         response = intruder.client().patch(f"/api/v1/tokens/{alice.token.pk}/", {"name": "x"}, format="json")
@@ -92,13 +92,13 @@ def test_another_users_token_is_403_and_unchanged(alice: Account, bob: Account, 
     assert [t["id"] for t in bob.client().get("/api/v1/tokens/").json()] == [bob.token.pk]
 
 
-def test_unknown_token_id_is_404(alice: Account) -> None:
+def test_unknown_token_id_is_404(alice: TokenUser) -> None:
     response = alice.client().delete("/api/v1/tokens/999999/")
     assert response.status_code == 404
     assert response.json()["error"] == "no API token 999999"
 
 
-def test_anonymous_and_bad_tokens_are_refused(alice: Account) -> None:
+def test_anonymous_and_bad_tokens_are_refused(alice: TokenUser) -> None:
     anonymous = APIClient()
     assert anonymous.get("/api/v1/tokens/").status_code == 401
     assert anonymous.post("/api/v1/tokens/", {"name": "x"}, format="json").status_code == 401
@@ -108,7 +108,7 @@ def test_anonymous_and_bad_tokens_are_refused(alice: Account) -> None:
     assert ApiToken.objects.count() == 1
 
 
-def test_session_writes_need_csrf(alice: Account) -> None:
+def test_session_writes_need_csrf(alice: TokenUser) -> None:
     client = APIClient(enforce_csrf_checks=True)
     client.force_login(alice.user)
     response = client.post("/api/v1/tokens/", {"name": "no csrf"}, format="json")

@@ -22,10 +22,10 @@ from django.test import Client
 from django.urls import Resolver404, resolve
 from drf_spectacular.generators import SchemaGenerator
 
-from backend.accounts.tests.conftest import Account, make_account
 from backend.clickhouse import client as ch
 from backend.loadtests.models import ApiToken, Test
 from backend.loadtests.tokens import create_token, revoke_token
+from backend.testing import TokenUser, make_token_user
 
 PROJECT_APPS = {
     *("loadtests", "tankapi", "uploads", "reports", "compare", "diagnosis", "accounts", "sharing", "web"),
@@ -40,8 +40,8 @@ VOLATILE = {"last_used_at"}
 class Target:
     """What the credentials act on: alice's test and token; bob is the foreigner."""
 
-    alice: Account
-    bob: Account
+    alice: TokenUser
+    bob: TokenUser
     revoked_raw: str
     test: Test
     other_test: Test
@@ -206,7 +206,7 @@ def credential_cases(target: Target) -> list[Case]:
         ("missing", with_api(None, upload_token=None)),
         ("wrong", with_api("tdm_wrong-token-0000000000000000000000", upload_token="0" * 32)),
         ("revoked", with_api(target.revoked_raw)),
-        ("foreign", with_api(target.bob.raw)),
+        ("foreign", with_api(target.bob.raw_token)),
         ("foreign upload_token", with_api(None, upload_token=target.other_test.upload_token)),
     ]
 
@@ -223,8 +223,8 @@ def call(endpoint: Endpoint, query: dict[str, str], headers: dict[str, str]) -> 
 
 @pytest.fixture
 def target(db: None, clickhouse: None, redis_db: object) -> Target:
-    alice = make_account("alice")
-    bob = make_account("bob")
+    alice = make_token_user("alice")
+    bob = make_token_user("bob")
     revoked, revoked_raw = create_token(alice.user, name="old")
     revoke_token(revoked)
     test = Test.objects.create(owner=alice.user, name="alice's test", status="online")
@@ -268,9 +268,9 @@ def test_every_write_endpoint_refuses_bad_credentials_and_changes_nothing(target
         own_query = dict(endpoint.extra_query)
         own_headers: dict[str, str] = {}
         if endpoint.kind == "api":
-            own_headers["HTTP_AUTHORIZATION"] = f"Token {target.alice.raw}"
+            own_headers["HTTP_AUTHORIZATION"] = f"Token {target.alice.raw_token}"
         else:
-            own_query["api_token"] = target.alice.raw
+            own_query["api_token"] = target.alice.raw_token
         response = call(endpoint, own_query, own_headers)
         assert response.status_code not in (401, 403), f"owner refused at {endpoint.name}: {response.content[:200]!r}"
 

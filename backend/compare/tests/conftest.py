@@ -6,15 +6,13 @@ ingestion path (`PUT /api/v1/tests/<id>/phout`, the task run eagerly).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.test import APIClient
 
 from analytics.aggregate import SampleColumns, aggregate
 from analytics.histogram import bin_indexes_for_values_us
@@ -63,19 +61,7 @@ def insert_samples(
     }
     assert tuple(columns) == samples.COLUMNS
     client.insert_columns(samples.NAME, columns, tag="tests.compare.samples")
-    insert_upload_aggregates(test_id, upload_id, receive_sec, interval_us, tags, proto, net)
-
-
-def insert_upload_aggregates(
-    test_id: int,
-    upload_id: int,
-    receive_sec: np.ndarray,
-    interval_us: np.ndarray,
-    tags: np.ndarray,
-    proto: np.ndarray,
-    net: np.ndarray,
-) -> None:
-    """The per-second aggregates ingestion derives from these samples (source_id = the upload id)."""
+    # The per-second aggregates ingestion derives from these samples (source_id = the upload id).
     cases, codes = np.unique(np.asarray(tags, dtype=object).astype(str), return_inverse=True)
     cols = SampleColumns.of_response_times(receive_sec, codes, interval_us, net, proto)
     rows = second_aggregates.rows_of(test_id, upload_id, aggregate(cols, [str(c) for c in cases]), 1)
@@ -235,28 +221,11 @@ def phout_requests(
 
 
 @pytest.fixture
-def upload_phout(
-    owner: User,
-    owner_api: APIClient,
-    clickhouse: None,
-    redis_db: Any,
-    settings: Any,
-    tmp_path: Path,
-    django_capture_on_commit_callbacks: Any,
-) -> Iterator[Callable[..., Test]]:
+def upload_phout(owner: User, put_phout: Callable[..., Test]) -> Callable[..., Test]:
     """Make a test and upload `requests` into it through the API; returns the test once ingested."""
-    settings.VAR_DIR = tmp_path
 
     def make(requests: Phout, *, loadscheme: list[Any] | None = None) -> Test:
         test = Test.objects.create(owner=owner, name="phout", loadscheme=loadscheme or ["const(20, 5m)"])
-        body: Any = requests.body()  # the client's stubs say str; bytes are sent as they are
-        with django_capture_on_commit_callbacks(execute=True):
-            response = owner_api.generic(
-                "PUT", f"/api/v1/tests/{test.pk}/phout", body, content_type="application/octet-stream"
-            )
-        assert response.status_code == 202, response.content
-        test.refresh_from_db()
-        assert test.active_upload is not None and test.active_upload.status == UploadStatus.READY
-        return test
+        return put_phout(test.pk, requests.body())
 
-    yield make
+    return make

@@ -19,7 +19,7 @@ from clickhouse_driver import Client
 from backend.clickhouse import client, engines, migrate
 from backend.clickhouse.migrations import m0001_initial, m0002_narrow_samples, m0003_narrow_sample_ids
 from backend.clickhouse.tables import monitoring, samples, schema_migrations, second_aggregates
-from backend.testing import ROOT
+from backend.testing import ROOT, cluster_nodes
 
 CLUSTER = engines.Shape(cluster="prod", database="tk")
 SINGLE = engines.Shape(database="tk")
@@ -90,17 +90,6 @@ on_cluster = pytest.mark.skipif(
 )
 
 
-def _nodes() -> list[tuple[int, int, int]]:
-    """(shard, replica, port) of every node, from the cluster's layout."""
-    rows = client.execute(
-        "SELECT shard_num, replica_num, port FROM system.clusters "
-        "WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
-        {"c": engines.current().cluster},
-        tag="tests.cluster.nodes",
-    )
-    return [(int(s), int(r), int(p)) for s, r, p in rows]
-
-
 def _on_node(port: int, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
     node = Client("127.0.0.1", port=port, database=client.database(), connect_timeout=2)
     try:
@@ -110,7 +99,7 @@ def _on_node(port: int, sql: str, params: dict[str, Any] | None = None) -> list[
 
 
 def _node_number(port: int) -> int:
-    return [p for _s, _r, p in _nodes()].index(port) + 1  # deploy/cluster.sh numbers them in this order
+    return [p for _s, _r, p in cluster_nodes()].index(port) + 1  # deploy/cluster.sh numbers them in this order
 
 
 def _cluster_sh(*args: str) -> None:
@@ -155,14 +144,15 @@ def _sync(port: int) -> None:
 def test_a_tests_rows_live_on_one_shard_and_on_both_its_replicas(clickhouse: None) -> None:
     for test_id in (10, 11, 12, 13):
         _insert(test_id, 1_700_000_000, 5)
-    for _shard, _replica, port in _nodes():
+    for _shard, _replica, port in cluster_nodes():
         _sync(port)
     held: dict[int, set[int]] = {}
-    for shard, _replica, port in _nodes():
+    for shard, _replica, port in cluster_nodes():
         for (test_id,) in _on_node(port, "SELECT DISTINCT test_id FROM second_aggregates_local"):
             held.setdefault(int(test_id), set()).add(shard)
     assert held == {10: {1}, 11: {2}, 12: {1}, 13: {2}}  # test_id % 2 shards; each on both replicas of its shard
-    counts = [int(_on_node(port, "SELECT count() FROM second_aggregates_local")[0][0]) for _s, _r, port in _nodes()]
+    sql = "SELECT count() FROM second_aggregates_local"
+    counts = [int(_on_node(port, sql)[0][0]) for _s, _r, port in cluster_nodes()]
     assert counts == [2, 2, 2, 2]
 
 
@@ -186,7 +176,7 @@ def test_a_mutation_reaches_every_replica(clickhouse: None) -> None:
     while client.pending_mutations(second_aggregates.NAME):
         assert time.monotonic() < deadline, "mutation not done in 30 s"
         time.sleep(0.1)
-    for _shard, _replica, port in _nodes():
+    for _shard, _replica, port in cluster_nodes():
         _sync(port)
         rows = _on_node(port, "SELECT DISTINCT test_id FROM second_aggregates_local")
         assert 31 not in {int(t) for (t,) in rows}
@@ -208,7 +198,7 @@ def restarts_nodes() -> Iterator[list[int]]:
 def test_with_a_replica_of_each_shard_down_writes_and_reads_go_on_and_it_catches_up(
     clickhouse: None, restarts_nodes: list[int]
 ) -> None:
-    nodes = _nodes()
+    nodes = cluster_nodes()
     first_replicas = [port for shard, replica, port in nodes if replica == 1]  # the ones INSERTs go to first
     for test_id in (40, 41):
         _insert(test_id, 1_700_000_000, 1)
@@ -242,7 +232,7 @@ def test_with_a_whole_shard_down_writes_are_refused_with_503_and_resume_after(
 
     test = Test.objects.create(owner=owner, name="shard down", status=TestStatus.READY, has_stream=True)
     shard = 1 + test.pk % 2
-    ports = [port for s, _r, port in _nodes() if s == shard]
+    ports = [port for s, _r, port in cluster_nodes() if s == shard]
     for number in [_node_number(port) for port in ports]:
         restarts_nodes.append(number)
         _cluster_sh("stop-node", str(number))

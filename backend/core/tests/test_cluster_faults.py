@@ -30,7 +30,7 @@ from backend.clickhouse import client, engines
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.tankapi import buffer, flush
-from backend.testing import ROOT, LiveASGIServer, api_client_for
+from backend.testing import ROOT, LiveASGIServer, api_client_for, cluster_nodes
 
 pytestmark = [
     pytest.mark.slow,
@@ -42,16 +42,6 @@ LINES = int(os.environ.get("CLUSTER_FAULT_LINES", "300000"))
 # How long after the upload's INSERT starts the replicas are killed.
 STOP_AFTER_S = float(os.environ.get("CLUSTER_FAULT_STOP_AFTER_S", "0.1"))
 FIRST_TS = 1_795_500_000
-
-
-def _nodes() -> list[tuple[int, int, int]]:
-    rows = client.execute(
-        "SELECT shard_num, replica_num, port FROM system.clusters "
-        "WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
-        {"c": engines.current().cluster},
-        tag="tests.cluster.nodes",
-    )
-    return [(int(s), int(r), int(p)) for s, r, p in rows]
 
 
 def _cluster_sh(*args: str) -> None:
@@ -73,9 +63,9 @@ class Outage:
     """Stops the first replica of each shard, and starts them again; remembers for how long they were down."""
 
     def __init__(self) -> None:
-        self.numbers = [i + 1 for i, (_s, replica, _p) in enumerate(_nodes()) if replica == 1]
-        self.ports = [port for _s, replica, port in _nodes() if replica == 1]
-        self.staying = [port for _s, replica, port in _nodes() if replica != 1]
+        self.numbers = [i + 1 for i, (_s, replica, _p) in enumerate(cluster_nodes()) if replica == 1]
+        self.ports = [port for _s, replica, port in cluster_nodes() if replica == 1]
+        self.staying = [port for _s, replica, port in cluster_nodes() if replica != 1]
         self.down_at = self.up_at = 0.0
 
     def stop(self) -> None:

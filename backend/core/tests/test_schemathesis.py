@@ -20,17 +20,16 @@ import schemathesis
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import Status, events, from_schema
 
-from backend.accounts.tests.conftest import make_account
 from backend.loadtests.models import Test, Upload
 from backend.sharing.tests.rows import insert_samples, insert_seconds
-from backend.testing import LiveASGIServer
+from backend.testing import LiveASGIServer, make_token_user
 
 EXAMPLES_PER_OPERATION = 12
 
 
 @pytest.fixture
 def fuzz_world(transactional_db: None, clickhouse: None, redis_db: object) -> dict[str, Any]:
-    operator = make_account("operator", staff=True)
+    operator = make_token_user("operator", staff=True)
     streamed = Test.objects.create(
         owner=operator.user, name="streamed", status="ready", has_stream=True, component="api"
     )
@@ -40,7 +39,7 @@ def fuzz_world(transactional_db: None, clickhouse: None, redis_db: object) -> di
     insert_samples(uploaded.pk, upload.pk, [1 + i % 250 for i in range(600)])
     insert_seconds(uploaded.pk, upload.pk, 6, fast_ms=50, slow_ms=240, fast=99, slow=1)
     Test.objects.filter(pk=uploaded.pk).update(active_upload=upload)
-    return {"token": operator.raw, "test_ids": [streamed.pk, uploaded.pk]}
+    return {"token": operator.raw_token, "test_ids": [streamed.pk, uploaded.pk]}
 
 
 def _config(token: str) -> SchemathesisConfig:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import pytest
-from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from backend.loadtests.models import Test, UploadStatus
+from backend.loadtests.models import Test
 
 T0 = 1_795_316_000
 
@@ -30,17 +27,8 @@ def phout_body(*, seed: int, seconds: int = 120, rps: int = 40, t0: int = T0, sl
 
 
 @pytest.fixture
-def upload_test(
-    owner: User,
-    owner_api: APIClient,
-    clickhouse: None,
-    redis_db: Any,
-    settings: Any,
-    tmp_path: Path,
-    django_capture_on_commit_callbacks: Any,
-) -> Iterator[Callable[..., Test]]:
+def upload_test(owner_api: APIClient, put_phout: Callable[..., Test]) -> Callable[..., Test]:
     """Create a test of `component` through the API and upload a phout into it; returns it once ingested."""
-    settings.VAR_DIR = tmp_path
 
     def make(component: str, *, seed: int, slow: float = 1.0, day: int = 0, api: APIClient | None = None) -> Test:
         client = api or owner_api
@@ -48,15 +36,6 @@ def upload_test(
             "/api/v1/tests/", {"name": f"run {seed}", "component": component, "version": f"1.{seed}"}, format="json"
         )
         assert created.status_code == 201, created.content
-        test_id = created.json()["id"]
-        body: Any = phout_body(seed=seed, slow=slow, t0=T0 + day * 86400)
-        with django_capture_on_commit_callbacks(execute=True):
-            response = client.generic(
-                "PUT", f"/api/v1/tests/{test_id}/phout", body, content_type="application/octet-stream"
-            )
-        assert response.status_code == 202, response.content
-        test = Test.objects.get(pk=test_id)
-        assert test.active_upload is not None and test.active_upload.status == UploadStatus.READY
-        return test
+        return put_phout(created.json()["id"], phout_body(seed=seed, slow=slow, t0=T0 + day * 86400), api=client)
 
-    yield make
+    return make

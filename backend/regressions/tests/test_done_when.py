@@ -14,13 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
-from django.contrib.auth.models import User
 
-from backend.loadtests.tokens import create_token
 from backend.notify.tests.receivers import Receiver
 from backend.regressions.tests.conftest import T0, phout_body
-from backend.testing import LiveASGIServer, WorkerProcess, worker_env
+from backend.testing import LiveASGIServer, WorkerProcess, make_token_user, worker_env
 from tankodrom_cli.main import main
 
 
@@ -55,10 +52,8 @@ def test_a_regressed_run_fails_the_gate_shows_on_the_dashboard_and_is_announced(
     stack: tuple[LiveASGIServer, WorkerProcess], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     live, worker = stack
-    user = User.objects.create_user("release-manager", password="x" * 12)
-    _, token = create_token(user, name="ci")
-    http = requests.Session()
-    http.headers["Authorization"] = f"Token {token}"
+    owner = make_token_user("release-manager")
+    token, http = owner.raw_token, owner.session()
     api = f"{live.url}/api/v1/components/checkout"
 
     good = [upload(live.url, token, tmp_path / f"good{i}.phout", i, 1.0, i, capsys) for i in (1, 2)]

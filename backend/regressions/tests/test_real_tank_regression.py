@@ -7,51 +7,37 @@ Slow: two tank runs and a worker (about a minute and a half)."""
 
 from __future__ import annotations
 
-import http.server
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
-from django.contrib.auth.models import User
 
 from backend.loadtests.models import Test, TestStatus
-from backend.loadtests.tokens import create_token
 from backend.notify.tests.receivers import Receiver
 from backend.tankapi import views
 from backend.tankapi.tests.test_real_tank import _BeatFlusher, _job_from, _run, _tank_config, tank_venv  # noqa: F401
-from backend.testing import LiveASGIServer, WorkerProcess, worker_env
+from backend.testing import LiveASGIServer, QuietHandler, WorkerProcess, make_token_user, serving_http, worker_env
 from tankodrom_cli.main import main
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("clickhouse", "redis_db")]
 COMPONENT = "tankapi-e2e"  # what _tank_config's overload section says
 
 
-class _SlowableTarget(http.server.BaseHTTPRequestHandler):
+class _SlowableTarget(QuietHandler):
     delay_s = 0.0
 
     def do_GET(self) -> None:
         time.sleep(_SlowableTarget.delay_s)
-        body = b"ok\n"
-        self.send_response(404 if self.path.startswith("/missing") else 200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+        self.answer(404 if self.path.startswith("/missing") else 200, b"ok\n")
 
 
 @pytest.fixture
 def slowable_target() -> Iterator[str]:
     _SlowableTarget.delay_s = 0.0
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowableTarget)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serving_http(_SlowableTarget) as url:
+        yield url
 
 
 @pytest.fixture
@@ -98,10 +84,8 @@ def test_a_real_tank_run_that_regresses_fails_the_gate_and_is_announced(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     live, worker = stack
-    user = User.objects.create_user("tank-owner", password="x" * 12)
-    _, token = create_token(user, name="tank")
-    http = requests.Session()
-    http.headers["Authorization"] = f"Token {token}"
+    owner = make_token_user("tank-owner")
+    user, token, http = owner.user, owner.raw_token, owner.session()
     api = f"{live.url}/api/v1/components/{COMPONENT}"
 
     with Receiver() as rx:

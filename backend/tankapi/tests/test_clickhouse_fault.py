@@ -11,22 +11,17 @@ numbers, none is missing, and monitoring is complete.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-from django.conf import settings as django_settings
 
 from backend.clickhouse import client as ch
-from backend.clickhouse import migrate
 from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.loadtests.models import Test
 from backend.tankapi import buffer, flush
-from backend.testing import LiveASGIServer, SpareClickHouse
+from backend.testing import LiveASGIServer, SpareClickHouse, serving_spare_clickhouse
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -37,19 +32,8 @@ CASES = ("alpha", "beta")
 
 @pytest.fixture
 def own_clickhouse(settings: Any) -> Iterator[SpareClickHouse]:
-    base = Path(django_settings.VAR_DIR) / f"tankapi-fault-ch-{os.getpid()}"
-    shutil.rmtree(base, ignore_errors=True)
-    server = SpareClickHouse(base_dir=base)
-    server.start()
-    settings.CLICKHOUSE = {**django_settings.CLICKHOUSE, "port": server.tcp_port, "database": "tankapi_fault"}
-    ch.reset_connections()
-    migrate.apply_all()
-    try:
+    with serving_spare_clickhouse(settings, "tankapi-fault-ch", "tankapi_fault") as server:
         yield server
-    finally:
-        server.stop()
-        ch.reset_connections()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def _body(ts: int) -> bytes:

@@ -13,7 +13,6 @@ The second test replays `tank-postloader` on the same artifacts into a new job a
 from __future__ import annotations
 
 import fcntl
-import http.server
 import json
 import os
 import shutil
@@ -36,7 +35,7 @@ from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
 from backend.loadtests.tokens import create_token
 from backend.tankapi import flush, views
-from backend.testing import LiveASGIServer
+from backend.testing import LiveASGIServer, QuietHandler, serving_http
 
 YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
 E2E_DIR = Path(__file__).parent / "e2e"
@@ -60,7 +59,7 @@ def tank_venv() -> Path:
     return venv
 
 
-class _Target(http.server.BaseHTTPRequestHandler):
+class _Target(QuietHandler):
     """200 for most paths, 404 for /missing, 500 for every other /error."""
 
     errors_seen = 0
@@ -74,23 +73,13 @@ class _Target(http.server.BaseHTTPRequestHandler):
             with _Target.lock:
                 _Target.errors_seen += 1
                 status = 500 if _Target.errors_seen % 2 else 200
-        body = b"hello from the target\n"
-        self.send_response(status)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+        self.answer(status, b"hello from the target\n")
 
 
 @pytest.fixture
 def target() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Target)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serving_http(_Target) as url:
+        yield url
 
 
 @pytest.fixture

@@ -2,36 +2,31 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
-from rest_framework.test import APIClient
 
-from backend.loadtests.models import Test
-from backend.loadtests.tokens import create_token
+from backend.loadtests.models import Test, Upload, UploadStatus
+from backend.testing import TokenUser, make_token_user
 
 GOLDEN = Path(__file__).resolve().parents[3] / "analytics" / "tests" / "golden" / "phout"
 
 
-@dataclass
-class Owner:
-    user: User
-    raw_token: str
-
-    def client(self) -> APIClient:
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {self.raw_token}")
-        return client
+# The uploads tests' name for the user who owns the test they upload into.
+Owner = TokenUser
 
 
-def make_owner(username: str) -> Owner:
-    user = User.objects.create_user(username, password="x" * 12)
-    _token, raw = create_token(user, name="uploads tests")
-    return Owner(user=user, raw_token=raw)
+def final_upload(upload_id: int, timeout_s: float = 30) -> Upload:
+    """The upload once it is ready or failed, or as it is after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        upload = Upload.objects.get(pk=upload_id)
+        if upload.status in (UploadStatus.READY, UploadStatus.FAILED) or time.monotonic() > deadline:
+            return upload
+        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -43,7 +38,7 @@ def uploads_env(db: None, clickhouse: None, redis_db: object, settings: Any, tmp
 
 @pytest.fixture
 def owner(uploads_env: Path) -> Owner:
-    return make_owner("shooter")
+    return make_token_user("shooter")
 
 
 @pytest.fixture

@@ -14,17 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings as django_settings
 
 from backend.celery_app import app as celery_app
 from backend.clickhouse import client as ch
-from backend.clickhouse import migrate
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.testing import SpareClickHouse, WorkerProcess, worker_env
+from backend.testing import SpareClickHouse, WorkerProcess, serving_spare_clickhouse, worker_env
 from backend.uploads import ingest, resume
 from backend.uploads.storage import upload_path
-from backend.uploads.tests.conftest import Owner
+from backend.uploads.tests.conftest import Owner, final_upload
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -52,19 +50,8 @@ def big_phout(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def own_clickhouse(settings: Any, uploads_env: Path) -> Iterator[SpareClickHouse]:
-    base = Path(django_settings.VAR_DIR) / f"uploads-fault-ch-{os.getpid()}"
-    shutil.rmtree(base, ignore_errors=True)
-    server = SpareClickHouse(base_dir=base)
-    server.start()
-    settings.CLICKHOUSE = {**django_settings.CLICKHOUSE, "port": server.tcp_port, "database": DATABASE}
-    ch.reset_connections()
-    migrate.apply_all()
-    try:
+    with serving_spare_clickhouse(settings, "uploads-fault-ch", DATABASE) as server:
         yield server
-    finally:
-        server.stop()
-        ch.reset_connections()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture
@@ -109,15 +96,6 @@ def wait_mid_ingest(upload_id: int, timeout_s: float = 60) -> None:
         time.sleep(0.02)
 
 
-def wait_final(upload_id: int, timeout_s: float) -> Upload:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        upload = Upload.objects.get(pk=upload_id)
-        if upload.status in (UploadStatus.READY, UploadStatus.FAILED) or time.monotonic() > deadline:
-            return upload
-        time.sleep(0.2)
-
-
 def stored(test_id: int, upload_id: int) -> tuple[int, int]:
     """(rows in samples, requests counted by the per-second overall rows), once pending deletions are done."""
     ingest.wait_for_mutations(samples.NAME)
@@ -152,7 +130,7 @@ def test_a_worker_killed_mid_ingest_is_resumed_and_nothing_is_doubled(
         time.sleep(0.2)
     assert resumed == [upload.pk]
     assert resume.resume_stalled_uploads(grace_s=0) == []  # queued once, not at every sweep
-    done = wait_final(upload.pk, timeout_s=90)
+    done = final_upload(upload.pk, timeout_s=90)
     assert done.status == UploadStatus.READY, done.error
     assert (done.lines_total, done.lines_bad) == (LINES, 0)
     assert stored(done.test_id, upload.pk) == (LINES, LINES)
@@ -169,7 +147,7 @@ def test_clickhouse_restarted_mid_ingest_the_upload_completes_once(
     time.sleep(1)
     own_clickhouse.start()
     ch.reset_connections()
-    done = wait_final(upload.pk, timeout_s=120)  # the task retries 30 s after the outage
+    done = final_upload(upload.pk, timeout_s=120)  # the task retries 30 s after the outage
     assert done.status == UploadStatus.READY, done.error
     assert (done.lines_total, done.lines_bad) == (LINES, 0)
     assert stored(done.test_id, upload.pk) == (LINES, LINES)

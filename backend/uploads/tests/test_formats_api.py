@@ -7,7 +7,6 @@ import gzip
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,7 @@ from rest_framework.test import APIClient
 
 from backend.diagnosis.tasks import diagnose_test
 from backend.loadtests.models import Test, Upload, UploadStatus
-from backend.loadtests.tokens import create_token
-from backend.testing import LiveASGIServer, free_port
+from backend.testing import LiveASGIServer, TokenUser, free_port
 from backend.uploads.models import UploadFormat
 from tankodrom_cli.main import main
 
@@ -28,17 +26,13 @@ LOCUSTFILE = FIXTURES / "locust" / "locustfile.py"
 
 
 @pytest.fixture
-def server(transactional_db: None, clickhouse: None, redis_db: object, settings: Any, tmp_path: Path) -> Iterator[Any]:
-    settings.VAR_DIR = tmp_path
-    with LiveASGIServer() as live:
-        yield live
+def server(live_asgi: LiveASGIServer) -> LiveASGIServer:
+    return live_asgi
 
 
 @pytest.fixture
-def account(server: Any) -> tuple[User, str]:
-    user = User.objects.create_user("formats-user", password="x" * 12)
-    _token, raw = create_token(user, name="formats")
-    return user, raw
+def account(live_user: TokenUser) -> tuple[User, str]:
+    return live_user.user, live_user.raw_token
 
 
 def api_of(token: str) -> APIClient:

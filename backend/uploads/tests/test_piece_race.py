@@ -16,8 +16,8 @@ from backend.clickhouse.tables import samples
 from backend.loadtests.models import Test, UploadStatus
 from backend.testing import LiveASGIServer
 from backend.uploads.receive import PIECE_LOCK_NAMESPACE
-from backend.uploads.tests.conftest import Owner
-from backend.uploads.tests.test_upload_socket import final_upload, headers, put_head, raw_request, read_answer, url
+from backend.uploads.tests.conftest import Owner, final_upload
+from backend.uploads.tests.test_upload_socket import headers, put_head, raw_request, read_answer, url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -61,6 +61,13 @@ def test_the_same_piece_from_two_clients_at_once_is_written_by_one_only(
     upload_id = answer.json()["upload_id"]
     piece_range = f"Content-Range: bytes {len(first)}-{total - 1}/{total}"
 
+    def send_b() -> requests.Response:
+        """Client B's request: the same piece with other bytes, whole."""
+        piece_headers = headers(owner, **{"Content-Range": piece_range.split(": ", 1)[1]})
+        return requests.put(
+            url(server, test_row), params={"upload": upload_id}, data=beta, headers=piece_headers, timeout=30
+        )
+
     # Client A sends its head and half its piece, then pauses: it holds the upload while its body trickles in.
     head = put_head(test_row, owner, len(alpha), piece_range).replace("/phout ", f"/phout?upload={upload_id} ")
     slow = raw_request(server, head)
@@ -71,13 +78,7 @@ def test_the_same_piece_from_two_clients_at_once_is_written_by_one_only(
         time.sleep(0.02)
 
     # Client B sends the same piece with other bytes, whole: refused at once, nothing of it written.
-    other = requests.put(
-        url(server, test_row),
-        params={"upload": upload_id},
-        data=beta,
-        headers=headers(owner, **{"Content-Range": piece_range.split(": ", 1)[1]}),
-        timeout=30,
-    )
+    other = send_b()
     assert other.status_code == 409, other.text
     assert "another request is writing upload" in other.json()["error"]
 
@@ -98,11 +99,5 @@ def test_the_same_piece_from_two_clients_at_once_is_written_by_one_only(
     assert tags == [("alpha", 1000), ("first", 1000)]  # nothing of B's body
 
     # Once A is done, B's piece is refused for what it is: the upload is complete.
-    late = requests.put(
-        url(server, test_row),
-        params={"upload": upload_id},
-        data=beta,
-        headers=headers(owner, **{"Content-Range": piece_range.split(": ", 1)[1]}),
-        timeout=30,
-    )
+    late = send_b()
     assert late.status_code == 409 and "already complete" in late.json()["error"]

@@ -12,10 +12,11 @@ import pytest
 from backend.clickhouse import client
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.testing import make_token_user
 from backend.uploads import receive
 from backend.uploads.digest import digest_of_bytes
 from backend.uploads.ingest import wait_for_mutations
-from backend.uploads.tests.conftest import GOLDEN, Owner, make_owner
+from backend.uploads.tests.conftest import GOLDEN, Owner
 
 
 def put_phout(owner: Owner, test: Test, body: bytes, capture: Any, **extra: Any) -> Any:
@@ -150,7 +151,7 @@ def test_access_and_request_errors(owner: Owner, test_row: Test, django_capture_
     anonymous.credentials()
     response = anonymous.generic("PUT", f"/api/v1/tests/{test_row.pk}/phout", cast(Any, body))
     assert response.status_code == 401 and "API token" in response.json()["error"]
-    stranger = make_owner("stranger")
+    stranger = make_token_user("stranger")
     response = put_phout(stranger, test_row, body, django_capture_on_commit_callbacks)
     assert response.status_code == 403 and "error" in response.json()
     response = put_phout(owner, test_row, body, django_capture_on_commit_callbacks, CONTENT_LENGTH="")

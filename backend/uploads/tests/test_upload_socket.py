@@ -18,7 +18,7 @@ from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.tankapi import socket_body
 from backend.testing import LiveASGIServer
 from backend.uploads.digest import digest_of_bytes
-from backend.uploads.tests.conftest import Owner
+from backend.uploads.tests.conftest import Owner, final_upload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,15 +48,6 @@ def url(server: LiveASGIServer, test: Test) -> str:
 
 def headers(owner: Owner, **extra: str) -> dict[str, str]:
     return {"Authorization": f"Token {owner.raw_token}", **extra}
-
-
-def final_upload(upload_id: int, timeout_s: float = 30) -> Upload:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        upload = Upload.objects.get(pk=upload_id)
-        if upload.status in (UploadStatus.READY, UploadStatus.FAILED) or time.monotonic() > deadline:
-            return upload
-        time.sleep(0.05)
 
 
 def raw_request(server: LiveASGIServer, head: str) -> socket.socket:
