@@ -24,6 +24,7 @@ from backend.core import schema
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import can_read
 from backend.reports import cache as reports_cache
+from backend.reports.window import WindowError
 
 POLL_INTERVAL_S = 0.05
 
@@ -76,8 +77,8 @@ class CompareView(APIView):
     )
     def get(self, request: Request) -> HttpResponseBase:
         try:
-            params = service.parse_params(request.query_params, request.query_params.getlist("case"))
-        except service.BadRequest as exc:
+            params = service.parse_params(request.query_params)
+        except WindowError as exc:
             return Response({"error": str(exc)}, status=400)
         by_id = Test.objects.in_bulk(list(params.test_ids))
         for test_id in params.test_ids:

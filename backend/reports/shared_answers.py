@@ -27,7 +27,7 @@ from backend.reports import cache
 # The report answers that reports.cache.conditional versions (one test each).
 SHARED_PATH = re.compile(r"^/api/v1/tests/(\d{1,18})/(?:summary|report|charts/[a-z_]{1,40}|tables|monitoring|config)$")
 _VERSION_SQL = (
-    "SELECT status, active_upload_id, has_stream, finished_at, first_ts, last_ts, created_at, is_private "
+    "SELECT status, active_upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, is_private "
     f"FROM {Test._meta.db_table} WHERE id = %s"
 )
 
@@ -47,12 +47,12 @@ def _current_etag(test_id: int, url: str) -> str | None:
     with connection.cursor() as cursor:
         cursor.execute(_VERSION_SQL, [test_id])
         row = cursor.fetchone()
-    if row is None or row[7]:  # gone, or private
+    if row is None or row[8]:  # gone, or private
         return None
-    status, upload_id, has_stream, finished_at, first_ts, last_ts, created_at, _private = row
+    status, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, _private = row
     refreshed = cache.generation(test_id)
     version = cache.version_from(
-        test_id, status, upload_id, has_stream, finished_at, first_ts, last_ts, created_at, refreshed
+        test_id, status, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, refreshed
     )
     return cache.etag_of_versions([version], url)
 
