@@ -24,7 +24,7 @@ from rest_framework.response import Response
 
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_read
-from backend.reports.source import cache_key, data_version_from
+from backend.reports.source import cache_key, data_version
 from backend.reports.window import Window
 
 TTL_S = 30 * 24 * 3600
@@ -79,38 +79,15 @@ FINAL_STATUSES = frozenset({TestStatus.READY, TestStatus.FAILED})
 
 
 def version_of(test: Test) -> str | None:
-    return version_from(
-        test.pk,
-        str(test.status),
-        test.active_upload_id,
-        test.has_stream,
-        test.first_ts,
-        test.last_ts,
-        test.last_push_at,
-        test.finished_at,
-        test.created_at,
-        generation(int(test.pk)),
-    )
+    return version_from(data_version(test), str(test.status), test.created_at, generation(int(test.pk)))
 
 
-def version_from(
-    pk: int,
-    status: str,
-    active_upload_id: int | None,
-    has_stream: bool,
-    first_ts: int | None,
-    last_ts: int | None,
-    last_push_at: datetime | None,
-    finished_at: datetime | None,
-    created_at: datetime | None,
-    refreshed: int,
-) -> str | None:
+def version_from(data: str, status: str, created_at: datetime | None, refreshed: int) -> str | None:
     """What a finished test's answers depend on, as a string; None while they may still change: its data version,
     its status and when its cached figures were refreshed. The creation time makes it unique to the row (ids are
     reused by test databases, never in production)."""
     if status not in FINAL_STATUSES:
         return None
-    data = data_version_from(pk, active_upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at)
     created = created_at.timestamp() if created_at else 0
     return f"{RESPONSE_VERSION}.{data}.{status}.{created}.{refreshed}"
 

@@ -58,6 +58,10 @@ HOST_MAX = Test._meta.get_field("target_host").max_length or 512
 PORT_MAX = Test._meta.get_field("target_port").max_length or 32
 
 
+# How the run went: set by the tank and the server, never written through the API.
+RUN_OUTCOME = ("status", "error", "exit_code", "exit_reason", "closed_by_silence", "has_stream")
+
+
 class TestSerializer(serializers.ModelSerializer[Test]):
     """A test's metadata, status and sources. `target` ("host:port") is accepted as a shorthand on writes."""
 
@@ -104,12 +108,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "instances",
             "loadscheme",
             "notify",
-            "status",
-            "error",
-            "exit_code",
-            "exit_reason",
-            "closed_by_silence",
-            "has_stream",
+            *RUN_OUTCOME,
             "active_upload",
             "first_ts",
             "last_ts",
@@ -129,12 +128,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         )
         read_only_fields = (
             "id",
-            "status",
-            "error",
-            "exit_code",
-            "exit_reason",
-            "closed_by_silence",
-            "has_stream",
+            *RUN_OUTCOME,
             "first_ts",
             "last_ts",
             "created_at",

@@ -23,6 +23,7 @@ from django.http.response import HttpResponseBase
 
 from backend.loadtests.models import Test
 from backend.reports import cache
+from backend.reports.source import data_version_from
 
 # The report answers that reports.cache.conditional versions (one test each).
 SHARED_PATH = re.compile(r"^/api/v1/tests/(\d{1,18})/(?:summary|report|charts/[a-z_]{1,40}|tables|monitoring|config)$")
@@ -51,9 +52,8 @@ def _current_etag(test_id: int, url: str) -> str | None:
         return None
     status, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, _private = row
     refreshed = cache.generation(test_id)
-    version = cache.version_from(
-        test_id, status, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, refreshed
-    )
+    data = data_version_from(test_id, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at)
+    version = cache.version_from(data, status, created_at, refreshed)
     return cache.etag_of_versions([version], url)
 
 
