@@ -1,7 +1,7 @@
 """`GET /api/v1/compare`: validate, check access, answer from the cache or have the `analysis` queue compute.
 
-The view waits a bounded time for the task (it usually finishes in well under a second at the sizes we see),
-then answers 202 with `{"status": "pending"}` so the page can poll the same URL.
+The view waits a bounded time for the task (TANKODROM_COMPARE_WAIT_S, long enough for most comparisons), then
+answers 202 with `{"status": "pending"}` so the page can poll the same URL.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Answers to anonymous readers of a finished public test, served from this process's memory.
 
 A link posted in a chat is opened by a couple of hundred people within seconds, anonymously, each fetching the same
-few report answers. Through Django's whole cycle (sessions, authentication, the ORM's lookup of the test, DRF) each
-costs a few milliseconds of CPU, and a 2-core server falls seconds behind (bench/report_burst/README.md). This
+few report answers. Django's whole cycle (sessions, authentication, the ORM's lookup of the test, DRF) costs far
+more than the answer itself, and a small server falls behind such a burst (bench/report_burst/README.md). This
 middleware, early in the chain, answers such a request with the bytes the view produced for an earlier anonymous
 reader, after checking in one indexed PostgreSQL read that the test is still the same finished version and still
 readable by anyone: nothing is served that the view would not serve now, and a test made private or deleted stops
