@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics.regressions import KpiSeries
+from analytics.regressions import KpiPoint, KpiSeries
 
 WORSE = "#c62828"
 BASELINE = "#2e7d32"
@@ -39,34 +39,35 @@ def kpi_figure(series: KpiSeries, baseline_test_id: int | None) -> dict[str, Any
             "hovertemplate": f"test %{{customdata}}<br>%{{y}} {unit}<extra></extra>",
         }
     ]
-    past = [p for p in measured if p.test_id in past_ids]
-    if past:
-        data.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "name": "past the threshold",
-                "x": [f"#{p.test_id}" for p in past],
-                "y": [_display(series, p.value) for p in past],
-                "customdata": [p.test_id for p in past],
-                "marker": {"color": WORSE, "size": 13, "symbol": "x"},
-                "hovertemplate": f"test %{{customdata}}: past the threshold<br>%{{y}} {unit}<extra></extra>",
-            }
-        )
-    base = [p for p in measured if p.test_id == baseline_test_id]
-    if base:
-        data.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "name": "baseline",
-                "x": [f"#{p.test_id}" for p in base],
-                "y": [_display(series, p.value) for p in base],
-                "customdata": [p.test_id for p in base],
-                "marker": {"color": BASELINE, "size": 14, "symbol": "star"},
-                "hovertemplate": f"baseline test %{{customdata}}<br>%{{y}} {unit}<extra></extra>",
-            }
-        )
+
+    def markers(points: list[KpiPoint], name: str, marker: dict[str, Any], hover: str) -> None:
+        """Marks over some of the tests' points (those past the threshold, the baseline)."""
+        if points:
+            data.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": name,
+                    "x": [f"#{p.test_id}" for p in points],
+                    "y": [_display(series, p.value) for p in points],
+                    "customdata": [p.test_id for p in points],
+                    "marker": marker,
+                    "hovertemplate": f"{hover}<br>%{{y}} {unit}<extra></extra>",
+                }
+            )
+
+    markers(
+        [p for p in measured if p.test_id in past_ids],
+        "past the threshold",
+        {"color": WORSE, "size": 13, "symbol": "x"},
+        "test %{customdata}: past the threshold",
+    )
+    markers(
+        [p for p in measured if p.test_id == baseline_test_id],
+        "baseline",
+        {"color": BASELINE, "size": 14, "symbol": "star"},
+        "baseline test %{customdata}",
+    )
     if series.limit is not None and labels:
         data.append(
             {

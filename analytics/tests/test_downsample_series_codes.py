@@ -1,4 +1,4 @@
-"""Chart downsampling, RPS statistics, code shares and the figure builders' shapes."""
+"""Chart resolution, RPS statistics, code shares and the figure builders' shapes."""
 
 from __future__ import annotations
 
@@ -6,11 +6,9 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from analytics.codes import code_shares, net_code_name
-from analytics.downsample import auto_compress_ratio, downsample, parse_compress_ratio
+from analytics.downsample import auto_compress_ratio, parse_compress_ratio
 from analytics.figures import distribution_figure, quantiles_figure
 from analytics.series import rps_stats, weighted_mean
 
@@ -28,21 +26,6 @@ def test_parse_compress_ratio() -> None:
     for bad in ("0", "x", "-3"):
         with pytest.raises(ValueError, match="compress_ratio"):
             parse_compress_ratio(bad)
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    st.lists(st.tuples(st.integers(1000, 1100), st.floats(0, 1e6)), min_size=1, max_size=200),
-    st.integers(1, 30),
-)
-def test_downsample_sum_preserves_totals_and_buckets_align_to_origin(points, ratio) -> None:
-    ts = np.array([p[0] for p in points])
-    vals = np.array([p[1] for p in points])
-    keys, sums = downsample(ts, vals, 1000, ratio, "sum")
-    assert np.isclose(sums.sum(), vals.sum())
-    assert np.all((keys - 1000) % ratio == 0) and np.all(np.diff(keys) > 0)
-    _, maxes = downsample(ts, vals, 1000, ratio, "max")
-    assert np.isclose(maxes.max(), vals.max())
 
 
 def test_rps_stats_counts_silent_seconds_inside_the_span() -> None:

@@ -1,13 +1,12 @@
 """The comparison itself: parse the request, read each test's data, judge the differences, build the JSON.
 
 The view and the Celery task both go through here: `parse_params` (validation, 400 on bad input),
-`cache_key` (the request plus each test's data version, so a new upload or push never serves a stale
-comparison) and `build` (the expensive part, run by the `analysis` queue).
+`cache_key` (the request plus each test's data version, backend/reports/source.py) and `build` (the expensive
+part, run by the `analysis` queue).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
+from django.http import QueryDict
 
 from analytics.compare import (
     DEFAULT_LEVELS,
@@ -33,13 +33,15 @@ from analytics.figures_compare import by_load_figure, distribution_figure, quant
 from backend.clickhouse.queries import compare as queries
 from backend.clickhouse.queries.selection import Selection
 from backend.loadtests.models import Test
-from backend.uploads.formats import has_samples
+from backend.reports import source
+from backend.reports.source import Source
+from backend.reports.window import WindowError, cases_param, levels_param, span_params
 
 MAX_TESTS = 10
 # Long-lived, so that its threads keep their ClickHouse connections between comparisons.
 _READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="compare-read")
-MAX_LEVELS = 30
-MAX_SECOND = 2**32 - 1  # ClickHouse stores seconds as UInt32
+# A comparison is a pure function of the data versions in its key, so it may live long; a day bounds the memory.
+RESULT_TTL_S = 24 * 3600
 MAX_ID = 2**63 - 1  # PostgreSQL bigint
 ALIGNMENTS = ("start", "absolute")
 METHOD = (
@@ -53,10 +55,6 @@ METHOD = (
     "fewer than 10 responses beyond them are not judged. Code shares: a block bootstrap, floor 0.1 percentage "
     "point. Values are exact order statistics when raw samples exist. Details: docs/compare.md."
 )
-
-
-class BadRequest(ValueError):
-    """A request parameter is wrong; the message names it."""
 
 
 @dataclass(frozen=True)
@@ -83,72 +81,36 @@ class CompareParams:
         )
 
 
-def _int_param(name: str, raw: str | None) -> int | None:
-    if raw is None or raw == "":
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BadRequest(f"{name} must be a whole number of seconds, got {raw!r}") from None
-    if value < 0:
-        raise BadRequest(f"{name} must not be negative, got {value}")
-    if value > MAX_SECOND:
-        raise BadRequest(f"{name} must be at most {MAX_SECOND} (unix seconds fit in 32 bits), got {value}")
-    return value
+def parse_params(query: QueryDict) -> CompareParams:
+    """Validate `tests`, `from`, `to`, `case`, `q` and `align`; raise WindowError naming the problem.
 
-
-def parse_params(query: Mapping[str, Any], cases: Sequence[str]) -> CompareParams:
-    """Validate `tests`, `from`, `to`, `case` (already a list), `q` and `align`; raise BadRequest naming the problem."""
+    The window's parameters are the report's (backend/reports/window.py), but `from` and `to` are whole seconds
+    (since each test's start with align=start) and the levels are judged in ascending order."""
     raw_tests = str(query.get("tests") or "")
     if not raw_tests:
-        raise BadRequest("tests is required: two or more test ids separated by commas, e.g. tests=17742,17743")
+        raise WindowError("tests is required: two or more test ids separated by commas, e.g. tests=17742,17743")
     ids: list[int] = []
     for part in raw_tests.split(","):
         part = part.strip()
         if not part.isascii() or not part.isdigit() or int(part) > MAX_ID:
-            raise BadRequest(f"tests: {part!r} is not a test id")
+            raise WindowError(f"tests: {part!r} is not a test id")
         ids.append(int(part))
     if len(ids) < 2:
-        raise BadRequest("tests: give at least two test ids to compare")
+        raise WindowError("tests: give at least two test ids to compare")
     if len(ids) > MAX_TESTS:
-        raise BadRequest(f"tests: at most {MAX_TESTS} tests in one comparison")
+        raise WindowError(f"tests: at most {MAX_TESTS} tests in one comparison")
     if len(set(ids)) != len(ids):
-        raise BadRequest("tests: a test is listed twice")
-    from_s = _int_param("from", query.get("from"))
-    to_s = _int_param("to", query.get("to"))
-    if from_s is not None and to_s is not None and to_s < from_s:
-        to_s = from_s  # [from, to) with to before from holds no second: an empty window, as [from, from)
-    levels = DEFAULT_LEVELS
-    raw_q = str(query.get("q") or "")
-    if raw_q:
-        parsed: list[float] = []
-        for part in raw_q.split(","):
-            try:
-                level = float(part)
-            except ValueError:
-                raise BadRequest(f"q: {part!r} is not a percent") from None
-            if not 0 <= level <= 100:  # also refuses nan
-                raise BadRequest(f"q: {part} is outside 0..100")
-            parsed.append(level)
-        levels = tuple(sorted(set(parsed)))
-        if len(levels) > MAX_LEVELS:
-            raise BadRequest(f"q: at most {MAX_LEVELS} levels")
+        raise WindowError("tests: a test is listed twice")
+    from_s, to_s = span_params(query, whole=True)
+    levels = tuple(sorted(levels_param(query.get("q"), DEFAULT_LEVELS)))
     align = str(query.get("align") or "start")
     if align not in ALIGNMENTS:
-        raise BadRequest(f"align must be one of {', '.join(ALIGNMENTS)}, got {align!r}")
-    clean_cases = tuple(dict.fromkeys(c for c in cases if c != ""))
-    return CompareParams(tuple(ids), from_s, to_s, clean_cases, levels, align)
-
-
-def data_version(test: Test) -> str:
-    """What changes when a test's data changes: a new active upload, a push, a status change."""
-    pushed = test.last_push_at.isoformat() if test.last_push_at else ""
-    return f"{test.pk}:{test.active_upload_id or 0}:{int(test.has_stream)}:{test.last_ts or 0}:{pushed}:{test.status}"
+        raise WindowError(f"align must be one of {', '.join(ALIGNMENTS)}, got {align!r}")
+    return CompareParams(tuple(ids), from_s, to_s, cases_param(query), levels, align)
 
 
 def cache_key(params: CompareParams, tests: Sequence[Test]) -> str:
-    blob = json.dumps([params.to_dict(), [data_version(t) for t in tests]], sort_keys=True, default=str)
-    return "compare:v2:" + hashlib.sha256(blob.encode()).hexdigest()
+    return source.cache_key("compare:v3", tests, json.dumps(params.to_dict(), sort_keys=True))
 
 
 def page_url(params: CompareParams) -> str:
@@ -198,10 +160,8 @@ class _Loaded:
     relative: dict[str, SparseCounts] = field(default_factory=dict)
 
 
-def _load(test: Test, params: CompareParams, exact: bool) -> _Loaded:
-    """`exact`: the test's active upload has raw samples (a Locust upload has per-second rows only)."""
-    upload_id = test.active_upload_id
-    start = queries.first_second(test.pk, upload_id)
+def _load(test: Test, params: CompareParams, src: Source) -> _Loaded:
+    start = queries.first_second(test.pk, src.source_id)
     if params.align == "start":
         base = start or 0
         window = (
@@ -213,8 +173,8 @@ def _load(test: Test, params: CompareParams, exact: bool) -> _Loaded:
     loaded = _Loaded(test, start, window)
     if start is None:
         return loaded
-    sel = Selection(test.pk, upload_id or 0, upload_id if exact else None, window[0], window[1], params.cases)
-    loaded.counts = queries.from_samples(sel, params.levels) if exact else queries.from_stream(sel)
+    sel = Selection(test.pk, src.source_id, src.upload_id, window[0], window[1], params.cases)
+    loaded.counts = queries.from_samples(sel, params.levels) if src.exact else queries.from_stream(sel)
     return loaded
 
 
@@ -275,8 +235,8 @@ def build(params: CompareParams, tests: Sequence[Test], settings: CompareSetting
     """The comparison JSON for `tests` (in the order asked; the first is the baseline)."""
     # The tests' reads are independent: run them side by side (each thread has its own ClickHouse connection).
     # Read here, not on the reader threads: they talk to ClickHouse only and hold no PostgreSQL connection.
-    with_samples = {t.pk: t.active_upload_id is not None and has_samples(int(t.active_upload_id)) for t in tests}
-    loaded = list(_READERS.map(lambda t: _load(t, params, with_samples[t.pk]), tests))
+    sources = {t.pk: source.source_of(t) for t in tests}
+    loaded = list(_READERS.map(lambda t: _load(t, params, sources[t.pk]), tests))
     empty = queries.TestCounts(
         {"": SparseCounts.empty()}, {"": SparseCounts.empty()}, {"": SparseCounts.empty()}, None, []
     )

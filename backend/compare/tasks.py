@@ -17,8 +17,6 @@ from backend.loadtests.models import Test
 
 log = logging.getLogger(__name__)
 
-# A comparison is a pure function of the data versions in its key, so it may live long; a day bounds the memory.
-RESULT_TTL_S = 24 * 3600
 # Failures are cached briefly so that waiting views see them, and a retry soon after recomputes.
 ERROR_TTL_S = 30
 PENDING_TTL_S = 300
@@ -46,4 +44,4 @@ def compute_comparison(params: dict[str, Any]) -> None:
         raise
     finally:
         cache.delete(pending_key(key))
-    cache.set(key, result, RESULT_TTL_S)
+    cache.set(key, result, service.RESULT_TTL_S)

@@ -1,7 +1,7 @@
 """`GET /api/v1/compare`: validate, check access, answer from the cache or have the `analysis` queue compute.
 
-The view waits a bounded time for the task (it usually finishes in well under a second at the sizes we see),
-then answers 202 with `{"status": "pending"}` so the page can poll the same URL.
+The view waits a bounded time for the task (TANKODROM_COMPARE_WAIT_S, long enough for most comparisons), then
+answers 202 with `{"status": "pending"}` so the page can poll the same URL.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from backend.core import schema
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import can_read
 from backend.reports import cache as reports_cache
+from backend.reports.window import WindowError
 
 POLL_INTERVAL_S = 0.05
 
@@ -76,8 +77,8 @@ class CompareView(APIView):
     )
     def get(self, request: Request) -> HttpResponseBase:
         try:
-            params = service.parse_params(request.query_params, request.query_params.getlist("case"))
-        except service.BadRequest as exc:
+            params = service.parse_params(request.query_params)
+        except WindowError as exc:
             return Response({"error": str(exc)}, status=400)
         by_id = Test.objects.in_bulk(list(params.test_ids))
         for test_id in params.test_ids:

@@ -10,6 +10,7 @@ import redis
 from django.conf import settings
 from django.db import connection
 
+from backend.celery_app import app
 from backend.clickhouse import client as ch
 
 
@@ -51,8 +52,6 @@ def check_redis() -> Check:
 
 
 def check_celery() -> Check:
-    from backend.celery_app import app
-
     try:
         replies = app.control.ping(timeout=1.0)
     except Exception as exc:

@@ -1,6 +1,7 @@
 """Diagnosis logic between the stores and the pure engine: run it for a test, read it back, trends and CI checks.
 
-Views call one function here each; the Celery task calls `run`. Access is decided by
+Views call one function here each (the analysis view also queues a diagnosis, backend/diagnosis/enqueue.py); the
+Celery task calls `run`. Access is decided by
 `backend.loadtests.permissions.can_read` for every test a trend shows.
 """
 
@@ -11,7 +12,6 @@ from datetime import timedelta
 from typing import Any
 
 import numpy as np
-from django.db import transaction
 from django.utils import timezone
 
 from analytics.diagnosis import DiagnosisInput, MonitoringSeries, TestSeries, diagnose
@@ -22,6 +22,7 @@ from backend.clickhouse.queries import diagnosis as queries
 from backend.diagnosis.models import ENGINE_VERSION, AnalysisStatus, TestAnalysis
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_read
+from backend.reports.source import source_id_of
 
 log = logging.getLogger(__name__)
 
@@ -32,18 +33,13 @@ CLOSED = (TestStatus.READY, TestStatus.FAILED)
 FIGURE_FIELDS = {"q99": "q99_steady_ms", "imbalance_rps": "imbalance_rps", "error_share": "error_share"}
 
 
-def source_of(test: Test) -> int:
-    """The second_aggregates source a report reads: the active upload's derived rows, else the tank stream."""
-    return int(test.active_upload_id) if test.active_upload_id else 0
-
-
 def _generator_figures(test: Test, rows: queries.SecondRows) -> tuple[list[float], list[int]]:
     """Planned RPS and instances per second of `rows`.
 
     A phout has neither; when the tank also streamed the test, its stream has both (what the generator planned
     and how many instances it had busy), so they are taken from there, second by second.
     """
-    if source_of(test) == 0 or not test.has_stream:
+    if source_id_of(test) == 0 or not test.has_stream:
         return rows.planned_rps, rows.instances
     stream = queries.overall_seconds(int(test.pk), 0)
     planned = dict(zip(stream.ts, stream.planned_rps, strict=True))
@@ -52,7 +48,7 @@ def _generator_figures(test: Test, rows: queries.SecondRows) -> tuple[list[float
 
 
 def load_input(test: Test) -> DiagnosisInput:
-    rows = queries.overall_seconds(int(test.pk), source_of(test))
+    rows = queries.overall_seconds(int(test.pk), source_id_of(test))
     planned_rps, instances = _generator_figures(test, rows)
     series = TestSeries.from_columns(
         ts=rows.ts,
@@ -108,7 +104,7 @@ def run(test: Test) -> TestAnalysis:
         )
     q99_steady_ms = result.q99_steady_ms
     if result.steady_span is not None:
-        bins, counts = queries.steady_histogram(int(test.pk), source_of(test), *result.steady_span)
+        bins, counts = queries.steady_histogram(int(test.pk), source_id_of(test), *result.steady_span)
         if sum(counts) > 0:
             # The q99 of the whole stage, not the median of per-second q99s: what "q99 of the steady stage" means.
             q99_steady_ms = float(sparse_histogram_quantiles_us(bins, counts, [99.0])[0]) / 1000.0
@@ -117,7 +113,7 @@ def run(test: Test) -> TestAnalysis:
         defaults={
             "status": AnalysisStatus.READY,
             "engine_version": ENGINE_VERSION,
-            "source_id": source_of(test),
+            "source_id": source_id_of(test),
             "seconds": len(data.series),
             "findings": findings,
             "figures": result.figures,
@@ -147,36 +143,38 @@ def is_current(analysis: TestAnalysis | None, test: Test) -> bool:
         analysis is not None
         and analysis.status == AnalysisStatus.READY
         and analysis.engine_version == ENGINE_VERSION
-        and analysis.source_id == source_of(test)
+        and analysis.source_id == source_id_of(test)
     )
 
 
-def _request(test: Test) -> None:
-    """Queue a diagnosis once: the row turns pending first, so polling clients do not queue it again."""
-    from backend.diagnosis.tasks import diagnose_test
-
-    with transaction.atomic():
-        TestAnalysis.objects.update_or_create(
-            test=test, defaults={"status": AnalysisStatus.PENDING, "requested_at": timezone.now()}
-        )
-    transaction.on_commit(lambda: diagnose_test.delay(int(test.pk)))
+def stored_analysis(test: Test) -> TestAnalysis | None:
+    return TestAnalysis.objects.filter(test=test).first()
 
 
-def analysis_payload(test: Test, user: Any) -> dict[str, Any]:
-    """What `GET /tests/<id>/analysis` answers; queues a diagnosis when none is current and the test is closed."""
-    analysis = TestAnalysis.objects.filter(test=test).first()
-    if not is_current(analysis, test):
-        waiting = (
-            analysis is not None
-            and analysis.status == AnalysisStatus.PENDING
-            and analysis.requested_at is not None
-            and timezone.now() - analysis.requested_at < PENDING_RETRY
-        )
-        # Running or still being processed (an upload mid-way): the post-processing queues the diagnosis when the
-        # data is complete; diagnosing now would store an analysis of half the data.
-        if test.status in CLOSED and not waiting:
-            _request(test)
-        analysis = TestAnalysis.objects.filter(test=test).first()
+def needs_diagnosis(test: Test, analysis: TestAnalysis | None) -> bool:
+    """A closed test whose stored analysis is not current, and none was requested recently (its worker may have
+    died). A test running or still being processed (an upload mid-way) is not: the post-processing queues the
+    diagnosis when the data is complete; diagnosing now would store an analysis of half the data."""
+    if is_current(analysis, test) or test.status not in CLOSED:
+        return False
+    waiting = (
+        analysis is not None
+        and analysis.status == AnalysisStatus.PENDING
+        and analysis.requested_at is not None
+        and timezone.now() - analysis.requested_at < PENDING_RETRY
+    )
+    return not waiting
+
+
+def mark_pending(test: Test) -> None:
+    """The row turns pending before a diagnosis is queued, so polling clients do not queue it again."""
+    TestAnalysis.objects.update_or_create(
+        test=test, defaults={"status": AnalysisStatus.PENDING, "requested_at": timezone.now()}
+    )
+
+
+def analysis_payload(test: Test, analysis: TestAnalysis | None, user: Any) -> dict[str, Any]:
+    """What `GET /tests/<id>/analysis` answers from the stored analysis."""
     if analysis is None or not is_current(analysis, test):
         failed = analysis is not None and analysis.status == AnalysisStatus.FAILED
         body: dict[str, Any] = {"status": "failed" if failed else "pending", "findings": [], "figures": {}}

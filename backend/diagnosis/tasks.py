@@ -1,4 +1,4 @@
-"""Celery task of the diagnosis: called by name (`backend.diagnosis.tasks.diagnose_test`) after close/upload.
+"""Celery task of the diagnosis: queued by the post-processing after close/upload (backend/reports/tasks.py).
 
 Takes a test id, reads the current data and overwrites the stored analysis: idempotent. ClickHouse being
 unreachable is retried; any other failure is stored on the analysis (status failed) so the report can say so.
@@ -11,13 +11,12 @@ from typing import Any
 
 from celery import shared_task
 
-from backend.celery_app import app as celery_app
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.diagnosis import service
 from backend.loadtests.models import Test
+from backend.notify.tasks import notify_test
 
 log = logging.getLogger(__name__)
-NOTIFY_TASK = "backend.notify.tasks.notify_test"
 
 
 @shared_task(
@@ -38,8 +37,8 @@ def diagnose_test(test_id: int) -> dict[str, Any]:
     except Exception as exc:
         log.exception("diagnose_test: test %s failed", test_id)
         service.mark_failed(test_id, f"{type(exc).__name__}: {exc}")
-        celery_app.send_task(NOTIFY_TASK, args=[test_id])
+        notify_test.delay(test_id)
         return {"test": test_id, "status": "failed"}
     # The last step of a test's post-processing: its KPIs are known now, so subscribers can hear of it.
-    celery_app.send_task(NOTIFY_TASK, args=[test_id])
+    notify_test.delay(test_id)
     return {"test": test_id, "status": analysis.status, "findings": [f["kind"] for f in analysis.findings]}

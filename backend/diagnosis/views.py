@@ -13,8 +13,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.diagnosis import service
+from backend.diagnosis.enqueue import request_diagnosis
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import test_or_404
+from backend.regressions.service import CheckError, check
+from backend.regressions.views import component_name
 
 
 def _readable_test(request: Request, test_id: int) -> Test:
@@ -33,7 +36,11 @@ class AnalysisView(APIView):
     )
     def get(self, request: Request, test_id: int) -> Response:
         test = _readable_test(request, test_id)
-        return Response(service.analysis_payload(test, request.user))
+        analysis = service.stored_analysis(test)
+        if service.needs_diagnosis(test, analysis):
+            request_diagnosis(test)
+            analysis = service.stored_analysis(test)
+        return Response(service.analysis_payload(test, analysis, request.user))
 
 
 class TrendView(APIView):
@@ -50,8 +57,6 @@ class TrendView(APIView):
         summary="A figure across a component's tests, with change points and thresholds",
     )
     def get(self, request: Request, name: str) -> Response:
-        from backend.regressions.views import component_name
-
         figure = request.query_params.get("figure", "q99")
         try:
             body: dict[str, Any] = service.component_trend(component_name(name), figure, request.user)
@@ -73,9 +78,6 @@ class CheckView(APIView):
         "409 while the test is still running or being processed",
     )
     def get(self, request: Request, name: str, test_id: int) -> Response:
-        from backend.regressions.service import CheckError, check
-        from backend.regressions.views import component_name
-
         component = component_name(name)
         test = _readable_test(request, test_id)
         if test.component != name:  # as a missing test: the pair (component, test) names nothing

@@ -1,4 +1,4 @@
-"""Celery tasks of the notifications (queue `default`): called by name after a test's diagnosis.
+"""Celery tasks of the notifications (queue `default`): `notify_test` is queued after a test's diagnosis.
 
 `notify_test` takes a test id and queues its deliveries (unique per target, test and event: running it twice
 queues nothing new). `deliver` sends one; a failure that may pass (no answer, 5xx, 429) is retried with

@@ -14,12 +14,12 @@ from django.core.cache import cache
 
 from analytics.quantiles import level_key
 from analytics.regressions import KpiConfig, default_configs, parse_kpis, quantile_levels
-from backend.compare.service import data_version
 from backend.diagnosis.models import TestAnalysis
 from backend.diagnosis.service import is_current
 from backend.loadtests.models import Test, TestStatus
 from backend.regressions.models import ComponentKpis
 from backend.reports import service as reports
+from backend.reports.source import cache_key
 from backend.reports.window import Window
 
 SUMMARY_TTL_S = 30 * 24 * 3600
@@ -43,7 +43,7 @@ def save_configs(component: str, raw: Any, user: Any) -> list[KpiConfig]:
 
 
 def _summary_figures(test: Test, levels: list[float]) -> dict[str, float | None]:
-    key = f"regressions:summary:v1:{data_version(test)}:{','.join(f'{x:g}' for x in levels)}"
+    key = cache_key("regressions:summary:v2", [test], ",".join(f"{x:g}" for x in levels))
     found = cache.get(key)
     if found is not None:
         return dict(found)

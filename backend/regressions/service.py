@@ -14,7 +14,6 @@ from django.core.cache import cache
 from analytics.figures_regressions import kpi_figure
 from analytics.regressions import KpiConfig, KpiPoint, format_value, is_past, limit_of, reason, series
 from backend.compare import service as compare
-from backend.compare.tasks import RESULT_TTL_S
 from backend.diagnosis import service as diagnosis
 from backend.diagnosis.models import TestAnalysis
 from backend.loadtests.models import Test, TestStatus
@@ -116,7 +115,7 @@ def _comparison(baseline: Test, test: Test) -> dict[str, Any]:
     if isinstance(found, dict) and "__error__" not in found:
         return found
     result = compare.build(params, [baseline, test])
-    cache.set(key, result, RESULT_TTL_S)
+    cache.set(key, result, compare.RESULT_TTL_S)
     return result
 
 

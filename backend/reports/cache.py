@@ -1,9 +1,9 @@
 """Cache of the default view (whole test, overall, default levels, automatic resolution) in Redis.
 
 Post-processing (tasks.postprocess_test) fills it when a test closes or an upload ends; a request for the
-default view of a finished test then costs one Redis read. The key carries what changes the figures of a
-finished test (its active upload and when it finished), so a new upload or a re-close never serves stale
-figures. Online tests are never cached: their seconds keep arriving. Other windows are computed on demand.
+default view of a finished test then costs one Redis read. The key carries the test's data version
+(backend/reports/source.py), so a new upload or a re-close never serves stale figures. Online tests are never
+cached: their seconds keep arriving. Other windows are computed on demand.
 """
 
 from __future__ import annotations
@@ -24,17 +24,15 @@ from rest_framework.response import Response
 
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_read
+from backend.reports.source import cache_key, data_version
 from backend.reports.window import Window
 
 TTL_S = 30 * 24 * 3600
-PREFIX = "reports:v1"
+PREFIX = "reports:v2"
 
 
 def key_for(test: Test, name: str, window: Window) -> str:
-    finished = int(test.finished_at.timestamp()) if test.finished_at else 0
-    return (
-        f"{PREFIX}:{test.pk}:{test.active_upload_id or 0}:{int(test.has_stream)}:{finished}:{name}:{window.cache_key()}"
-    )
+    return cache_key(f"{PREFIX}:{name}", [test], window.cache_key())
 
 
 def cacheable(test: Test, window: Window) -> bool:
@@ -70,51 +68,28 @@ def generation(test_id: int) -> int:
 
 
 # ── HTTP validators ──────────────────────────────────────────────────────────────────────────────────────────
-# A finished test's report answers change only with what key_for names (a new upload, a re-close): those make its
-# version, and the version with the URL makes the ETag. A request that presents it gets a 304 before any figure is
-# read. Online and processing tests have no version (their data keeps arriving): they are answered in full, and
-# caches must revalidate. Cache-Control lets a proxy keep an answer of a test that anyone may read; a test only
-# some may read is `private` (a browser's own cache only).
+# A finished test's report answers change only with its data version (a new upload, a re-close) and a refresh of
+# its cached figures: those make its version, and the version with the URL makes the ETag. A request that
+# presents it gets a 304 before any figure is read. Online and processing tests have no version (their data keeps
+# arriving): they are answered in full, and caches must revalidate. Cache-Control lets a proxy keep an answer of a
+# test that anyone may read; a test only some may read is `private` (a browser's own cache only).
 RESPONSE_VERSION = 1  # bump when the shape of the answers changes, so that no cache keeps an old one
 MAX_AGE_S = 60
 FINAL_STATUSES = frozenset({TestStatus.READY, TestStatus.FAILED})
 
 
 def version_of(test: Test) -> str | None:
-    return version_from(
-        test.pk,
-        str(test.status),
-        test.active_upload_id,
-        test.has_stream,
-        test.finished_at,
-        test.first_ts,
-        test.last_ts,
-        test.created_at,
-        generation(int(test.pk)),
-    )
+    return version_from(data_version(test), str(test.status), test.created_at, generation(int(test.pk)))
 
 
-def version_from(
-    pk: int,
-    status: str,
-    active_upload_id: int | None,
-    has_stream: bool,
-    finished_at: datetime | None,
-    first_ts: int | None,
-    last_ts: int | None,
-    created_at: datetime | None,
-    refreshed: int,
-) -> str | None:
-    """What a finished test's answers depend on, as a string; None while they may still change. The creation time
-    makes it unique to the row (ids are reused by test databases, never in production)."""
+def version_from(data: str, status: str, created_at: datetime | None, refreshed: int) -> str | None:
+    """What a finished test's answers depend on, as a string; None while they may still change: its data version,
+    its status and when its cached figures were refreshed. The creation time makes it unique to the row (ids are
+    reused by test databases, never in production)."""
     if status not in FINAL_STATUSES:
         return None
-    finished = finished_at.timestamp() if finished_at else 0
     created = created_at.timestamp() if created_at else 0
-    return (
-        f"{RESPONSE_VERSION}.{pk}.{status}.{active_upload_id or 0}.{int(has_stream)}.{finished}.{first_ts}.{last_ts}"
-        f".{created}.{refreshed}"
-    )
+    return f"{RESPONSE_VERSION}.{data}.{status}.{created}.{refreshed}"
 
 
 def etag_for(tests: list[Test], url: str) -> str | None:

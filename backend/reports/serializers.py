@@ -12,11 +12,13 @@ from django.core.exceptions import ObjectDoesNotExist
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from analytics.diagnosis.loadscheme import LoadSchemeError, parse_load_scheme
 from backend.core.fields import JSONListField, StrictCharField, StrictIntegerField, strict_field_mapping
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_write
 from backend.reports import listing
 from backend.reports.models import NOTE_MAX_LENGTH, TAG_MAX_LENGTH, TestNote, TestTag
+from backend.tankapi.lifecycle import stopped_among
 
 
 class ResultSerializer(serializers.Serializer[Any]):
@@ -56,6 +58,10 @@ class LoadSchemeField(JSONListField):
 
 HOST_MAX = Test._meta.get_field("target_host").max_length or 512
 PORT_MAX = Test._meta.get_field("target_port").max_length or 32
+
+
+# How the run went: set by the tank and the server, never written through the API.
+RUN_OUTCOME = ("status", "error", "exit_code", "exit_reason", "closed_by_silence", "has_stream")
 
 
 class TestSerializer(serializers.ModelSerializer[Test]):
@@ -104,12 +110,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "instances",
             "loadscheme",
             "notify",
-            "status",
-            "error",
-            "exit_code",
-            "exit_reason",
-            "closed_by_silence",
-            "has_stream",
+            *RUN_OUTCOME,
             "active_upload",
             "first_ts",
             "last_ts",
@@ -129,12 +130,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         )
         read_only_fields = (
             "id",
-            "status",
-            "error",
-            "exit_code",
-            "exit_reason",
-            "closed_by_silence",
-            "has_stream",
+            *RUN_OUTCOME,
             "first_ts",
             "last_ts",
             "created_at",
@@ -142,8 +138,6 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         )
 
     def get_stop_requested(self, instance: Test) -> bool:
-        from backend.tankapi.lifecycle import stopped_among
-
         if instance.status != TestStatus.ONLINE:
             return False
         stopped: set[int] | None = getattr(self, "_stopped_tests", None)
@@ -202,8 +196,6 @@ class TestSerializer(serializers.ModelSerializer[Test]):
     def validate_loadscheme(self, value: Any) -> Any:
         """A schedule in Phantom's or Pandora's syntax (a string, or a list of strings or dicts); 400 naming it if
         it cannot be read. One string is stored as a list of one, as the tank sends it."""
-        from analytics.diagnosis.loadscheme import LoadSchemeError, parse_load_scheme
-
         if isinstance(value, str | dict):
             value = [value]
         try:

@@ -1,8 +1,8 @@
-"""Report logic: which source a test reads, and every figure, table and summary of the report for a window.
+"""Report logic: every figure, table and summary of the report for a window.
 
-Views call one function here and serialize its dict. Sources follow ARCHITECTURE.md ("Which data a report
-reads"): the active upload's raw samples and derived per-second rows when there is an upload (exact), else the
-tank's stream (source 0, histogram quantiles). Numbers are computed by analytics/ (pure); this module only
+Views call one function here and serialize its dict. Which data a test reads is backend/reports/source.py's: the
+active upload's raw samples and derived per-second rows when there is an upload (exact), else the tank's stream
+(source 0, histogram quantiles). Numbers are computed by analytics/ (pure); this module only
 fetches through backend.clickhouse.queries and assembles.
 """
 
@@ -18,7 +18,7 @@ import numpy.typing as npt
 from analytics import figures, figures_monitoring
 from analytics.codes import code_shares, http_code_name, merge_counts
 from analytics.downsample import auto_compress_ratio
-from analytics.histogram import BIN_COUNT, BIN_EDGES_US
+from analytics.histogram import BIN_COUNT, BIN_EDGES_US, LOWER_EDGES_US
 from analytics.intervals import interval_table
 from analytics.quantiles import (
     as_ms_dict,
@@ -33,8 +33,8 @@ from backend.clickhouse.queries import series as q_series
 from backend.clickhouse.queries import summary as q_summary
 from backend.clickhouse.queries.selection import Selection
 from backend.loadtests.models import Test
+from backend.reports.source import Source, source_of
 from backend.reports.window import Window
-from backend.uploads.formats import has_samples
 
 CHART_NAMES: tuple[str, ...] = (
     "quantiles",
@@ -51,29 +51,10 @@ OVERALL = "overall"
 MAX_LOAD_LEVELS = 60
 # Hard cap on points per time series, whatever compress_ratio asks.
 MAX_POINTS = 7200
-_LOWER_EDGES_US = np.concatenate([[0], BIN_EDGES_US[:-1]])
 
 
 class UnknownChart(ValueError):
     pass
-
-
-@dataclass(frozen=True)
-class Source:
-    source_id: int
-    upload_id: int | None
-
-    @property
-    def exact(self) -> bool:
-        return self.upload_id is not None
-
-
-def source_of(test: Test) -> Source:
-    if test.active_upload_id:
-        upload_id = int(test.active_upload_id)
-        # An upload of per-second aggregates only (a Locust stats history) has rows but no samples: not exact.
-        return Source(source_id=upload_id, upload_id=upload_id if has_samples(upload_id) else None)
-    return Source(source_id=0, upload_id=None)
 
 
 def _selection(test: Test, window: Window, source: Source) -> Selection:
@@ -369,8 +350,8 @@ def _distribution_chart(sel: Selection, res: Resolution, window: Window) -> dict
         nonzero = np.nonzero(hist)[0]
         if nonzero.size == 0:
             continue
-        lows = _LOWER_EDGES_US[nonzero] / 1000.0
-        widths = (BIN_EDGES_US[nonzero] - _LOWER_EDGES_US[nonzero]) / 1000.0
+        lows = LOWER_EDGES_US[nonzero] / 1000.0
+        widths = (BIN_EDGES_US[nonzero] - LOWER_EDGES_US[nonzero]) / 1000.0
         per_series[t.case or OVERALL] = (lows, widths, hist[nonzero])
     return figures.distribution_figure(per_series, log=window.log)
 

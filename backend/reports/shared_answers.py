@@ -1,8 +1,8 @@
 """Answers to anonymous readers of a finished public test, served from this process's memory.
 
 A link posted in a chat is opened by a couple of hundred people within seconds, anonymously, each fetching the same
-few report answers. Through Django's whole cycle (sessions, authentication, the ORM's lookup of the test, DRF) each
-costs a few milliseconds of CPU, and a 2-core server falls seconds behind (bench/report_burst/README.md). This
+few report answers. Django's whole cycle (sessions, authentication, the ORM's lookup of the test, DRF) costs far
+more than the answer itself, and a small server falls behind such a burst (bench/report_burst/README.md). This
 middleware, early in the chain, answers such a request with the bytes the view produced for an earlier anonymous
 reader, after checking in one indexed PostgreSQL read that the test is still the same finished version and still
 readable by anyone: nothing is served that the view would not serve now, and a test made private or deleted stops
@@ -23,11 +23,12 @@ from django.http.response import HttpResponseBase
 
 from backend.loadtests.models import Test
 from backend.reports import cache
+from backend.reports.source import data_version_from
 
 # The report answers that reports.cache.conditional versions (one test each).
 SHARED_PATH = re.compile(r"^/api/v1/tests/(\d{1,18})/(?:summary|report|charts/[a-z_]{1,40}|tables|monitoring|config)$")
 _VERSION_SQL = (
-    "SELECT status, active_upload_id, has_stream, finished_at, first_ts, last_ts, created_at, is_private "
+    "SELECT status, active_upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, is_private "
     f"FROM {Test._meta.db_table} WHERE id = %s"
 )
 
@@ -47,13 +48,12 @@ def _current_etag(test_id: int, url: str) -> str | None:
     with connection.cursor() as cursor:
         cursor.execute(_VERSION_SQL, [test_id])
         row = cursor.fetchone()
-    if row is None or row[7]:  # gone, or private
+    if row is None or row[8]:  # gone, or private
         return None
-    status, upload_id, has_stream, finished_at, first_ts, last_ts, created_at, _private = row
+    status, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, _private = row
     refreshed = cache.generation(test_id)
-    version = cache.version_from(
-        test_id, status, upload_id, has_stream, finished_at, first_ts, last_ts, created_at, refreshed
-    )
+    data = data_version_from(test_id, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at)
+    version = cache.version_from(data, status, created_at, refreshed)
     return cache.etag_of_versions([version], url)
 
 

@@ -1,7 +1,7 @@
 """Celery post-processing of a test: on close (tank) and on upload end, compute and cache the default view.
 
 Idempotent: running it twice recomputes the same figures and overwrites the same cache entries. Then the test
-is `ready` (a failed test stays failed) and the diagnosis is queued by name, so this app does not import it.
+is `ready` (a failed test stays failed) and the diagnosis is queued.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 from celery import shared_task
 
-from backend.celery_app import app as celery_app
 from backend.clickhouse.client import ClickHouseUnavailable
+from backend.diagnosis.tasks import diagnose_test
 from backend.loadtests.models import Test, TestStatus
 from backend.reports import cache, listing, service
 from backend.reports.window import Window
@@ -58,5 +58,5 @@ def postprocess_test(test_id: int) -> dict[str, Any]:
     written = warm_default_views(test)
     if test.status != TestStatus.FAILED:
         Test.objects.filter(pk=test_id).exclude(status=TestStatus.FAILED).update(status=TestStatus.READY)
-    celery_app.send_task("backend.diagnosis.tasks.diagnose_test", args=[test_id])
+    diagnose_test.delay(test_id)
     return {"test": test_id, "cached": written}

@@ -6,6 +6,7 @@ credentials where they are needed, 403 when the user may not, 404 for a missing 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -281,6 +282,16 @@ class NoteDetailView(APIView):
 # ── report ──────────────────────────────────────────────────────────────────────────────────────────────
 
 
+def windowed_answer(
+    request: Request, test: Test, name: str, compute: Callable[[Test, Window], dict[str, Any]]
+) -> HttpResponseBase:
+    """A report answer for the request's window: from the cache when it is the default view, with validators."""
+    window = window_of(request)
+    return cache.conditional(
+        request, [test], lambda: Response(cache.cached(test, name, window, lambda: compute(test, window)))
+    )
+
+
 class SummaryView(APIView):
     @extend_schema(
         parameters=WINDOW_PARAMETERS,
@@ -288,13 +299,7 @@ class SummaryView(APIView):
         summary="Cumulative figures of a window and cases (contract.md)",
     )
     def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        test = get_test(request, test_id)
-        window = window_of(request)
-        return cache.conditional(
-            request,
-            [test],
-            lambda: Response(cache.cached(test, "summary", window, lambda: service.summary(test, window))),
-        )
+        return windowed_answer(request, get_test(request, test_id), "summary", service.summary)
 
 
 class ReportView(APIView):
@@ -324,12 +329,7 @@ class ChartView(APIView):
         test = get_test(request, test_id)
         if name not in service.CHART_NAMES:
             raise NotFound(f"unknown chart {name!r}; charts: {', '.join(service.CHART_NAMES)}")
-        window = window_of(request)
-        return cache.conditional(
-            request,
-            [test],
-            lambda: Response(cache.cached(test, f"chart:{name}", window, lambda: service.chart(test, name, window))),
-        )
+        return windowed_answer(request, test, f"chart:{name}", lambda t, window: service.chart(t, name, window))
 
 
 class TablesView(APIView):
@@ -339,13 +339,7 @@ class TablesView(APIView):
         summary="Cumulative quantiles per case, HTTP and net codes, per-case summary (never downsampled)",
     )
     def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        test = get_test(request, test_id)
-        window = window_of(request)
-        return cache.conditional(
-            request,
-            [test],
-            lambda: Response(cache.cached(test, "tables", window, lambda: service.tables(test, window))),
-        )
+        return windowed_answer(request, get_test(request, test_id), "tables", service.tables)
 
 
 class MonitoringView(APIView):
@@ -355,13 +349,7 @@ class MonitoringView(APIView):
         summary="Monitoring per host, grouped (cpu, memory, load, network, disk, custom), as figures",
     )
     def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        test = get_test(request, test_id)
-        window = window_of(request)
-        return cache.conditional(
-            request,
-            [test],
-            lambda: Response(cache.cached(test, "monitoring", window, lambda: service.monitoring(test, window))),
-        )
+        return windowed_answer(request, get_test(request, test_id), "monitoring", service.monitoring)
 
 
 class ConfigView(APIView):

@@ -148,13 +148,13 @@ def test_phout_only_ramps_are_aligned_by_load_too(store: Callable[..., Test], ow
         ("tests=1", "at least two"),
         ("tests=1,x", "'x' is not a test id"),
         ("tests=1,1", "listed twice"),
-        ("tests=1,2&q=99,abc", "'abc' is not a percent"),
-        ("tests=1,2&q=101", "outside 0..100"),
-        ("tests=1,2&from=-1", "must not be negative"),
+        ("tests=1,2&q=99,abc", "q: quantile level 'abc' is not a number"),
+        ("tests=1,2&q=101", "q: quantile level '101' must be a percent between 0 and 100"),
+        ("tests=1,2&from=-1", "from must be a whole number of seconds between 0 and 2^32-1"),
         ("tests=1,2&align=middle", "align must be one of"),
         ("tests=1,99999999999999999999", "is not a test id"),
-        ("tests=1,2&to=4294967296", "at most 4294967295"),
-        ("tests=1,2&q=nan", "outside 0..100"),
+        ("tests=1,2&to=4294967296", "to must be a whole number of seconds between 0 and 2^32-1"),
+        ("tests=1,2&q=nan", "q: quantile level 'nan' must be a percent between 0 and 100"),
     ],
 )
 def test_bad_parameters_are_400_naming_the_problem(owner_api: APIClient, query: str, message: str) -> None:

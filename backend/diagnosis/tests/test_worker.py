@@ -1,6 +1,6 @@
-"""The task contract with a real Celery worker: queued by name on the `analysis` queue, as the reports'
-post-processing does after close/upload, it is picked up by a worker serving only that queue and stores the
-analysis. Marked slow: a worker takes a few seconds to start."""
+"""The task contract with a real Celery worker: queued as the reports' post-processing queues it after
+close/upload (routed to the `analysis` queue by the settings), it is picked up by a worker serving only that
+queue and stores the analysis. Marked slow: a worker takes a few seconds to start."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from backend.celery_app import app as celery_app
 from backend.diagnosis.models import AnalysisStatus, TestAnalysis
+from backend.diagnosis.tasks import diagnose_test
 from backend.diagnosis.tests.rows import insert_rows
 from backend.diagnosis.tests.test_api import T0, ramp_rows
 from backend.loadtests.models import Test, TestStatus
@@ -28,15 +30,16 @@ def analysis_worker(transactional_db: Any, redis_db: Any, tmp_path: Path) -> Ite
 
 
 @pytest.mark.slow
-def test_diagnosis_queued_by_name_runs_on_the_analysis_queue(clickhouse: None, analysis_worker: WorkerProcess) -> None:
-    from backend.celery_app import app
-
+def test_diagnosis_queued_runs_on_the_analysis_queue(
+    clickhouse: None, analysis_worker: WorkerProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(celery_app.conf, "task_always_eager", False)
     owner = User.objects.create_user("owner-worker", password="x")
     test = Test.objects.create(
         owner=owner, status=TestStatus.READY, has_stream=True, first_ts=T0, loadscheme=["line(10, 600, 120s)"]
     )
     insert_rows(ramp_rows(test.pk))
-    app.send_task("backend.diagnosis.tasks.diagnose_test", args=[test.pk], queue="analysis")
+    diagnose_test.delay(test.pk)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         analysis = TestAnalysis.objects.filter(test=test).first()

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from backend.celery_app import app as celery_app
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.reports import service
 from backend.reports.tasks import postprocess_test
@@ -138,8 +139,11 @@ def test_report_monitoring_and_config(streamed, anon_api) -> None:
     assert config == {"configinitial": test.config_initial, "configinfo": "", "monitoringconfig": ""}
 
 
-def test_postprocess_caches_the_default_view_sets_ready_and_queues_diagnosis(streamed, redis_db, anon_api) -> None:
+def test_postprocess_caches_the_default_view_sets_ready_and_queues_diagnosis(
+    streamed, redis_db, anon_api, monkeypatch
+) -> None:
     test, s = streamed
+    monkeypatch.setitem(celery_app.conf, "task_always_eager", False)  # a real broker: the diagnosis is queued
     result = postprocess_test(test.pk)
     assert "summary" in result["cached"] and "chart:quantiles" in result["cached"]
     test.refresh_from_db()
