@@ -34,7 +34,11 @@ def test_integer_ranges_follow_the_types() -> None:
 
 def test_an_aggregated_table_names_every_field_in_row_order() -> None:
     samples = SampleColumns.of_response_times(
-        np.array([10, 10, 11]), np.array([1, 0, 1]), np.array([1000, 2000, 3000]), np.zeros(3), np.full(3, 200)
+        np.array([10, 10, 11]),
+        np.array([1, 0, 1]),
+        np.array([1000, 2000, 3000]),
+        np.zeros(3, dtype=np.int32),
+        np.full(3, 200),
     )
     table = aggregate_table(samples, ["", "a"])
     scalars = list(table.scalars())
@@ -44,7 +48,7 @@ def test_an_aggregated_table_names_every_field_in_row_order() -> None:
 
 def test_a_pushed_row_and_an_aggregated_row_have_the_same_shape() -> None:
     samples = SampleColumns.of_response_times(
-        np.array([1795316038]), np.array([0]), np.array([33_999]), np.zeros(1), np.full(1, 200)
+        np.array([1795316038]), np.array([0]), np.array([33_999]), np.zeros(1, dtype=np.int32), np.full(1, 200)
     )
     (aggregated,) = rows_of(aggregate_table(samples, [""]))
     (pushed,) = parse_push_data(
