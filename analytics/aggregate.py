@@ -1,7 +1,8 @@
 """Per-second, per-case aggregation of phout samples into the shape the tank streams (tank-protocol.md §4.4, §6).
 
-`aggregate()` turns a set of samples (numpy columns) into one `SecondCase` per (response second, case) plus one
-overall row per second (case ''), exactly as yandex-tank's aggregator and `second_data_to_push_item` would:
+`aggregate_table()` turns a set of samples (numpy columns) into one row (analytics.schema.seconds) per (response
+second, case) plus one overall row per second (case ''), as columns (`SecondTable`), exactly as yandex-tank's
+aggregator and `second_data_to_push_item` would:
 means in ms from µs totals, quantiles by numpy's linear interpolation, the histogram on the tank's grid
 (analytics.histogram), net and HTTP code counts. Requests whose tag is empty count in the overall row only.
 
@@ -11,13 +12,12 @@ Two deliberate differences from the tank, both about values that are not respons
 - pandora's ±9223372036854775 sentinels (a phase not measured on timeouts) are left out of that phase's mean
   instead of turning it into nonsense.
 
-Over a stream, analytics.second_window hands `aggregate()` whole seconds in bounded memory; seconds that get
+Over a stream, analytics.second_window hands `aggregate_table()` whole seconds in bounded memory; seconds that get
 rows after they were aggregated are recomputed by the caller from the stored samples.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,9 +28,9 @@ import numpy.typing as npt
 from analytics import kernels
 from analytics.histogram import bin_indexes_for_values_us, native_grid
 from analytics.phout import NO_CASE
+from analytics.schema.codes import DISCARDED_NET_CODE
+from analytics.schema.seconds import CODE_COUNTS, FIELD, QUANTILE_COLUMNS, QUANTILE_LEVELS
 
-QUANTILE_LEVELS = (50, 75, 80, 85, 90, 95, 98, 99, 100)
-DISCARDED_NET_CODE = 777
 SENTINEL_ABS_US = 9223372036854775  # pandora's "not measured" value in connect/latency/receive
 
 I64 = npt.NDArray[np.int64]
@@ -103,29 +103,6 @@ _FIELDS = tuple(SampleColumns.__dataclass_fields__)
 _CODES = ("case_codes", "net_code", "proto_code")
 
 
-@dataclass(frozen=True)
-class SecondCase:
-    """One row of `second_aggregates`, in the tank's units (ms for times, bytes for sizes)."""
-
-    ts: int
-    case: str  # '' = overall
-    resps: int
-    expect_ms: float
-    connect_time_ms: float
-    send_time_ms: float
-    latency_ms: float
-    receive_time_ms: float
-    input_bytes: int
-    output_bytes: int
-    quantiles_ms: tuple[float, ...]  # at QUANTILE_LEVELS
-    net_codes: tuple[int, ...]
-    net_counts: tuple[int, ...]
-    http_codes: tuple[int, ...]
-    http_counts: tuple[int, ...]
-    hist_bins: tuple[int, ...]
-    hist_counts: tuple[int, ...]
-
-
 def is_discarded(cols: SampleColumns) -> npt.NDArray[np.bool_]:
     """Pandora's requests never sent: net code 777 with every time zero."""
     return np.asarray(
@@ -137,13 +114,9 @@ def is_discarded(cols: SampleColumns) -> npt.NDArray[np.bool_]:
     )
 
 
-def aggregate(cols: SampleColumns, cases: Sequence[str]) -> list[SecondCase]:
-    """Every (second, case) row and every overall row for these samples, sorted by second, overall last."""
-    return aggregate_table(cols, cases).rows()
-
-
 def aggregate_table(cols: SampleColumns, cases: Sequence[str]) -> SecondTable:
-    """`aggregate()`'s rows as columns, in the same order: what a columnar INSERT sends without a Python row each.
+    """Every (second, case) row and every overall row for these samples, sorted by second, overall last; as columns,
+    what a columnar INSERT sends without a Python row each.
 
     The samples are grouped once, by (second, case) with the no-case requests as a group of their own; the
     overall row of a second is then summed from its groups (sums of integers, so exactly what summing the
@@ -152,8 +125,7 @@ def aggregate_table(cols: SampleColumns, cases: Sequence[str]) -> SecondTable:
     The figures of each group come from the C kernel (`_aggregated_native`: each group in one pass over its rows,
     the quantiles selected from a bucket count of the times), or where the package was built without it from numpy
     (`_aggregated`: one pass per figure over the whole piece, then sorts of packed (group, time) keys). Both give the
-    same figures, bit for bit. Per 10M lines of the bench file: 0.46 CPU-s by the kernel, 1.22 by numpy alone, 0.70 by
-    numpy with the two smaller C kernels that came before it (bench/aggregate_pieces.py).
+    same figures, bit for bit (bench/aggregate_pieces.py compares their costs).
     """
     if cols.rows == 0:
         return SecondTable.empty()
@@ -277,7 +249,9 @@ _LEVEL_FRACTIONS = np.array(QUANTILE_LEVELS, dtype=np.int64) / 100  # level / 10
 
 @dataclass(frozen=True)
 class SecondTable:
-    """Rows of `second_aggregates` as columns, one entry per row; code counts as sparse (row, code, n)."""
+    """Rows (analytics.schema.seconds) as columns, one entry per row; code counts as sparse (row, code, n).
+
+    It holds what samples give; `scalars()` and `code_counts()` name its columns by the row's fields."""
 
     ts: I64
     case: list[str]  # '' = overall
@@ -327,34 +301,30 @@ class SecondTable:
             hist=sparse("hist"),
         )
 
-    def rows(self) -> list[SecondCase]:
+    def scalars(self) -> dict[str, npt.NDArray[Any] | list[str]]:
+        """Each field of the row that is not an array, by name in row order, one entry per row. `reqps` and
+        `threads` are the generator's figures (planned RPS, instances), which samples do not carry: 0."""
         n = self.size
-        hist, nets, https = self.hist.tuples(n), self.nets.tuples(n), self.https.tuples(n)
-        ts, counts, size_in, size_out = (a.tolist() for a in (self.ts, self.resps, self.input_bytes, self.output_bytes))
-        expect, q_list = self.expect_ms.tolist(), self.quantiles_ms.tolist()
-        phases = [p.tolist() for p in self.phases_ms]
-        return [
-            SecondCase(
-                ts=ts[r],
-                case=self.case[r],
-                resps=counts[r],
-                expect_ms=expect[r],
-                connect_time_ms=phases[0][r],
-                send_time_ms=phases[1][r],
-                latency_ms=phases[2][r],
-                receive_time_ms=phases[3][r],
-                input_bytes=size_in[r],
-                output_bytes=size_out[r],
-                quantiles_ms=tuple(q_list[r]),
-                net_codes=nets[r][0],
-                net_counts=nets[r][1],
-                http_codes=https[r][0],
-                http_counts=https[r][1],
-                hist_bins=hist[r][0],
-                hist_counts=hist[r][1],
-            )
-            for r in range(n)
-        ]
+        connect, send, latency, receive = self.phases_ms
+        return {
+            "ts": self.ts,
+            "case": self.case,
+            "reqps": np.zeros(n, dtype=FIELD["reqps"].dtype),
+            "threads": np.zeros(n, dtype=FIELD["threads"].dtype),
+            "resps": self.resps,
+            "expect_ms": self.expect_ms,
+            "connect_time_ms": connect,
+            "send_time_ms": send,
+            "latency_ms": latency,
+            "receive_time_ms": receive,
+            "input_bytes": self.input_bytes,
+            "output_bytes": self.output_bytes,
+            **{column: self.quantiles_ms[:, i] for i, column in enumerate(QUANTILE_COLUMNS)},
+        }
+
+    def code_counts(self) -> dict[tuple[str, str], _Sparse]:
+        """The row's array fields, per (codes, counts) pair (analytics.schema.seconds.CODE_COUNTS)."""
+        return dict(zip(CODE_COUNTS, (self.nets, self.https, self.hist), strict=True))
 
 
 def _dense(key: I64) -> tuple[I64, I64]:
@@ -581,17 +551,6 @@ class _Sparse:
     def ends(self, rows: int) -> npt.NDArray[np.uint64]:
         """Where each row's entries end (cumulative), as a ClickHouse Array column's offsets."""
         return np.cumsum(np.bincount(self.group, minlength=rows)).astype(np.uint64)
-
-    def tuples(self, groups: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-        """Per group: (its codes, their counts), as SecondCase holds them."""
-        result: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), ())] * groups
-        if self.group.size == 0:
-            return result
-        bounds = np.flatnonzero(np.r_[True, self.group[1:] != self.group[:-1], True])
-        code_list, count_list, group_list = self.code.tolist(), self.count.tolist(), self.group.tolist()
-        for a, b in itertools.pairwise(bounds.tolist()):
-            result[group_list[a]] = (tuple(code_list[a:b]), tuple(count_list[a:b]))
-        return result
 
 
 _BINCOUNT_LIMIT = 4_000_000

@@ -1,7 +1,7 @@
 """Net and HTTP code counts: names of net codes (errno as phantom and pandora write them) and shares.
 
 Names are a fixed table, not `os.strerror`: the report must read the same whatever OS serves it, and the
-generators' own codes (pandora's 999 and 777, BFG's 1) are not errnos of the server.
+generators' own codes (analytics.schema.codes: pandora's 999 and 777, BFG's 1) are not errnos of the server.
 """
 
 from __future__ import annotations
@@ -10,9 +10,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 
+from analytics.schema.codes import (
+    BFG_CONNECTION_ERROR_NET_CODE,
+    DISCARDED_NET_CODE,
+    PHANTOM_TIMEOUT_NET_CODE,
+    TIMEOUT_NET_CODE,
+    UNKNOWN_NET_CODE,
+)
+
 NET_CODE_NAMES: dict[int, str] = {
     0: "OK",
-    1: "Operation not permitted (BFG: connection error)",
+    BFG_CONNECTION_ERROR_NET_CODE: "Operation not permitted (BFG: connection error)",
     2: "No such file or directory",
     4: "Interrupted system call",
     5: "Input/output error",
@@ -39,20 +47,17 @@ NET_CODE_NAMES: dict[int, str] = {
     105: "No buffer space available",
     106: "Transport endpoint is already connected",
     107: "Transport endpoint is not connected",
-    110: "Connection timed out",
+    TIMEOUT_NET_CODE: "Connection timed out",
     111: "Connection refused",
     112: "Host is down",
     113: "No route to host",
     114: "Operation already in progress",
     115: "Operation now in progress",
     125: "Operation canceled",
-    314: "Timeout (phantom)",
-    777: "Discarded by the generator (pandora: never sent)",
-    999: "Unknown error (pandora)",
+    PHANTOM_TIMEOUT_NET_CODE: "Timeout (phantom)",
+    DISCARDED_NET_CODE: "Discarded by the generator (pandora: never sent)",
+    UNKNOWN_NET_CODE: "Unknown error (pandora)",
 }
-
-# Pandora's rows for requests it never sent: counted as net code 777, kept out of response-time statistics.
-DISCARDED_NET_CODE = 777
 
 
 def net_code_name(code: int) -> str:

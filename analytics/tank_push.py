@@ -1,8 +1,10 @@
 """Parsing of Yandex.Tank's Overload upload bodies: `push_data.json` items and monitoring chunks.
 
-Pure: JSON-decoded Python values in, frozen dataclasses out (no Django, no driver, no I/O). The server parses a
-body once in the view (so a malformed push gets a 400 naming the item) and again in the buffer flusher (so the
-durable buffer holds the tank's own bytes, and a parser fix applies to what is still buffered).
+Pure: JSON-decoded Python values in, rows out (no Django, no driver, no I/O): a pushed second is a row of
+analytics.schema.seconds, a tuple of values in ROW_FIELDS order, which is what the buffer keeps and the flush
+inserts. The server parses a body once in the view (so a malformed push gets a 400 naming the item) and again in
+the buffer flusher (so the durable buffer holds the tank's own bytes, and a parser fix applies to what is still
+buffered).
 
 Shapes and units: tank-protocol.md §4.4 (push_data) and §4.5 (monitoring). Times in a push item are already in
 ms (means and quantiles), sizes in bytes; histogram bins are stored as indexes of their upper edge on the tank's
@@ -12,46 +14,23 @@ fixed grid (analytics.histogram), so seconds merge exactly by summing counts per
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 
 from analytics.histogram import BIN_COUNT, BIN_EDGES_US, bin_index_of_upper_edge_ms
+from analytics.schema.seconds import CODE_COUNTS, COLUMN_RANGES, ROW_FIELDS, TRAIL_FIELDS, TRAIL_KEYS, Row
 
 OVERALL_CASE = ""
 # The tank renames an empty tag to this; the 2016 plugin used "__EMPTY__". One name keeps '' = overall unique.
 NOTAG_CASE = "__NOTAG__"
 LEGACY_NOTAG = "__EMPTY__"
-QUANTILE_KEYS = ("q50", "q75", "q80", "q85", "q90", "q95", "q98", "q99", "q100")
 _LEGACY_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 # Bounds of a plausible unix second (2000-01-01 .. 2100-01-01): a wrong unit (ms) is refused, not stored.
 _MIN_TS = 946_684_800
 _MAX_TS = 4_102_444_800
-
-
-UINT16_RANGE = (0, 2**16 - 1)
-UINT32_RANGE = (0, 2**32 - 1)
-UINT64_RANGE = (0, 2**64 - 1)
-INT32_RANGE = (-(2**31), 2**31 - 1)
-# What each integer column of table `second_aggregates` that a push fills holds (backend/clickhouse/tables/
-# second_aggregates.py; a test checks that they agree). A pushed value that does not fit is refused at the door,
-# naming the field: never wrapped by the INSERT, nor left to fail the flush. (Its Float64 columns hold any finite
-# number; `ts` is narrower than its column: a plausible unix second, see parse_time.)
-COLUMN_RANGES: dict[str, tuple[int, int]] = {
-    "ts": UINT32_RANGE,
-    "threads": UINT32_RANGE,
-    "resps": UINT64_RANGE,
-    "input_bytes": UINT64_RANGE,
-    "output_bytes": UINT64_RANGE,
-    "net_codes": INT32_RANGE,
-    "net_counts": UINT64_RANGE,
-    "http_codes": INT32_RANGE,
-    "http_counts": UINT64_RANGE,
-    "hist_bins": UINT16_RANGE,
-    "hist_counts": UINT64_RANGE,
-}
 
 
 class PushFormatError(ValueError):
@@ -73,80 +52,6 @@ def check_text(text: str, field: str) -> str:
         except UnicodeEncodeError:
             raise PushFormatError(f"{field} is not valid Unicode (a lone surrogate)") from None
     return text
-
-
-@dataclass(frozen=True)
-class PushSecond:
-    """One item of a push_data body: one second of one case ('' = overall)."""
-
-    ts: int
-    case: str
-    reqps: float
-    threads: int
-    resps: int
-    expect_ms: float
-    connect_time_ms: float
-    send_time_ms: float
-    latency_ms: float
-    receive_time_ms: float
-    input_bytes: int
-    output_bytes: int
-    quantiles_ms: tuple[float, ...]  # in QUANTILE_KEYS order
-    net_codes: tuple[int, ...]
-    net_counts: tuple[int, ...]
-    http_codes: tuple[int, ...]
-    http_counts: tuple[int, ...]
-    hist_bins: tuple[int, ...]  # indexes into analytics.histogram.BIN_EDGES_US, ascending
-    hist_counts: tuple[int, ...]
-
-    def as_row(self) -> tuple[object, ...]:
-        """The values in ROW_FIELDS order (JSON-serializable, compact: what the ingest buffer keeps)."""
-        return (
-            self.ts,
-            self.case,
-            self.reqps,
-            self.threads,
-            self.resps,
-            self.expect_ms,
-            self.connect_time_ms,
-            self.send_time_ms,
-            self.latency_ms,
-            self.receive_time_ms,
-            self.input_bytes,
-            self.output_bytes,
-            *self.quantiles_ms,
-            self.net_codes,
-            self.net_counts,
-            self.http_codes,
-            self.http_counts,
-            self.hist_bins,
-            self.hist_counts,
-        )
-
-
-# The order of PushSecond.as_row(): the columns of ClickHouse's second_aggregates between (test_id, source_id)
-# and received_at_us, so a buffered row maps onto an insert without knowing its meaning.
-ROW_FIELDS = (
-    "ts",
-    "case",
-    "reqps",
-    "threads",
-    "resps",
-    "expect_ms",
-    "connect_time_ms",
-    "send_time_ms",
-    "latency_ms",
-    "receive_time_ms",
-    "input_bytes",
-    "output_bytes",
-    *(f"{key}_ms" for key in QUANTILE_KEYS),
-    "net_codes",
-    "net_counts",
-    "http_codes",
-    "http_counts",
-    "hist_bins",
-    "hist_counts",
-)
 
 
 @dataclass(frozen=True)
@@ -218,27 +123,17 @@ def _number(trail: Mapping[str, object], key: str, *, default: float = 0.0) -> f
     return value
 
 
-# The trail's numbers in the order parse_push_item reads them: the plain counts and times, then the quantiles.
-_PLAIN_KEYS = (
-    "reqps",
-    "threads",
-    "resps",
-    "expect",
-    "connect_time",
-    "send_time",
-    "latency",
-    "receive_time",
-    "input",
-    "output",
-)
-NUMBER_KEYS = (*_PLAIN_KEYS, *QUANTILE_KEYS)
 _NUMERIC_TYPES = frozenset((int, float))
+# The trail's numbers that integer fields hold: (position among TRAIL_KEYS, trail key, field).
+_WHOLE = tuple(
+    (index, field.trail, field.name) for index, field in enumerate(TRAIL_FIELDS) if field.name in COLUMN_RANGES
+)
 
 
 def _numbers(trail: Mapping[str, object]) -> list[float]:
-    """The values of NUMBER_KEYS as _number reads each one; one pass over the 19 of them when all are plain
-    finite numbers (what the tank sends: this runs for every case of every second of every tank)."""
-    raw = [trail.get(key, 0.0) for key in NUMBER_KEYS]
+    """The values of TRAIL_KEYS as _number reads each one; one pass over all of them when all are plain finite
+    numbers (what the tank sends: this runs for every case of every second of every tank)."""
+    raw = [trail.get(key, 0.0) for key in TRAIL_KEYS]
     if set(map(type, raw)) <= _NUMERIC_TYPES:
         try:
             values = [float(value) for value in raw]  # type: ignore[arg-type]  # int or float, checked above
@@ -246,7 +141,7 @@ def _numbers(trail: Mapping[str, object]) -> list[float]:
             values = []
         if values and math.isfinite(sum(values)):  # NaN or infinity anywhere (or a sum past 1e308): slow path
             return values
-    return [_number(trail, key) for key in NUMBER_KEYS]
+    return [_number(trail, key) for key in TRAIL_KEYS]
 
 
 def _code_counts(raw: object, field: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -290,7 +185,7 @@ def _code_counts(raw: object, field: str) -> tuple[tuple[int, ...], tuple[int, .
     return merged_codes, tuple(merged[c] for c in merged_codes)
 
 
-# Edge (µs) -> index: a push body carries hundreds of bins, and a dict lookup is ~20x cheaper than searchsorted.
+# Edge (µs) -> index: a push body carries hundreds of bins, and a dict lookup is far cheaper than searchsorted.
 _EDGE_INDEX: dict[int, int] = {int(edge): index for index, edge in enumerate(BIN_EDGES_US)}
 # Edge (ms, as the tank writes `to`: 34.0, 1.5) -> index, looked up without scaling and rounding first. A float key
 # also matches the int the JSON may hold (hash(34) == hash(34.0)).
@@ -322,7 +217,7 @@ def _histogram(raw: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
         raise PushFormatError("time_intervals must be a list of {from, to, count}")
     try:
         # Fast path for a whole list as the tank sends it (grid edges, ascending and unique, int counts >= 0):
-        # comprehensions instead of a per-bin loop body halve the cost of the hottest code of the push path.
+        # comprehensions instead of a per-bin loop body, as this is the hottest code of the push path.
         try:
             tank_bins = [EDGE_INDEX_MS[entry["to"]] for entry in raw]
         except (KeyError, TypeError):  # an edge written another way (1.4999999), or not a number: round it
@@ -369,7 +264,35 @@ def _histogram(raw: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return bins, tuple(merged[b] for b in bins)
 
 
-def parse_push_item(item: object) -> PushSecond:
+def case_of(overall: object, case: str | None) -> str:
+    """The row's case of a push item: '' for the overall item, NOTAG_CASE for an item without a tag."""
+    if overall in (1, "1", True):
+        return OVERALL_CASE
+    if case is None or case in ("", LEGACY_NOTAG):
+        return NOTAG_CASE
+    return case
+
+
+# A row is (ts, case, the trail's numbers, the code-count pairs): what row_of builds.
+assert ("ts", "case", *(f.name for f in TRAIL_FIELDS), *(name for pair in CODE_COUNTS for name in pair)) == ROW_FIELDS
+
+
+def row_of(
+    ts: int,
+    case: str,
+    numbers: list[float],
+    nets: tuple[tuple[int, ...], tuple[int, ...]],
+    https: tuple[tuple[int, ...], tuple[int, ...]],
+    hist: tuple[tuple[int, ...], tuple[int, ...]],
+) -> Row:
+    """The row of a push item from its parts: `numbers` the trail's, in TRAIL_KEYS order, finite and within their
+    fields' ranges (those of integer fields are made ints here)."""
+    for index, _key, _field in _WHOLE:
+        numbers[index] = int(numbers[index])
+    return (ts, case, *numbers, *nets, *https, *hist)
+
+
+def parse_push_item(item: object) -> Row:
     """One element of the push_data list."""
     if not isinstance(item, Mapping):
         raise PushFormatError("an item must be a JSON object")
@@ -379,60 +302,26 @@ def parse_push_item(item: object) -> PushSecond:
     if "time" not in trail:
         raise PushFormatError("trail.time is missing")
     ts = parse_time(trail["time"])
-    overall = item.get("overall", 0)
     raw_case = item.get("case", "")
     if raw_case is None:
         raw_case = ""
     if not isinstance(raw_case, str):
         raise PushFormatError("case must be a string")
     check_text(raw_case, "case")
-    if overall in (1, "1", True):
-        case = OVERALL_CASE
-    elif raw_case in ("", LEGACY_NOTAG):
-        case = NOTAG_CASE
-    else:
-        case = raw_case
-    net_codes, net_counts = _code_counts(item.get("net_codes"), "net_codes")
-    http_codes, http_counts = _code_counts(item.get("http_codes"), "http_codes")
-    hist_bins, hist_counts = _histogram(item.get("time_intervals"))
+    nets = _code_counts(item.get("net_codes"), "net_codes")
+    https = _code_counts(item.get("http_codes"), "http_codes")
+    hist = _histogram(item.get("time_intervals"))
     numbers = _numbers(trail)
-    reqps, threads, resps, expect, connect_time, send_time, latency, receive_time, input_bytes, output_bytes = numbers[
-        : len(_PLAIN_KEYS)
-    ]
-    if min(resps, threads, input_bytes, output_bytes) < 0:
-        raise PushFormatError("trail counts (resps, threads, input, output) must not be negative")
-    for key, column, value in (
-        ("threads", "threads", threads),
-        ("resps", "resps", resps),
-        ("input", "input_bytes", input_bytes),
-        ("output", "output_bytes", output_bytes),
-    ):
-        if value >= COLUMN_RANGES[column][1] + 1:  # what int() below would make too large
-            raise out_of_range(f"trail.{key}", trail.get(key), column)
-    return PushSecond(
-        ts=ts,
-        case=case,
-        reqps=reqps,
-        threads=int(threads),
-        resps=int(resps),
-        expect_ms=expect,
-        connect_time_ms=connect_time,
-        send_time_ms=send_time,
-        latency_ms=latency,
-        receive_time_ms=receive_time,
-        input_bytes=int(input_bytes),
-        output_bytes=int(output_bytes),
-        quantiles_ms=tuple(numbers[len(_PLAIN_KEYS) :]),
-        net_codes=net_codes,
-        net_counts=net_counts,
-        http_codes=http_codes,
-        http_counts=http_counts,
-        hist_bins=hist_bins,
-        hist_counts=hist_counts,
-    )
+    for index, key, field in _WHOLE:
+        value = numbers[index]
+        if value < 0:
+            raise PushFormatError(f"trail.{key} must not be negative")
+        if value >= COLUMN_RANGES[field][1] + 1:  # what int() would make too large
+            raise out_of_range(f"trail.{key}", trail.get(key), field)
+    return row_of(ts, case_of(item.get("overall", 0), raw_case), numbers, nets, https, hist)
 
 
-def parse_push_data(body: object) -> list[PushSecond]:
+def parse_push_data(body: object) -> list[Row]:
     """A whole push_data body (a list of items; the `writer_endpoint` variant's `{"trail": [...]}` too).
 
     Raises PushFormatError naming the first bad item (0-based index) so the 400 answer says where.
@@ -441,7 +330,7 @@ def parse_push_data(body: object) -> list[PushSecond]:
         body = body["trail"]
     if not isinstance(body, list):
         raise PushFormatError("push_data body must be a JSON list of items")
-    seconds: list[PushSecond] = []
+    seconds: list[Row] = []
     for index, item in enumerate(body):
         try:
             seconds.append(parse_push_item(item))
@@ -509,11 +398,3 @@ def parse_monitoring(body: object) -> MonitoringChunk:
                     continue
                 points.append(MonitoringPoint(ts=ts, host=str(host), metric=str(metric), value=value))
     return MonitoringChunk(points=tuple(points), skipped_values=skipped)
-
-
-def push_seconds_span(seconds: Sequence[PushSecond]) -> tuple[int, int] | None:
-    """(first, last) second of a parsed body, or None when it is empty."""
-    if not seconds:
-        return None
-    stamps = [s.ts for s in seconds]
-    return min(stamps), max(stamps)

@@ -1,33 +1,25 @@
 """The push_data body as the tank sends it, decoded straight into typed records (msgspec): the push path's fast lane.
 
 Why: a push_data body is ~20 KB holding some 450 histogram bins as `{"from", "to", "count"}` objects. Decoding it
-into Python dicts and then validating them (tank_push.parse_push_data) cost ~1 ms of CPU per push on this
-hardware, the largest part of a push at 500 tanks (bench/tank_push). msgspec checks the types while it decodes and
-builds small typed records instead of dicts.
+into Python dicts and then validating them (tank_push.parse_push_data) is the largest part of a push's CPU
+(bench/tank_push/README.md). msgspec checks the types while it decodes and builds small typed records instead of
+dicts.
 
 Only the canonical shape is taken here: a JSON list of items with numeric trail values, int codes and counts, and
 bins on the tank's grid, ascending. Anything else (NaN, nulls, strings for numbers, legacy or odd forms, and every
 error) returns None, and the caller parses the body with tank_push.parse_push_data, which accepts what it accepts
-and names what is wrong. Where both accept a body, they return equal PushSeconds (tests/test_tank_push_fast.py).
+and names what is wrong. Where both accept a body, they return equal rows (tests/test_tank_push_fast.py).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
-from analytics.tank_push import (
-    COLUMN_RANGES,
-    EDGE_INDEX_MS,
-    LEGACY_NOTAG,
-    NOTAG_CASE,
-    OVERALL_CASE,
-    PushFormatError,
-    PushSecond,
-    parse_time,
-)
+from analytics.schema.seconds import COLUMN_RANGES, TRAIL_FIELDS, Field, Row
+from analytics.tank_push import EDGE_INDEX_MS, PushFormatError, case_of, parse_time, row_of
 
 
 def _whole(column: str) -> msgspec.Meta:
@@ -43,20 +35,21 @@ def _fits(column: str) -> msgspec.Meta:
     return msgspec.Meta(ge=low, le=min(high, 2**63 - 1))
 
 
-# The column ranges are checked while decoding (msgspec's constraints, in C); a value out of range makes the body
-# not canonical, and the general parser then names it.
-Threads = Annotated[float, _whole("threads")]
-Resps = Annotated[float, _whole("resps")]
-Bytes = Annotated[float, _whole("input_bytes")]
+def _trail_type(field: Field) -> Any:
+    """What a trail number must be to be canonical: a float, within its field's range if an integer field holds it
+    (checked while decoding, by msgspec's constraints in C; a value out of range makes the body not canonical, and
+    the general parser then names it)."""
+    return Annotated[float, _whole(field.name)] if field.name in COLUMN_RANGES else float
+
+
 Code = Annotated[int, _fits("http_codes")]
 Count = Annotated[int, _fits("hist_counts")]
-assert COLUMN_RANGES["output_bytes"] == COLUMN_RANGES["input_bytes"]
 assert COLUMN_RANGES["net_codes"] == COLUMN_RANGES["http_codes"]
 assert COLUMN_RANGES["net_counts"] == COLUMN_RANGES["http_counts"] == COLUMN_RANGES["hist_counts"]
 
 
 # gc=False on the records that hold only scalars (no cycle possible): a body makes ~450 of them, and tracked ones set
-# off a young-generation collection every push or two (~30% of the decode).
+# off a young-generation collection every push or two.
 class _Bin(msgspec.Struct, gc=False):
     to: float  # the bin's upper edge, ms
     count: Count
@@ -67,27 +60,15 @@ class _Code(msgspec.Struct, gc=False):
     count: Count
 
 
-class _Trail(msgspec.Struct, gc=False):
-    time: str | int | float
-    reqps: float = 0.0
-    threads: Threads = 0.0
-    resps: Resps = 0.0
-    expect: float = 0.0
-    connect_time: float = 0.0
-    send_time: float = 0.0
-    latency: float = 0.0
-    receive_time: float = 0.0
-    input: Bytes = 0.0
-    output: Bytes = 0.0
-    q50: float = 0.0
-    q75: float = 0.0
-    q80: float = 0.0
-    q85: float = 0.0
-    q90: float = 0.0
-    q95: float = 0.0
-    q98: float = 0.0
-    q99: float = 0.0
-    q100: float = 0.0
+# The trail: its time, then its numbers in row order (msgspec.structs.astuple gives them so).
+if TYPE_CHECKING:
+    _Trail = msgspec.Struct
+else:
+    _Trail = msgspec.defstruct(
+        "_Trail",
+        [("time", str | int | float), *((field.trail, _trail_type(field), 0.0) for field in TRAIL_FIELDS)],
+        gc=False,
+    )
 
 
 class _Item(msgspec.Struct):
@@ -130,58 +111,19 @@ def _bins(entries: list[_Bin] | None) -> tuple[tuple[int, ...], tuple[int, ...]]
     return tuple(bins), tuple(counts)
 
 
-def _second(item: _Item) -> PushSecond:
-    trail = item.trail
-    numbers = (
-        trail.reqps,
-        trail.threads,
-        trail.resps,
-        trail.expect,
-        trail.connect_time,
-        trail.send_time,
-        trail.latency,
-        trail.receive_time,
-        trail.input,
-        trail.output,
-    )
-    quantiles = (trail.q50, trail.q75, trail.q80, trail.q85, trail.q90, trail.q95, trail.q98, trail.q99, trail.q100)
-    if not math.isfinite(sum(numbers) + sum(quantiles)):
+def _second(item: _Item) -> Row:
+    time, *numbers = msgspec.structs.astuple(item.trail)
+    if not math.isfinite(sum(numbers)):
         raise _NotCanonical
-    if item.overall in (1, "1", True):
-        case = OVERALL_CASE
-    elif item.case is None or item.case in ("", LEGACY_NOTAG):
-        case = NOTAG_CASE
-    else:
-        if "\x00" in item.case:  # (msgspec refuses lone surrogates while decoding)
-            raise _NotCanonical
-        case = item.case
-    net_codes, net_counts = _codes(item.net_codes)
-    http_codes, http_counts = _codes(item.http_codes)
-    hist_bins, hist_counts = _bins(item.time_intervals)
-    return PushSecond(
-        ts=parse_time(trail.time),
-        case=case,
-        reqps=float(trail.reqps),
-        threads=int(trail.threads),
-        resps=int(trail.resps),
-        expect_ms=float(trail.expect),
-        connect_time_ms=float(trail.connect_time),
-        send_time_ms=float(trail.send_time),
-        latency_ms=float(trail.latency),
-        receive_time_ms=float(trail.receive_time),
-        input_bytes=int(trail.input),
-        output_bytes=int(trail.output),
-        quantiles_ms=tuple(float(q) for q in quantiles),
-        net_codes=net_codes,
-        net_counts=net_counts,
-        http_codes=http_codes,
-        http_counts=http_counts,
-        hist_bins=hist_bins,
-        hist_counts=hist_counts,
+    case = case_of(item.overall, item.case)
+    if "\x00" in case:  # (msgspec refuses lone surrogates while decoding)
+        raise _NotCanonical
+    return row_of(
+        parse_time(time), case, numbers, _codes(item.net_codes), _codes(item.http_codes), _bins(item.time_intervals)
     )
 
 
-def parse_canonical_push_data(raw: bytes) -> list[PushSecond] | None:
+def parse_canonical_push_data(raw: bytes) -> list[Row] | None:
     """The seconds of a push_data body in the tank's canonical shape, or None to parse it the general way."""
     try:
         return [_second(item) for item in _DECODER.decode(raw)]

@@ -29,10 +29,11 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from analytics.aggregate import QUANTILE_LEVELS, SecondTable, _Sparse
+from analytics.aggregate import SecondTable, _Sparse
 from analytics.formats.base import NET_UNKNOWN, NotThisFormat, RecordParser, split_lines
 from analytics.histogram import bin_indexes_for_values_us
 from analytics.phout import NO_CASE, SupportsReadinto
+from analytics.schema.seconds import QUANTILE_LEVELS
 
 HEADER_START = ("Timestamp", "User Count", "Type", "Name", "Requests/s", "Failures/s")
 TOTALS = (

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import io
 import json
 from pathlib import Path
 from typing import Any
 
-from analytics.aggregate import SampleColumns, SecondCase, aggregate
+from analytics.aggregate import SampleColumns
 from analytics.phout import PhoutBatch, PhoutParser, parse_stream
+from analytics.tests.seconds_support import aggregate, named
 
 GOLDEN = Path(__file__).parent / "golden" / "phout"
 
@@ -75,13 +75,13 @@ def describe(data: bytes, **kwargs: Any) -> dict[str, Any]:
                     )
                 ]
             )
-    aggregates: list[SecondCase] = aggregate(columns_of(batches), parser.cases) if batches else []
+    aggregates = aggregate(columns_of(batches), parser.cases) if batches else []
     described = {
         "lines_total": parser.stats.lines_total,
         "lines_bad": parser.stats.lines_bad,
         "bad_lines": [[b.line, b.reason] for b in parser.stats.bad_examples],
         "rows": rows,
-        "aggregates": [dataclasses.asdict(a) for a in aggregates],
+        "aggregates": [named(a) for a in aggregates],
     }
     result: dict[str, Any] = json.loads(json.dumps(described))  # tuples → lists, as in the expected files
     return result

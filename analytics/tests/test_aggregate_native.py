@@ -10,8 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytics import _phout_fast, aggregate, kernels
-from analytics.aggregate import DISCARDED_NET_CODE, SENTINEL_ABS_US, SampleColumns
+from analytics.aggregate import SENTINEL_ABS_US, SampleColumns
 from analytics.histogram import MAX_HIST_US, native_grid
+from analytics.schema.codes import DISCARDED_NET_CODE
+from analytics.schema.seconds import QUANTILE_LEVELS
+from analytics.tests.seconds_support import named, rows_of
 
 
 def columns(seed: int, rows: int, cases: int) -> SampleColumns:
@@ -45,12 +48,12 @@ def columns(seed: int, rows: int, cases: int) -> SampleColumns:
 def test_the_kernels_give_what_numpy_gives(seed: int, rows: int, cases: int) -> None:
     cols = columns(seed, rows, cases)
     names = ["", *(f"case{i}" for i in range(1, cases))]  # code 0: requests with no case
-    native = aggregate.aggregate(cols, names)
+    native = rows_of(aggregate.aggregate_table(cols, names))
     assert kernels.fast is not None
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(kernels, "fast", None)
-        plain = aggregate.aggregate(cols, names)
-    assert native == plain  # dataclass equality: every float bit for bit, every tuple of codes and counts
+        plain = rows_of(aggregate.aggregate_table(cols, names))
+    assert native == plain  # every float bit for bit, every tuple of codes and counts
 
 
 @pytest.mark.parametrize(
@@ -81,11 +84,11 @@ def test_quantiles_of_big_groups_are_numpys(times: str) -> None:
         interval_real_us=np.where(discarded & (cols.interval_real_us == 0), 0, real),
     )
     names = ["", "a", "b"]
-    native = aggregate.aggregate(cols, names)
+    native = rows_of(aggregate.aggregate_table(cols, names))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(kernels, "fast", None)
-        plain = aggregate.aggregate(cols, names)
-    assert min(r.resps for r in native) >= 1024
+        plain = rows_of(aggregate.aggregate_table(cols, names))
+    assert min(named(r)["resps"] for r in native) >= 1024
     assert native == plain
 
 
@@ -95,7 +98,7 @@ def _kernel_call(
     rows = len(group)
     i64, u32, i32 = (np.zeros(rows, dtype=t) for t in (np.int64, np.uint32, np.int32))
     codes = np.full(rows, 200, dtype=np.int16)
-    levels = len(aggregate.QUANTILE_LEVELS)
+    levels = len(QUANTILE_LEVELS)
     group_outputs = tuple(np.zeros(groups * (levels if i == 13 else 1)) for i in range(14))
     sparse = tuple(np.zeros(rows if capacity is None else capacity, dtype=np.int64) for _ in range(9))
     seconds = (np.array(bounds, dtype=np.int64), np.zeros((len(bounds) - 1) * levels))
@@ -128,8 +131,8 @@ def test_the_kernel_refuses_what_does_not_fit() -> None:
 def test_rows_come_by_second_cases_by_name_overall_last() -> None:
     cols = columns(3, 5000, 5)
     names = ["", "zeta", "alpha", "mid", "beta"]  # code 0: requests with no case, in the overall rows only
-    rows = aggregate.aggregate(cols, names)
-    keys = [(r.ts, r.case == "", r.case) for r in rows]
+    rows = [named(r) for r in rows_of(aggregate.aggregate_table(cols, names))]
+    keys = [(r["ts"], r["case"] == "", r["case"]) for r in rows]
     assert keys == sorted(keys)
-    assert sum(r.resps for r in rows if r.case == "") == 5000
-    assert {r.case for r in rows} == {"", "zeta", "alpha", "mid", "beta"}
+    assert sum(r["resps"] for r in rows if r["case"] == "") == 5000
+    assert {r["case"] for r in rows} == {"", "zeta", "alpha", "mid", "beta"}

@@ -12,11 +12,12 @@ import json
 import numpy as np
 import pytest
 
-from analytics.aggregate import QUANTILE_LEVELS, aggregate
 from analytics.histogram import BIN_EDGES_US
 from analytics.phout import PhoutBatch
+from analytics.schema.seconds import QUANTILE_COLUMNS, QUANTILE_LEVELS
 from analytics.second_window import SecondWindow
 from analytics.tests.phout_support import GOLDEN, columns_of, parse_bytes, read_golden
+from analytics.tests.seconds_support import aggregate, named
 
 
 def _tank_rows() -> dict[tuple[int, str], dict[str, object]]:
@@ -30,22 +31,23 @@ def _tank_rows() -> dict[tuple[int, str], dict[str, object]]:
 def test_every_second_and_case_matches_the_tank() -> None:
     parser, batches = parse_bytes(read_golden("bfg_capture.phout"), piece=1000, block_bytes=2000)
     assert parser.stats.lines_bad == 0 and parser.stats.lines_total == 203
-    ours = {(r.ts, r.case): r for r in aggregate(columns_of(batches), parser.cases)}
+    ours = {(r["ts"], r["case"]): r for r in map(named, aggregate(columns_of(batches), parser.cases))}
     tank = _tank_rows()
     assert len(tank) == 66
     for key, t in tank.items():
         r = ours[key]
         totals = t["total_us"]
         assert isinstance(totals, dict)
-        assert r.resps == t["len"], key
-        assert r.expect_ms == pytest.approx(totals["interval_real"] / 1000 / r.resps, rel=1e-12)
-        assert r.connect_time_ms == pytest.approx(totals["connect_time"] / 1000 / r.resps)
-        assert r.input_bytes == totals["size_in"] and r.output_bytes == totals["size_out"]
-        assert r.quantiles_ms == pytest.approx([v / 1000 for v in t["q_us"]], rel=1e-9), key  # type: ignore[attr-defined]
-        assert [int(BIN_EDGES_US[b]) for b in r.hist_bins] == [int(x) for x in t["hist_bins_us"]], key  # type: ignore[attr-defined]
-        assert list(r.hist_counts) == t["hist_counts"], key
-        assert dict(zip(map(str, r.net_codes), r.net_counts, strict=True)) == t["net_code"], key
-        assert dict(zip(map(str, r.http_codes), r.http_counts, strict=True)) == t["proto_code"], key
+        assert r["resps"] == t["len"], key
+        assert r["expect_ms"] == pytest.approx(totals["interval_real"] / 1000 / r["resps"], rel=1e-12)
+        assert r["connect_time_ms"] == pytest.approx(totals["connect_time"] / 1000 / r["resps"])
+        assert r["input_bytes"] == totals["size_in"] and r["output_bytes"] == totals["size_out"]
+        quantiles = [r[column] for column in QUANTILE_COLUMNS]
+        assert quantiles == pytest.approx([v / 1000 for v in t["q_us"]], rel=1e-9), key  # type: ignore[attr-defined]
+        assert [int(BIN_EDGES_US[b]) for b in r["hist_bins"]] == [int(x) for x in t["hist_bins_us"]], key  # type: ignore[attr-defined]
+        assert list(r["hist_counts"]) == t["hist_counts"], key
+        assert dict(zip(map(str, r["net_codes"]), r["net_counts"], strict=True)) == t["net_code"], key
+        assert dict(zip(map(str, r["http_codes"]), r["http_counts"], strict=True)) == t["proto_code"], key
     # Same seconds, same cases: empty tags only in overall, as the tank does.
     assert set(ours) == set(tank)
 

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from analytics.histogram import BIN_EDGES_US
+from analytics.schema.seconds import QUANTILE_COLUMNS
 from analytics.tank_push import (
     NOTAG_CASE,
     PushFormatError,
@@ -14,6 +15,7 @@ from analytics.tank_push import (
     parse_push_data,
     parse_time,
 )
+from analytics.tests.seconds_support import named
 
 # Captured push_data 010 of the BFG run (tank-capture/010_POST_api_job_4242_push_data_json.json), verbatim.
 BFG_PUSH = json.loads(
@@ -44,24 +46,26 @@ PHANTOM_ITEM = json.loads(
 
 
 def test_bfg_body_gives_one_case_and_the_overall_row() -> None:
-    index, overall = parse_push_data(BFG_PUSH)
-    assert (index.ts, index.case, overall.case) == (1795316038, "index", "")
-    assert index.resps == 2 and index.reqps == 3.0 and index.threads == 0
-    assert index.expect_ms == pytest.approx(43.6635)
-    assert index.quantiles_ms[-1] == pytest.approx(54.03) and len(index.quantiles_ms) == 9
-    assert (index.http_codes, index.http_counts) == ((200,), (2,))
-    assert (index.net_codes, index.net_counts) == ((0,), (2,))
+    index, overall = map(named, parse_push_data(BFG_PUSH))
+    assert (index["ts"], index["case"], overall["case"]) == (1795316038, "index", "")
+    assert index["resps"] == 2 and index["reqps"] == 3.0 and index["threads"] == 0
+    assert index["expect_ms"] == pytest.approx(43.6635)
+    assert index["q100_ms"] == pytest.approx(54.03) and len(QUANTILE_COLUMNS) == 9
+    assert index["q50_ms"] == pytest.approx(43.6635) and index["q99_ms"] == pytest.approx(53.82267)
+    assert (index["http_codes"], index["http_counts"]) == ((200,), (2,))
+    assert (index["net_codes"], index["net_counts"]) == ((0,), (2,))
     # "to": 34.0 ms and 55.0 ms are grid edges 34 000 µs and 55 000 µs.
-    assert [int(BIN_EDGES_US[b]) for b in index.hist_bins] == [34_000, 55_000]
-    assert index.hist_counts == (1, 1)
+    assert [int(BIN_EDGES_US[b]) for b in index["hist_bins"]] == [34_000, 55_000]
+    assert index["hist_counts"] == (1, 1)
+    assert type(index["resps"]) is int and type(index["threads"]) is int and type(index["input_bytes"]) is int
 
 
 def test_phantom_item_keeps_phases_and_sizes() -> None:
-    (second,) = parse_push_data([PHANTOM_ITEM])
-    assert second.input_bytes == 12044 and second.output_bytes == 1052 and second.threads == 7
-    assert second.connect_time_ms == pytest.approx(0.238)
-    assert second.latency_ms == pytest.approx(7.466)
-    assert [int(BIN_EDGES_US[b]) for b in second.hist_bins] == [6_400, 9_300]
+    second = named(*parse_push_data([PHANTOM_ITEM]))
+    assert second["input_bytes"] == 12044 and second["output_bytes"] == 1052 and second["threads"] == 7
+    assert second["connect_time_ms"] == pytest.approx(0.238)
+    assert second["latency_ms"] == pytest.approx(7.466)
+    assert [int(BIN_EDGES_US[b]) for b in second["hist_bins"]] == [6_400, 9_300]
 
 
 def test_legacy_time_format_and_int_time() -> None:
@@ -70,7 +74,7 @@ def test_legacy_time_format_and_int_time() -> None:
     legacy = json.loads(json.dumps(BFG_PUSH))
     for item in legacy:
         item["trail"]["time"] = "2026-11-22 02:53:58"
-    assert {s.ts for s in parse_push_data(legacy)} == {1795316038}
+    assert {named(s)["ts"] for s in parse_push_data(legacy)} == {1795316038}
 
 
 @pytest.mark.parametrize("bad", ["yesterday", "", None, True, "1795316038000", [1]])
@@ -83,24 +87,24 @@ def test_empty_tag_names_are_unified_and_overall_wins() -> None:
     items = json.loads(json.dumps(BFG_PUSH))
     items[0]["case"] = "__EMPTY__"
     items[1]["case"] = "ignored for the overall item"
-    first, overall = parse_push_data(items)
-    assert first.case == NOTAG_CASE and overall.case == ""
+    first, overall = map(named, parse_push_data(items))
+    assert first["case"] == NOTAG_CASE and overall["case"] == ""
 
 
 def test_duplicate_codes_and_bins_are_summed() -> None:
     item = json.loads(json.dumps(PHANTOM_ITEM))
     item["http_codes"] = [{"code": 200, "count": 1}, {"code": 404, "count": 3}, {"code": 200, "count": 1}]
     item["time_intervals"] = [{"from": 0, "to": 6.4, "count": 1}, {"from": 0, "to": 6.4, "count": 2}]
-    (second,) = parse_push_data([item])
-    assert (second.http_codes, second.http_counts) == ((200, 404), (2, 3))
-    assert second.hist_counts == (3,)
+    second = named(*parse_push_data([item]))
+    assert (second["http_codes"], second["http_counts"]) == ((200, 404), (2, 3))
+    assert second["hist_counts"] == (3,)
 
 
 def test_off_grid_edge_goes_to_the_next_grid_bin() -> None:
     item = json.loads(json.dumps(PHANTOM_ITEM))
     item["time_intervals"] = [{"from": 0, "to": 6.45, "count": 1}]
-    (second,) = parse_push_data([item])
-    assert int(BIN_EDGES_US[second.hist_bins[0]]) == 6_500
+    second = named(*parse_push_data([item]))
+    assert int(BIN_EDGES_US[second["hist_bins"][0]]) == 6_500
 
 
 def test_writer_endpoint_wrapper_is_accepted() -> None:

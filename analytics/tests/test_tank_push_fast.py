@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytics.histogram import BIN_EDGES_US
-from analytics.tank_push import NUMBER_KEYS, PushFormatError, parse_push_data
+from analytics.schema.seconds import TRAIL_KEYS
+from analytics.tank_push import PushFormatError, parse_push_data
 from analytics.tank_push_fast import parse_canonical_push_data
 
 from .test_tank_push import BFG_PUSH, PHANTOM_ITEM
@@ -63,7 +64,7 @@ _number = st.one_of(
 )
 _trail = st.fixed_dictionaries(
     {"time": st.sampled_from(["1545332697", 1545332697, 1545332697.0, "1545332697.5", "2018-12-20 19:04:57"])},
-    optional={key: st.one_of(_number, st.none()) for key in NUMBER_KEYS},
+    optional={key: st.one_of(_number, st.none()) for key in TRAIL_KEYS},
 )
 _codes = st.lists(
     st.fixed_dictionaries({"code": st.sampled_from([0, 110, 200, 404, 500, 777]), "count": st.integers(-1, 50)}),

@@ -45,7 +45,7 @@ STOPPED_TESTS_KEY = "tankapi:stopped_tests"
 LAST_PUSH_KEY = "tankapi:last_push"  # hash test_id -> unix s of the last accepted push (silence detection)
 FLUSH_LOCK_KEY = "tankapi:flush_lock"
 
-# What an entry holds. The views append the rows they validated ("D": PushSecond.as_row() lists, "M":
+# What an entry holds. The views append the rows they validated ("D": analytics.schema.seconds rows, "M":
 # [ts, host, metric, value] lists), so the flusher only decodes JSON; the raw-body kinds ("d", "m": the tank's
 # own bytes, parsed by the flusher) are still read, for entries written by an older version or by hand.
 KIND_DATA = "d"

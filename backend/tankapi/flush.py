@@ -24,7 +24,8 @@ from typing import Any
 import orjson
 from django.db import connection as pg_connection
 
-from analytics.tank_push import ROW_FIELDS, PushFormatError, parse_monitoring, parse_push_data
+from analytics.schema.seconds import ROW_FIELDS
+from analytics.tank_push import PushFormatError, parse_monitoring, parse_push_data
 from backend.clickhouse import client
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.clickhouse.tables import monitoring, second_aggregates
@@ -84,7 +85,7 @@ def _parse(entry: buffer.Entry) -> _Parsed:
     body = orjson.loads(entry.body) if entry.kind.isupper() else json.loads(entry.body)
     parsed = _Parsed(entry)
     if entry.kind in (buffer.KIND_DATA_ROWS, buffer.KIND_DATA):
-        rows: list[Any] = body if entry.kind == buffer.KIND_DATA_ROWS else [s.as_row() for s in parse_push_data(body)]
+        rows: list[Any] = body if entry.kind == buffer.KIND_DATA_ROWS else parse_push_data(body)
         for row in rows:
             if not isinstance(row, list | tuple) or len(row) != _ROW_LENGTH:
                 raise PushFormatError(f"a buffered second has {len(row)} values, not {_ROW_LENGTH}")

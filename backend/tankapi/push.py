@@ -26,7 +26,8 @@ import orjson
 from django.core.signals import request_finished, request_started
 from django.http import QueryDict
 
-from analytics.tank_push import MonitoringChunk, PushFormatError, PushSecond, parse_monitoring, parse_push_data
+from analytics.schema.seconds import Row
+from analytics.tank_push import MonitoringChunk, PushFormatError, parse_monitoring, parse_push_data
 from analytics.tank_push_fast import parse_canonical_push_data
 from backend.loadtests.models import Test, TestStatus, hash_upload_token
 from backend.loadtests.tokens import hash_token, resolve_token
@@ -313,9 +314,9 @@ def check_access(job: int, query: QueryDict) -> Answer | str:
     return token_hash
 
 
-def data_rows(seconds: Sequence[PushSecond]) -> bytes:
+def data_rows(seconds: Sequence[Row]) -> bytes:
     """The buffer's form of validated seconds (KIND_DATA_ROWS), decoded by flush.py."""
-    return orjson.dumps([second.as_row() for second in seconds])
+    return orjson.dumps(seconds)
 
 
 def monitoring_rows(chunk: MonitoringChunk) -> bytes:

@@ -87,7 +87,7 @@ def _insert_aggregates(test_id: int, upload_id: int, cases: list[str], kept: lis
     """The upload's per-second aggregates, as ingestion writes them, a hundred seconds at a time."""
     import numpy as np
 
-    from analytics.aggregate import SampleColumns, aggregate
+    from analytics.aggregate import SampleColumns, aggregate_table
     from backend.clickhouse import client
     from backend.clickhouse.tables import second_aggregates
 
@@ -100,8 +100,11 @@ def _insert_aggregates(test_id: int, upload_id: int, cases: list[str], kept: lis
         cols = SampleColumns.of_response_times(
             receive_sec[index], codes[index], interval_us[index], no_net_error, proto[index]
         )
-        rows = second_aggregates.rows_of(test_id, upload_id, aggregate(cols, cases), received_at_us)
-        client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="bench.compare.aggregates")
+        columns = second_aggregates.columns_of(test_id, upload_id, aggregate_table(cols, cases), received_at_us)
+        with client.native_insert(
+            second_aggregates.NAME, second_aggregates.COLUMNS, tag="bench.compare.aggregates"
+        ) as insert:
+            insert.send(columns)
 
 
 def main() -> None:

@@ -92,25 +92,25 @@ def _sample_columns(rng: Any, n: int, t0: int, seconds: int, n_cases: int) -> tu
     return cols, cases
 
 
-def _aggregate_rows(test_id: int, source_id: int, cols: Any, cases: list[str], reqps: float = 0.0) -> list[Any]:
-    from analytics.aggregate import aggregate
+def _insert_aggregates(test_id: int, source_id: int, cols: Any, cases: list[str], *, tag: str, **fixed: Any) -> None:
+    """The per-second rows of these samples, inserted as ingestion inserts them; `fixed` replaces whole columns
+    (the stream's planned RPS and instances, which samples do not carry)."""
+    from analytics.aggregate import aggregate_table
+    from backend.clickhouse import client
+    from backend.clickhouse.tables import second_aggregates
 
-    return [
-        (
-            test_id, source_id, r.ts, r.case, reqps, 0, r.resps, r.expect_ms, r.connect_time_ms, r.send_time_ms,
-            r.latency_ms, r.receive_time_ms, r.input_bytes, r.output_bytes, *r.quantiles_ms,
-            list(r.net_codes), list(r.net_counts), list(r.http_codes), list(r.http_counts),
-            list(r.hist_bins), list(r.hist_counts), 1,
-        )
-        for r in aggregate(cols, cases)
-    ]  # fmt: skip
+    table = aggregate_table(cols, cases)
+    columns = second_aggregates.columns_of(test_id, source_id, table, 1)
+    columns.update({name: make(table) for name, make in fixed.items()})
+    with client.native_insert(second_aggregates.NAME, second_aggregates.COLUMNS, tag=tag) as insert:
+        insert.send(columns)
 
 
 def _store_upload(test_id: int, upload_id: int, cols: Any, cases: list[str], chunk: int = 1_000_000) -> None:
     import numpy as np
 
     from backend.clickhouse import client
-    from backend.clickhouse.tables import samples, second_aggregates
+    from backend.clickhouse.tables import samples
 
     tag_of = np.array(cases, dtype=object)
     for start in range(0, cols.rows, chunk):
@@ -142,22 +142,27 @@ def _store_upload(test_id: int, upload_id: int, cols: Any, cases: list[str], chu
     seconds = np.unique(cols.receive_sec)
     for i in range(0, seconds.size, 200):
         window = (cols.receive_sec >= seconds[i]) & (cols.receive_sec <= seconds[min(i + 199, seconds.size - 1)])
-        rows = _aggregate_rows(test_id, upload_id, cols.take(window), cases)
-        client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="bench.aggregates")
+        _insert_aggregates(test_id, upload_id, cols.take(window), cases, tag="bench.aggregates")
 
 
 def _store_stream(test_id: int, rng: Any, t0: int, seconds: int, n_cases: int, rps: int) -> None:
     import numpy as np
 
     from backend.clickhouse import client
-    from backend.clickhouse.tables import monitoring, second_aggregates
+    from backend.clickhouse.tables import monitoring
 
     for start in range(0, seconds, 300):
         span = min(300, seconds - start)
         cols, cases = _sample_columns(rng, rps * span, t0 + start, span, n_cases)
-        rows = _aggregate_rows(test_id, 0, cols, cases, reqps=float(rps))
-        rows = [(*r[:5], 50 + (r[2] - t0) // 60, *r[6:]) for r in rows]  # instances ramp
-        client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="bench.stream")
+        _insert_aggregates(
+            test_id,
+            0,
+            cols,
+            cases,
+            tag="bench.stream",
+            reqps=lambda table: np.full(table.size, float(rps)),
+            threads=lambda table: (50 + (table.ts - t0) // 60).astype(np.uint32),  # instances ramp
+        )
     metrics = [f"custom:cpu-cpu{i}_usage_user" for i in range(8)] + [
         "Memory_used", "Memory_free", "Memory_buff", "Memory_cached", "System_la1", "System_la5", "System_la15",
         "custom:net-eth0_bytes_recv", "custom:net-eth0_bytes_sent", "Net_retransmit",

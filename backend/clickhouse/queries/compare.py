@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytics.compare import SparseCounts, coarsen
+from analytics.schema.codes import DISCARDED_NET_CODE
 from backend.clickhouse import client
 from backend.clickhouse.queries.selection import Selection
 from backend.clickhouse.tables import samples, second_aggregates
 
-DISCARDED_NET_CODE = 777
 _KEY_OFFSET = 2**31  # Int32 codes (net codes may be negative) as 32 unsigned bits in a packed GROUP BY key
 
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from analytics.schema.codes import DISCARDED_NET_CODE, TIMEOUT_NET_CODE
 from backend.clickhouse import client
 from backend.clickhouse.tables import monitoring, samples, second_aggregates
 
-DISCARDED_NET_CODE = 777
-TIMEOUT_NET_CODE = 110
 # Only the metrics the hints read (CPU per core and total, used memory): a host can send hundreds.
 MONITORING_METRICS_RE = "(?i)cpu.*(idle|user|system)$|^Memory_used$"
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from analytics.schema.codes import DISCARDED_NET_CODE
 from backend.clickhouse import client
 from backend.clickhouse.queries.selection import Selection
 from backend.clickhouse.tables import samples
-
-DISCARDED_NET_CODE = 777
 
 
 def _levels_sql(levels_pct: Sequence[float]) -> tuple[str, dict[str, float]]:

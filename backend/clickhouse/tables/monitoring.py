@@ -4,26 +4,14 @@ ReplacingMergeTree on that key: a chunk retried after a 5xx lands once. ORDER BY
 host and metric, because the Monitoring tab reads one test's metrics group by group over a window.
 """
 
-from backend.clickhouse.engines import Shape, TableSpec, create
+from backend.clickhouse.engines import Shape, create
+from backend.clickhouse.tables import RECEIVED_AT_US, pushed_table
 
 NAME = "monitoring"
 
-COLUMNS = ("test_id", "ts", "host", "metric", "value", "received_at_us")
+_COLUMNS = (("test_id", "UInt64"), ("ts", "UInt32"), ("host", "String"), ("metric", "String"), ("value", "Float64"))
+COLUMNS = (*(name for name, _ in _COLUMNS), RECEIVED_AT_US[0])
 
-SPEC = TableSpec(
-    name=NAME,
-    columns="""
-    test_id UInt64,
-    ts UInt32,
-    host String,
-    metric String,
-    value Float64,
-    received_at_us UInt64""",
-    engine="ReplacingMergeTree",
-    version_column="received_at_us",
-    keys="""
-PARTITION BY toYYYYMM(toDateTime(ts))
-ORDER BY (test_id, host, metric, ts)""",
-)
+SPEC = pushed_table(NAME, _COLUMNS, order_by="test_id, host, metric, ts")
 
 CREATE_SQL = create(SPEC, Shape())[0]

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from django.contrib.auth.models import User
 
-from analytics.aggregate import SampleColumns, aggregate
+from analytics.aggregate import SampleColumns, aggregate_table
 from analytics.histogram import bin_indexes_for_values_us
 from backend.clickhouse import client
 from backend.clickhouse.tables import samples, second_aggregates
@@ -64,8 +64,11 @@ def insert_samples(
     # The per-second aggregates ingestion derives from these samples (source_id = the upload id).
     cases, codes = np.unique(np.asarray(tags, dtype=object).astype(str), return_inverse=True)
     cols = SampleColumns.of_response_times(receive_sec, codes, interval_us, net, proto)
-    rows = second_aggregates.rows_of(test_id, upload_id, aggregate(cols, [str(c) for c in cases]), 1)
-    client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="tests.compare.upload_aggregates")
+    table = aggregate_table(cols, [str(c) for c in cases])
+    with client.native_insert(
+        second_aggregates.NAME, second_aggregates.COLUMNS, tag="tests.compare.upload_aggregates"
+    ) as insert:
+        insert.send(second_aggregates.columns_of(test_id, upload_id, table, 1))
 
 
 def stream_rows(

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics.aggregate import SampleColumns, aggregate
+from analytics.aggregate import SampleColumns, aggregate_table
 from analytics.histogram import bin_indexes_for_values_us
 from analytics.phout import PhoutParser, parse_stream
 from backend.clickhouse import client
@@ -74,9 +74,6 @@ def insert_monitoring(test_id: int, host: str, ts: Sequence[int], metrics: dict[
     client.insert_rows(monitoring.NAME, monitoring.COLUMNS, rows, tag="tests.diagnosis.monitoring")
 
 
-_QUANTILES = 9  # analytics.aggregate.QUANTILE_LEVELS: 50 75 80 85 90 95 98 99 100
-
-
 def ingest_phout(path: Path, test_id: int, upload_id: int) -> int:
     """Parse a phout file and store its per-second rows as the upload's source, like the upload pipeline does.
 
@@ -87,34 +84,8 @@ def ingest_phout(path: Path, test_id: int, upload_id: int) -> int:
     assert parser.stats.lines_bad == 0, parser.stats.bad_examples
     fields = SampleColumns.__dataclass_fields__
     cols = SampleColumns.concat([SampleColumns(**{name: getattr(b, name) for name in fields}) for b in batches])
-    rows = []
-    for sc in aggregate(cols, parser.cases):
-        assert len(sc.quantiles_ms) == _QUANTILES
-        rows.append(
-            (
-                test_id,
-                upload_id,
-                sc.ts,
-                sc.case,
-                0.0,  # a phout has no planned RPS nor instances: the diagnosis takes them from the load scheme
-                0,
-                sc.resps,
-                sc.expect_ms,
-                sc.connect_time_ms,
-                sc.send_time_ms,
-                sc.latency_ms,
-                sc.receive_time_ms,
-                sc.input_bytes,
-                sc.output_bytes,
-                *sc.quantiles_ms,
-                list(sc.net_codes),
-                list(sc.net_counts),
-                list(sc.http_codes),
-                list(sc.http_counts),
-                list(sc.hist_bins),
-                list(sc.hist_counts),
-                1,
-            )
-        )
-    insert_rows(rows)
-    return len(rows)
+    table = aggregate_table(cols, parser.cases)
+    # A phout has no planned RPS nor instances (0 in the rows): the diagnosis takes them from the load scheme.
+    with client.native_insert(second_aggregates.NAME, second_aggregates.COLUMNS, tag="tests.diagnosis.phout") as ins:
+        ins.send(second_aggregates.columns_of(test_id, upload_id, table, 1))
+    return table.size

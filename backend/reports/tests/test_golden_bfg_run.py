@@ -37,7 +37,7 @@ def _phout() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 def _stream(test: Test) -> None:
     rows = []
     for received_at_us, body in enumerate(json.loads((RUN / "push_data.json").read_text()), start=1):
-        rows += [(test.pk, 0, *item.as_row(), received_at_us) for item in parse_push_data(body)]
+        rows += [(test.pk, 0, *row, received_at_us) for row in parse_push_data(body)]
     client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="tests.reports.bfg_stream")
 
 

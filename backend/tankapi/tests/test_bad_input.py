@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from analytics.tank_push import COLUMN_RANGES, ROW_FIELDS
+from analytics.schema.seconds import COLUMN_RANGES, ROW_FIELDS
 from backend.clickhouse import client as ch
 from backend.clickhouse.tables import second_aggregates
 from backend.loadtests.models import Test

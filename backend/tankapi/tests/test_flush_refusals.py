@@ -11,7 +11,8 @@ import orjson
 import pytest
 from django.core.management import call_command
 
-from analytics.tank_push import ROW_FIELDS, parse_push_data
+from analytics.schema.seconds import ROW_FIELDS
+from analytics.tank_push import parse_push_data
 from backend.clickhouse import client as ch
 from backend.clickhouse.tables import second_aggregates
 from backend.tankapi import buffer, flush, lifecycle, push
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("clickhouse", "redis_db")
 
 
 def _good_rows() -> list[list[Any]]:
-    return [list(second.as_row()) for second in parse_push_data(fixture_json("push_data_bfg_1795316038.json"))]
+    return [list(second) for second in parse_push_data(fixture_json("push_data_bfg_1795316038.json"))]
 
 
 def _stored_tests() -> list[int]:

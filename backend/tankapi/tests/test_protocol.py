@@ -354,7 +354,7 @@ def test_silent_tests_are_closed_and_marked(
 
 
 def test_buffered_rows_follow_the_table_columns() -> None:
-    from analytics.tank_push import ROW_FIELDS
+    from analytics.schema.seconds import ROW_FIELDS
 
     assert (*second_aggregates.COLUMNS[:2], *ROW_FIELDS, second_aggregates.COLUMNS[-1]) == second_aggregates.COLUMNS
 

@@ -1,5 +1,5 @@
 """The per-second rows an upload derives, inserted as columns (second_aggregates.columns_of through native.py),
-against the same rows inserted one by one through the driver (rows_of): ClickHouse must hold the same values."""
+against the same rows inserted one by one through the driver: ClickHouse must hold the same values."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from analytics.aggregate import SecondTable, aggregate_table
 from analytics.phout import PhoutParser, parse_stream
 from analytics.tests.phout_support import columns_of as sample_columns_of
 from analytics.tests.phout_support import read_golden
+from analytics.tests.seconds_support import rows_of
 from backend.clickhouse import client
 from backend.clickhouse.tables import second_aggregates
 from backend.uploads.ingest import _insert_aggregates
@@ -38,7 +39,7 @@ def test_columns_store_what_rows_store(clickhouse: None, name: str) -> None:
     table = table_of(name)
     assert table.size > 0 and table.hist.count.sum() > 0
     _insert_aggregates(7, 1, table, received_at_us=5, tag="tests.aggregate_insert")
-    rows = second_aggregates.rows_of(7, 2, table.rows(), 5)
+    rows = [(7, 2, *row, 5) for row in rows_of(table)]
     client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="tests.aggregate_insert")
     assert stored(1) == stored(2)
     assert len(stored(1)) == table.size
@@ -47,6 +48,6 @@ def test_columns_store_what_rows_store(clickhouse: None, name: str) -> None:
 def test_tables_concatenate_as_their_rows_do() -> None:
     tables = [table_of(name) for name in FILES]
     joined = SecondTable.concat(tables)
-    assert joined.rows() == [row for t in tables for row in t.rows()]
-    assert SecondTable.concat([]).size == 0 and SecondTable.empty().rows() == []
+    assert rows_of(joined) == [row for t in tables for row in rows_of(t)]
+    assert SecondTable.concat([]).size == 0 and rows_of(SecondTable.empty()) == []
     assert np.array_equal(joined.hist.ends(joined.size)[-1:], [joined.hist.count.size])
