@@ -214,19 +214,7 @@ def correlation_time_s(data: SparseCounts, values: FloatArray, *, robust: bool =
     if data.seconds.size == 0:
         return 1.0
     series = _per_second_medians(data, values) if robust else _per_second_means(data, values)
-    if series.size < 4:
-        return 1.0
-    centred = series - series.mean()
-    denom = float((centred * centred).sum())
-    if denom <= 0:
-        return 1.0
-    rho1 = float((centred[1:] * centred[:-1]).sum()) / denom
-    rho2 = float((centred[2:] * centred[:-2]).sum()) / denom
-    # Per-second noise (a median of few responses) lowers every autocorrelation by the same factor; an AR(1)
-    # drift under it keeps rho2 / rho1 = its own coefficient. Trust that ratio only when rho1 stands clear of 0.
-    phi = rho2 / rho1 if rho1 > 0.2 and rho2 > 0 else rho1
-    phi = min(max(phi, 0.0), 0.95)
-    return (1.0 + phi) / (1.0 - phi) * time_step_s(data)
+    return _ar1_time(series) * time_step_s(data)
 
 
 def _block_matrix(
@@ -699,6 +687,8 @@ def _paired_correlation_time_s(base: FloatArray, other: FloatArray, lower: Float
 
 
 def _ar1_time(series: FloatArray) -> float:
+    """(1 + φ) / (1 - φ), in steps of `series`, for the AR(1) coefficient φ read off its autocorrelations (1 when
+    fewer than 4 points or no spread)."""
     if series.size < 4:
         return 1.0
     centred = series - series.mean()
@@ -707,6 +697,8 @@ def _ar1_time(series: FloatArray) -> float:
         return 1.0
     rho1 = float((centred[1:] * centred[:-1]).sum()) / denom
     rho2 = float((centred[2:] * centred[:-2]).sum()) / denom
+    # Per-step noise (a median of few responses) lowers every autocorrelation by the same factor; an AR(1) drift
+    # under it keeps rho2 / rho1 = its own coefficient. Trust that ratio only when rho1 stands clear of 0.
     phi = rho2 / rho1 if rho1 > 0.2 and rho2 > 0 else rho1
     phi = min(max(phi, 0.0), 0.95)
     return (1.0 + phi) / (1.0 - phi)

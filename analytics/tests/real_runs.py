@@ -51,6 +51,21 @@ def load(name: str) -> Run:
     return Run(start - first, second, time_ms, table[:, 2].astype(np.int64), table[:, 3].astype(np.int64))
 
 
+def without_pauses(run: Run, warmup_s: int = 10) -> Run:
+    """The run with every steady second that a pause hit (a response slower than 3x the steady seconds' median p99)
+    replaced by the nearest second no pause hit: not real material, a diagnostic of what the pauses cost."""
+    per_second = [run.time_ms[run.second == s] for s in range(run.seconds)]
+    p99 = np.array([np.percentile(v, 99) if v.size > 10 else np.nan for v in per_second])
+    cut = 3.0 * float(np.nanmedian(p99[warmup_s:]))
+    hit = [s >= warmup_s and bool((v > cut).any()) for s, v in enumerate(per_second)]
+    clean = [s for s in range(warmup_s, run.seconds) if not hit[s] and per_second[s].size > 10]
+    source = [min(clean, key=lambda c: abs(c - s)) if hit[s] else s for s in range(run.seconds)]
+    second = np.concatenate([np.full(per_second[src].size, s, dtype=np.int64) for s, src in enumerate(source)])
+    time_ms = np.concatenate([per_second[src] for src in source])
+    zero = np.zeros(second.size, dtype=np.int64)
+    return Run(second.astype(np.float64), second, time_ms, zero, zero + 200)
+
+
 def trial(
     runs: list[Run],
     rng: np.random.Generator,

@@ -228,11 +228,15 @@ def test_several_tests_are_each_compared_with_the_first(n_tests: int) -> None:
 
 # Real runs: yandex-tank's BFG against a local target (analytics/tests/fixtures/real_runs/README.md), resampled by
 # blocks of seconds (analytics/tests/real_runs.py). bench/compare/power.py measures the same with more trials.
-def _real_pairs(seconds: int, trials: int, seed: int) -> Iterator[tuple[SparseCounts, tuple[np.ndarray, np.ndarray]]]:
+def _real_pairs(
+    seconds: int, trials: int, seed: int, *, pauses: bool = True
+) -> Iterator[tuple[SparseCounts, tuple[np.ndarray, np.ndarray]]]:
     from analytics.tests import real_runs
 
     rng = np.random.default_rng(seed)
     runs = [real_runs.load("const_a"), real_runs.load("const_b")]
+    if not pauses:
+        runs = [real_runs.without_pauses(run) for run in runs]
     for _ in range(trials):
         a, b = real_runs.pair(runs, rng, seconds)
         yield real_runs.counts(a), b
@@ -250,7 +254,7 @@ def test_real_runs_of_one_build_are_same_at_every_level() -> None:
 
 
 def test_real_median_times_one_and_a_half_is_worse() -> None:
-    """Every response 1.5x slower on a 30 s real run: p50 `worse` in every trial (it was `same` in every one)."""
+    """Every response 1.5x slower on a 30 s real run: p50 `worse` in (nearly) every trial."""
     from analytics.tests import real_runs
 
     worse = 0
@@ -285,8 +289,8 @@ def test_real_slower_build_is_worse_at_the_median() -> None:
 @pytest.mark.parametrize(("seconds", "at_least"), [(30, 28), (45, 30), (60, 33)])
 def test_real_p99_twice_is_never_better_and_mostly_worse(seconds: int, at_least: int) -> None:
     """Each second's slowest 10% twice as slow on real runs whose p99 is set by random 120 ms pauses: `worse` at p99
-    in 76-93% of trials of 30-60 s (docs/compare.md; a 20%-trimmed mean of block ratios found 53% at 30 s and 18% at
-    60 s), never `better`."""
+    in most trials of 30-60 s, never `better`. Short of the 95% goal because of the pauses (docs/compare.md; the
+    test below takes them out)."""
     from analytics.tests import real_runs
 
     worse = 0
@@ -295,3 +299,22 @@ def test_real_p99_twice_is_never_better_and_mostly_worse(seconds: int, at_least:
         assert verdict[DEFAULT_LEVELS.index(99.0)] != "better"
         worse += verdict[DEFAULT_LEVELS.index(99.0)] == "worse"
     assert worse >= at_least
+
+
+def test_real_p99_twice_is_worse_once_the_pauses_are_taken_out() -> None:
+    """The same real runs with every steady second a 120 ms pause hit replaced by the nearest one none hit: p99 x2
+    `worse` in >= 95% of 30 s trials, and A/A of 45 s still `same`. The method has the tail's power; on the real
+    runs the pauses take it (docs/compare.md)."""
+    from analytics.tests import real_runs
+
+    p99 = DEFAULT_LEVELS.index(99.0)
+    worse = sum(
+        compare_quantiles([a, real_runs.counts(real_runs.slower_tail(b, 2.0))]).verdict[1][p99] == "worse"
+        for a, b in _real_pairs(30, 40, seed=9, pauses=False)
+    )
+    assert worse >= 38
+    flagged = sum(
+        any(v in ("worse", "better") for v in compare_quantiles([a, real_runs.counts(b)]).verdict[1])
+        for a, b in _real_pairs(45, 40, seed=7, pauses=False)
+    )
+    assert flagged <= 2

@@ -8,8 +8,13 @@ a 1.5× slower build of the same target. For each effect and test length it prin
 `worse` at the level a person looks at (p50 for a median change, p99 for a tail change), and for A/A how often
 any judged level is not `same`.
 
+`--runs` names the real runs trials are drawn from (two or more runs of one build; default the 50 s pause-dominated
+pair); `--slow` the run of the slower build the `slow` effect uses. `--without-pauses` replaces every steady second a
+pause hit by the nearest second none hit (a diagnostic of what the pauses cost, not real material).
+
     .venv/bin/python bench/compare/power.py --trials 200
     .venv/bin/python bench/compare/power.py --trials 100 --lengths 30,45,60 --effects m1.1,m1.2,m1.5,t1.5,t2
+    .venv/bin/python bench/compare/power.py --trials 200 --without-pauses --lengths 30,45 --effects aa,t1.5,t2
 """
 
 from __future__ import annotations
@@ -27,10 +32,12 @@ from analytics.compare import DEFAULT_LEVELS, compare_quantiles
 from analytics.tests import real_runs
 
 
-def rates(effect: str, seconds: int, trials: int, seed: int) -> float:
+def rates(
+    effect: str, seconds: int, trials: int, seed: int, runs: list[str], slow_run: str, pauses: bool = True
+) -> float:
     rng = np.random.default_rng(seed)
-    base = [real_runs.load("const_a"), real_runs.load("const_b")]
-    slow = [real_runs.load("const_slow")]
+    base = [real_runs.load(name) if pauses else real_runs.without_pauses(real_runs.load(name)) for name in runs]
+    slow = [real_runs.load(slow_run)]
     hits = 0
     for _ in range(trials):
         a, b = real_runs.pair(base, rng, seconds)
@@ -58,12 +65,21 @@ def main() -> None:
     parser.add_argument("--lengths", default="30,45,60")
     parser.add_argument("--effects", default="aa,m1.1,m1.2,m1.5,t1.3,t1.5,t2,slow")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--runs", default="const_a,const_b", help="real runs of one build to draw trials from")
+    parser.add_argument("--slow", default="const_slow", help="the real run of a slower build (effect `slow`)")
+    parser.add_argument(
+        "--without-pauses", action="store_true", help="replace the seconds pauses hit (a diagnostic, not real runs)"
+    )
     args = parser.parse_args()
+    runs = args.runs.split(",")
+    shortest = min(real_runs.load(name).seconds for name in runs)
+    # real_runs.trial wraps around the steady part (run - 15 s) once a block's jittered position passes it.
+    print(f"runs {args.runs} (shortest {shortest} s: trials longer than {shortest - 4} s reuse seconds)")
     lengths = [int(x) for x in args.lengths.split(",")]
     started = time.perf_counter()
     print("effect      " + "".join(f"{n:>8} s" for n in lengths))
     for effect in args.effects.split(","):
-        row = [rates(effect, n, args.trials, args.seed) for n in lengths]
+        row = [rates(effect, n, args.trials, args.seed, runs, args.slow, not args.without_pauses) for n in lengths]
         name = {"aa": "A/A (FP)", "slow": "slow build"}.get(effect, effect.replace("m", "p50 x").replace("t", "p99 x"))
         print(f"{name:<12}" + "".join(f"{r:>10.3f}" for r in row), flush=True)
     print(f"{args.trials} trials per cell, {time.perf_counter() - started:.0f} s")
