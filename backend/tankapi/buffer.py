@@ -45,11 +45,8 @@ STOPPED_TESTS_KEY = "tankapi:stopped_tests"
 LAST_PUSH_KEY = "tankapi:last_push"  # hash test_id -> unix s of the last accepted push (silence detection)
 FLUSH_LOCK_KEY = "tankapi:flush_lock"
 
-# What an entry holds. The views append the rows they validated ("D": PushSecond.as_row() lists, "M":
-# [ts, host, metric, value] lists), so the flusher only decodes JSON; the raw-body kinds ("d", "m": the tank's
-# own bytes, parsed by the flusher) are still read, for entries written by an older version or by hand.
-KIND_DATA = "d"
-KIND_MONITORING = "m"
+# What an entry holds: the rows the push path validated ("D": PushSecond.as_row() lists, "M": [ts, host, metric,
+# value] lists), so the flusher only decodes JSON. Any other kind is moved to the dead letters.
 KIND_DATA_ROWS = "D"
 KIND_MONITORING_ROWS = "M"
 
@@ -359,10 +356,6 @@ def mark_clickhouse_down(ttl_ms: int) -> None:
 
 def mark_clickhouse_up() -> None:
     connection().delete(CLICKHOUSE_DOWN_KEY)
-
-
-def clickhouse_marked_down() -> bool:
-    return bool(connection().exists(CLICKHOUSE_DOWN_KEY))
 
 
 @dataclass(frozen=True)
