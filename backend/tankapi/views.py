@@ -25,6 +25,7 @@ from backend.loadtests.auth import raw_token_from
 from backend.loadtests.models import Test, hash_upload_token
 from backend.loadtests.tokens import resolve_token
 from backend.tankapi import buffer, lifecycle, push
+from backend.tankapi.tasks import finish_after_commit
 
 # Re-exported: tests elsewhere (backend/accounts) forget the push caches through this name.
 from backend.tankapi.push import clear_caches as clear_caches
@@ -182,7 +183,8 @@ def close_job(request: HttpRequest, job: int) -> HttpResponse:
         return _error(f"exitcode must be an integer, got {raw_code!r}", 400)
     if exit_code is not None and not low <= exit_code <= high:
         return _error(f"exitcode {raw_code!r} does not fit an integer ({low}..{high})", 400)
-    lifecycle.close_test(test.pk, exit_code)
+    if lifecycle.close_test(test.pk, exit_code):
+        finish_after_commit(test.pk)
     buffer.forget_last_push(test.pk)
     return _array(SUCCESS)
 
