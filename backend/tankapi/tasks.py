@@ -10,7 +10,6 @@ import logging
 import time
 
 from celery import shared_task
-
 from django.db import transaction
 
 from backend.reports.tasks import postprocess_test

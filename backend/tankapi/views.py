@@ -25,10 +25,10 @@ from backend.loadtests.auth import raw_token_from
 from backend.loadtests.models import Test, hash_upload_token
 from backend.loadtests.tokens import resolve_token
 from backend.tankapi import buffer, lifecycle, push
-from backend.tankapi.tasks import finish_after_commit
 
 # Re-exported: tests elsewhere (backend/accounts) forget the push caches through this name.
 from backend.tankapi.push import clear_caches as clear_caches
+from backend.tankapi.tasks import finish_after_commit
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,14 @@ def _owned_test(request: HttpRequest, job: int) -> Test | JsonResponse:
     return test
 
 
+def _json_object(request: HttpRequest, name: str) -> dict[str, Any]:
+    """The body as a JSON object; PushFormatError (a 400) when it is not one."""
+    body = push.decode_json(request.body)
+    if not isinstance(body, dict):
+        raise PushFormatError(f"{name} body must be a JSON object")
+    return body
+
+
 @csrf_exempt
 def create_job(request: HttpRequest) -> HttpResponse:
     """POST api/job/create.json?api_token=T -> [{"job": N, "upload_token": "U"}]"""
@@ -77,13 +85,7 @@ def create_job(request: HttpRequest) -> HttpResponse:
     if not permissions.can_create(user):
         return _error("this user may not create tests", 403)
     try:
-        body = push.decode_json(request.body)
-    except PushFormatError as exc:
-        return _error(str(exc), 400)
-    if not isinstance(body, dict):
-        return _error("create.json body must be a JSON object", 400)
-    try:
-        test = lifecycle.create_test(user, body)
+        test = lifecycle.create_test(user, _json_object(request, "create.json"))
     except PushFormatError as exc:
         return _error(str(exc), 400)
     return _array([{"job": test.pk, "upload_token": test.upload_token}])
@@ -98,13 +100,7 @@ def edit_job(request: HttpRequest, job: int) -> HttpResponse:
     if isinstance(test, JsonResponse):
         return test
     try:
-        body = push.decode_json(request.body)
-    except PushFormatError as exc:
-        return _error(str(exc), 400)
-    if not isinstance(body, dict):
-        return _error("edit.json body must be a JSON object", 400)
-    try:
-        lifecycle.edit_test(test, body)
+        lifecycle.edit_test(test, _json_object(request, "edit.json"))
     except PushFormatError as exc:
         return _error(str(exc), 400)
     return _array(SUCCESS)

@@ -375,7 +375,11 @@ def test_entries_of_an_unknown_kind_go_to_dead_letters(http: Client, tank_user: 
     result = flush.flush_all()
     assert (result.entries, result.second_rows, result.dead_letters) == (2, 2, 1)
     (letter,) = buffer.dead_letters()
-    assert (letter.kind, letter.test_id, letter.body) == ("d", job, raw) and "unknown buffer entry kind" in letter.reason
+    assert (letter.kind, letter.test_id, letter.body) == (
+        "d",
+        job,
+        raw,
+    ) and "unknown buffer entry kind" in letter.reason
 
 
 def test_nan_written_by_the_tank_is_accepted_and_stored_as_zero(http: Client, tank_user: tuple[Any, str]) -> None:
