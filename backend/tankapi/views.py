@@ -2,7 +2,7 @@
 
 Why plain views: the client needs exact bodies (JSON *arrays*), an `ok` text answer, raw JSON without a
 Content-Type, form-encoded config uploads and no redirects; DRF's content negotiation and parsers would only get in
-the way, and the push endpoints are the hot path (hundreds of requests per second), where every layer counts.
+the way.
 
 Answers the client understands: 200 with the shapes below; 401/403 for a bad token (never 5xx at create, or the
 tank retries for ten minutes); 404 for an unknown job; 400 with `{"error": ...}` naming the bad item; 410 for a
@@ -134,9 +134,9 @@ def config_upload(request: HttpRequest, job: int, name: str) -> HttpResponse:
     return _array(SUCCESS)
 
 
-# The three push endpoints: the logic is push.py's, shared with the WSGI fast path (fastpath.py) that serves them in
-# production below Django's middleware; these views answer the same when Django gets the request (tests, runserver,
-# any request the fast path leaves to Django).
+# The three push endpoints: the logic is push.py's, shared with the ASGI door (asgi_door.py) that serves them in
+# production in front of Django; these views answer the same when Django gets the request (runserver, and any
+# request the door leaves to Django).
 
 
 @csrf_exempt

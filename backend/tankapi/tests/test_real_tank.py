@@ -295,7 +295,7 @@ def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
 
     test = Test.objects.get(pk=job)
     assert test.owner == user
-    assert (test.status, test.exit_code, test.exit_reason) == (Status.PROCESSING, 0, "completed")
+    assert (test.status, test.exit_code, test.exit_reason) == (Status.READY, 0, "completed")
     assert (test.name, test.component, test.version, test.task, test.person) == (
         "real tank",
         "tankapi-e2e",
@@ -362,7 +362,7 @@ def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     assert links, output[-3000:]
     job = int(links[-1].rsplit("/", 1)[-1])
     test = Test.objects.get(pk=job)
-    assert (test.owner, test.name, test.status, test.exit_code) == (user, "replayed", Status.PROCESSING, 0)
+    assert (test.owner, test.name, test.status, test.exit_code) == (user, "replayed", Status.READY, 0)
     assert (test.target_host, test.target_port) == ("127.0.0.1", "8080")
     assert _stored_seconds(job) == _tank_seconds(artifacts)
     assert _stored_monitoring(job) == pytest.approx(_tank_monitoring(artifacts))
@@ -431,7 +431,7 @@ def test_a_stop_from_the_web_ends_the_tanks_upload(
     assert stop.answer == (202, {"id": job, "status": "stopping"})
     assert "Lunapark is rejecting Data Uploader data" in output
     test = Test.objects.get(pk=job)
-    assert (test.status, test.exit_reason) == (Status.PROCESSING, "stopped from the web")
+    assert (test.status, test.exit_reason) == (Status.READY, "stopped from the web")
     (artifacts,) = [p.parent for p in (work / "logs").glob("*/test_data.log")]
     shot = {ts for ts, _case in _tank_seconds(artifacts)}
     stored = {ts for ts, _case in _stored_seconds(job)}
