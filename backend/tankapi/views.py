@@ -25,9 +25,6 @@ from backend.loadtests.auth import raw_token_from
 from backend.loadtests.models import Test, hash_upload_token
 from backend.loadtests.tokens import resolve_token
 from backend.tankapi import buffer, lifecycle, push
-
-# Re-exported: tests elsewhere (backend/accounts) forget the push caches through this name.
-from backend.tankapi.push import clear_caches as clear_caches
 from backend.tankapi.tasks import finish_after_commit
 
 log = logging.getLogger(__name__)

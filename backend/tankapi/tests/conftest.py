@@ -31,11 +31,11 @@ def fixture_json(name: str) -> Any:
 
 @pytest.fixture
 def tank_caches() -> Iterator[None]:
-    from backend.tankapi import views
+    from backend.tankapi import push
 
-    views.clear_caches()
+    push.clear_caches()
     yield
-    views.clear_caches()
+    push.clear_caches()
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
 from backend.loadtests.tokens import create_token
-from backend.tankapi import flush, views
+from backend.tankapi import flush, push
 from backend.testing import LiveASGIServer
 
 YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
@@ -282,7 +282,7 @@ def _job_from(output: str) -> int:
 def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
     live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    views.clear_caches()
+    push.clear_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user("tank-e2e", password="x-not-used-3")
@@ -328,7 +328,7 @@ def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
 def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    views.clear_caches()
+    push.clear_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user("postloader", password="x-not-used-4")
@@ -415,7 +415,7 @@ def test_a_stop_from_the_web_ends_the_tanks_upload(
     is stored. Its shooting goes on to the end of its schedule (only the Lunapark-mode status call, answered 410 too,
     makes it end the shooting: DataUploader's `send_status` does nothing in overload mode), then its close records
     the reason."""
-    views.clear_caches()
+    push.clear_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user("tank-stop", password="x-not-used-5")
