@@ -376,10 +376,12 @@ class TankPushASGI:
 
     async def checked(self, routed: Routed, body: bytes) -> push.Answer | push.Append:
         """The push's answer or pending append: checked on the loop, what it misses read in a thread first."""
-        for _attempt in range(3):  # a new test, then a token, then the refresh: each read at most once here
+        for reads in range(4):  # the refresh, a new test, a token: each read at most once here
             outcome = routed.outcome(body, may_query=False)
             if not isinstance(outcome, push.Missing):
                 return outcome
+            if reads == 3:
+                break
             if outcome.test_id is not None:
                 await self.tests.load(outcome.test_id)
             elif outcome.api_token is not None:
