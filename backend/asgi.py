@@ -1,6 +1,6 @@
 """ASGI entry point for gunicorn (uvicorn's worker, deploy/gunicorn.conf.py): the tank's push endpoints on the
-event loop, everything else to Django's WSGI application in a thread pool (backend/tankapi/asgi_door.py says why).
-backend/wsgi.py stays the entry for WSGI servers (runserver, the test suite's live server)."""
+event loop, everything else to Django's WSGI application in a thread pool (backend/tankapi/asgi_door.py).
+backend/wsgi.py is Django alone, for runserver."""
 
 import os
 
@@ -11,7 +11,7 @@ from backend import env
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
 django_application = get_wsgi_application()
 
-# Imported after get_wsgi_application(), which sets Django up: the fast path imports models.
+# Imported after get_wsgi_application(), which sets Django up: the door imports models.
 from backend.tankapi.asgi_door import TankPushASGI  # noqa: E402
 
 # Django's requests run in this many threads per process (GUNICORN_THREADS, as under the threaded worker): a long

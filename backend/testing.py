@@ -287,9 +287,9 @@ class LiveASGIServer:
         fast_paths = self.fast_paths
 
         class RecordingDoor(TankPushASGI):
-            async def push(self, environ: dict[str, Any], *args: Any) -> None:
-                fast_paths.append(environ["PATH_INFO"])
-                await super().push(environ, *args)
+            async def push(self, scope: Any, *args: Any) -> None:
+                fast_paths.append(scope["path"])
+                await super().push(scope, *args)
 
         self._socket = socket.socket()
         self._socket.bind(("127.0.0.1", 0))

@@ -151,16 +151,6 @@ def execute(
     return rows
 
 
-def execute_with_columns(
-    sql: str, params: Mapping[str, Any] | None = None, *, tag: str
-) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Like execute, and also returns the result's column names."""
-    _notify(sql, params)
-    with _translated_errors(tag):
-        rows, columns = _client().execute(sql, params or {}, with_column_types=True, settings=_settings())
-    return [name for name, _type in columns], rows
-
-
 def execute_numpy(sql: str, params: Mapping[str, Any] | None = None, *, tag: str) -> list[Any]:
     """Return the result as a list of numpy arrays, one per column (fast path for large reads)."""
     _notify(sql, params)

@@ -19,9 +19,6 @@ script refuses when the backlog exceeds TANKODROM_TANK_BUFFER_MAX_ENTRIES (overl
 from __future__ import annotations
 
 import hashlib
-import os
-import socket
-import struct
 import threading
 import time
 from dataclasses import dataclass
@@ -29,7 +26,7 @@ from typing import Any
 
 import redis
 from django.conf import settings
-from redis.connection import SSLConnection, UnixDomainSocketConnection, parse_url
+from redis.connection import SSLConnection, parse_url
 
 STREAM_KEY = "tankapi:buffer"
 # Entries the flusher could not read or ClickHouse refused (should never happen: the door validated them) are moved
@@ -45,11 +42,8 @@ STOPPED_TESTS_KEY = "tankapi:stopped_tests"
 LAST_PUSH_KEY = "tankapi:last_push"  # hash test_id -> unix s of the last accepted push (silence detection)
 FLUSH_LOCK_KEY = "tankapi:flush_lock"
 
-# What an entry holds. The views append the rows they validated ("D": analytics.schema.seconds rows, "M":
-# [ts, host, metric, value] lists), so the flusher only decodes JSON; the raw-body kinds ("d", "m": the tank's
-# own bytes, parsed by the flusher) are still read, for entries written by an older version or by hand.
-KIND_DATA = "d"
-KIND_MONITORING = "m"
+# What an entry holds: the rows the push path validated ("D": analytics.schema.seconds rows, "M": [ts, host, metric,
+# value] lists), so the flusher only decodes JSON. Any other kind is moved to the dead letters.
 KIND_DATA_ROWS = "D"
 KIND_MONITORING_ROWS = "M"
 
@@ -106,8 +100,9 @@ def _max_entries() -> int:
 
 
 _APPEND_SHA = hashlib.sha1(_APPEND_SCRIPT.encode()).hexdigest().encode()
-_TIMEOUT_S = 2  # as connection()'s socket_timeout: a hung Redis gives a 503, not a hung tank
-_CONNECT_TIMEOUT_S = 1
+_KEY_NAMES = (STREAM_KEY, CLICKHOUSE_DOWN_KEY, LAST_PUSH_KEY, REVOKED_TOKENS_KEY, STOPPED_TESTS_KEY)
+_KEYS = tuple(key.encode() for key in _KEY_NAMES)
+_KEY_COUNT = b"%d" % len(_KEYS)
 
 
 def resp(*args: bytes) -> bytes:
@@ -116,6 +111,25 @@ def resp(*args: bytes) -> bytes:
     for arg in args:
         parts += (b"$%d\r\n" % len(arg), arg, b"\r\n")
     return b"".join(parts)
+
+
+def redis_options() -> dict[str, Any]:
+    """settings.REDIS_URL parsed by redis-py (host, port or path, db, username, password, connection_class)."""
+    url = str(settings.REDIS_URL)
+    options = _url_options.get(url)
+    if options is None:
+        # redis-py's own URL parser, so REDIS_URL means the same to every client of it.
+        options = _url_options[url] = parse_url(url)  # type: ignore[no-untyped-call]
+    return options
+
+
+_url_options: dict[str, dict[str, Any]] = {}
+
+
+def speaks_plain_resp() -> bool:
+    """Whether REDIS_URL is a plain TCP or Unix socket (the event loop's appender speaks RESP on it itself); TLS
+    is left to redis-py."""
+    return redis_options().get("connection_class") is not SSLConnection
 
 
 def setup_commands(options: dict[str, Any]) -> list[bytes]:
@@ -130,128 +144,11 @@ def setup_commands(options: dict[str, Any]) -> list[bytes]:
     return commands
 
 
-class _AppendConnection:
-    """A blocking socket to Redis that sends one command and reads its one-line reply, for the append only.
-
-    Why not redis-py here: the append is the only Redis command of the push path (about a thousand a second at 500
-    tanks), and redis-py spends ~100 µs of CPU per command around the two syscalls that matter (pool checkout with a
-    readiness poll, a poll before every send and receive because of its socket timeout, observability hooks). This
-    one uses kernel-side timeouts (SO_RCVTIMEO/SO_SNDTIMEO) on a blocking socket, so a command is one send and one
-    receive. Everything else (the flusher, the tests, the caches) keeps using redis-py through connection().
-    """
-
-    def __init__(self, url: str, options: dict[str, Any]) -> None:
-        self.url = url
-        if options.get("connection_class") is UnixDomainSocketConnection:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.settimeout(_CONNECT_TIMEOUT_S)
-            try:
-                sock.connect(options["path"])
-            except OSError:
-                sock.close()
-                raise
-        else:
-            sock = socket.create_connection((options["host"], options["port"]), timeout=_CONNECT_TIMEOUT_S)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.settimeout(None)  # blocking: Python then adds no poll() before each call
-        timeval = struct.pack("ll", _TIMEOUT_S, 0)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
-        self.sock = sock
-        self.fresh = True  # no command answered yet: a failure is not a stale connection
-        try:
-            for command in setup_commands(options):
-                self._expect_ok(self.call(command))
-        except BaseException:
-            self.close()
-            raise
-
-    @staticmethod
-    def _expect_ok(reply: bytes) -> None:
-        if reply != b"+OK":
-            raise redis.ConnectionError(reply.decode(errors="replace"))
-
-    def call(self, command: bytes) -> bytes:
-        """Send one command; its reply line without the CRLF (only single-line replies are expected here)."""
-        self.sock.sendall(command)
-        reply = self.sock.recv(512)
-        while not reply.endswith(b"\r\n"):
-            more = self.sock.recv(512)
-            if not more:
-                raise redis.ConnectionError("Redis closed the connection")
-            reply += more
-        if reply.count(b"\r\n") != 1:
-            raise redis.ConnectionError(f"unexpected reply from Redis: {reply[:100]!r}")
-        self.fresh = False
-        return reply[:-2]
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-class _Appenders(threading.local):
-    """Each thread's append connection (gunicorn's threads push concurrently; a connection serves one command at a
-    time), dropped in a forked child, where the parent's socket must not be shared."""
-
-    conn: _AppendConnection | None = None
-    generation = 0
-
-
-_appenders = _Appenders()
-_generation = [0]
-os.register_at_fork(after_in_child=lambda: _generation.__setitem__(0, _generation[0] + 1))
-
-
-_url_options: dict[str, dict[str, Any]] = {}
-
-
-def _options(url: str) -> dict[str, Any]:
-    options = _url_options.get(url)
-    if options is None:
-        # redis-py's own URL parser, so REDIS_URL means the same here as for connection().
-        options = _url_options[url] = parse_url(url)  # type: ignore[no-untyped-call]
-    return options
-
-
-def _append_reply(command: bytes) -> bytes:
-    """Run one command on this thread's append connection, reconnecting once when a reused connection turns out to
-    be dead (Redis restarted, or closed it while idle): a fresh connection's failure is Redis being down."""
-    url = str(settings.REDIS_URL)
-    local = _appenders
-    conn = local.conn
-    if conn is not None and (conn.url != url or local.generation != _generation[0]):
-        if local.generation == _generation[0]:
-            conn.close()
-        conn = local.conn = None
-    for _attempt in range(2):
-        if conn is None:
-            conn = _AppendConnection(url, _options(url))
-            local.conn, local.generation = conn, _generation[0]
-        try:
-            return conn.call(command)
-        except (OSError, redis.ConnectionError):
-            was_fresh = conn.fresh
-            conn.close()
-            conn = local.conn = None
-            if was_fresh:
-                raise
-    raise AssertionError("unreachable")
-
-
-def raw_appends() -> bool:
-    """Whether the append speaks Redis's protocol itself (TCP or Unix socket); TLS goes through redis-py."""
-    return redis_options().get("connection_class") is not SSLConnection
-
-
-def redis_options() -> dict[str, Any]:
-    """settings.REDIS_URL parsed by redis-py (host, port or path, db, username, password, connection_class)."""
-    return _options(str(settings.REDIS_URL))
-
-
 @dataclass(frozen=True, slots=True)
 class AppendCommand:
-    """One append's keys and arguments for the append script, sent as EVALSHA; as EVAL (the script's text with
-    them) only when Redis answers NOSCRIPT, which is rare enough not to build it for every push."""
+    """One append: the append script's keys and arguments, what both appenders send (this module's append, and
+    buffer_async.AsyncAppender on an event loop), as EVALSHA; as EVAL (the script's text with them) only when Redis
+    answers NOSCRIPT, which is rare enough not to build it for every push."""
 
     keys_and_args: tuple[bytes, ...]
 
@@ -278,29 +175,27 @@ class AppendCommand:
         return resp(b"EVAL", _APPEND_SCRIPT.encode(), _KEY_COUNT, *self.keys_and_args)
 
 
-_KEY_NAMES = (STREAM_KEY, CLICKHOUSE_DOWN_KEY, LAST_PUSH_KEY, REVOKED_TOKENS_KEY, STOPPED_TESTS_KEY)
-_KEYS = tuple(key.encode() for key in _KEY_NAMES)
-_KEY_COUNT = b"%d" % len(_KEYS)
-
-
 def append(kind: str, test_id: int, body: bytes, received_at_us: int | None = None, token_hash: str = "") -> None:
-    """Append one accepted push to the stream; raise BufferUnavailable if it is refused (TokenRevoked, TestStopped
-    when the push itself is refused). `token_hash`: the push's API token, hashed, or '' when it sent none."""
-    now_us = received_at_us if received_at_us is not None else time.time_ns() // 1000
-    if not raw_appends():
-        return _append_with_redis_py(kind, test_id, body, now_us, token_hash)
-    command = AppendCommand.of(kind, test_id, body, now_us, token_hash)
+    """Append one accepted push to the stream, blocking (redis-py); raise BufferUnavailable if it is refused
+    (TokenRevoked, TestStopped when the push itself is refused). `token_hash`: the push's API token, hashed, or ''
+    when it sent none."""
+    command = AppendCommand.of(kind, test_id, body, received_at_us, token_hash)
+    conn = connection()
+    reply: Any
     try:
-        reply = _append_reply(command.evalsha())
-        if reply.startswith(b"-NOSCRIPT"):
+        try:
+            reply = conn.evalsha(_APPEND_SHA.decode(), len(_KEYS), *command.keys_and_args)
+        except redis.exceptions.NoScriptError:
             # First append since Redis started: EVAL runs the script and caches it for the next EVALSHA.
-            reply = _append_reply(command.eval())
-    except (OSError, redis.RedisError) as exc:
+            reply = conn.eval(_APPEND_SCRIPT, len(_KEYS), *command.keys_and_args)
+    except redis.RedisError as exc:
+        # Down, or an error reply (out of memory, read-only replica, a failed persistence write...): not stored.
         raise BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {exc}") from exc
-    check_append_result(reply)
+    check_append_result(b":%d" % reply)
 
 
 def check_append_result(reply: bytes) -> None:
+    """Raise what the append script's reply (a RESP line, without its CRLF) refuses; nothing for an append."""
     if reply.startswith(b"-"):
         # An error reply (out of memory, read-only replica, a failed persistence write...): not stored, retry later.
         raise BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {reply[1:].decode(errors='replace')}")
@@ -314,25 +209,6 @@ def check_append_result(reply: bytes) -> None:
         raise BufferUnavailable("the ingest buffer is full; retry later")
     if reply != b":1":
         raise BufferUnavailable(f"the ingest buffer (Redis) answered {reply[:100]!r}")
-
-
-_scripts: dict[str, Any] = {}
-
-
-def _append_with_redis_py(kind: str, test_id: int, body: bytes, now_us: int, token_hash: str) -> None:
-    """The append over redis-py, for what _AppendConnection does not speak (TLS)."""
-    url = str(settings.REDIS_URL)
-    script = _scripts.get(url)
-    if script is None:
-        script = _scripts[url] = connection().register_script(_APPEND_SCRIPT)
-    try:
-        result = script(
-            keys=list(_KEY_NAMES),
-            args=[_max_entries(), kind, test_id, now_us, body, now_us // 1_000_000, token_hash],
-        )
-    except redis.RedisError as exc:
-        raise BufferUnavailable(f"the ingest buffer (Redis) is unavailable: {exc}") from exc
-    check_append_result(b":%d" % result)
 
 
 def mark_revoked(token_hashes: list[str]) -> None:
@@ -359,10 +235,6 @@ def mark_clickhouse_down(ttl_ms: int) -> None:
 
 def mark_clickhouse_up() -> None:
     connection().delete(CLICKHOUSE_DOWN_KEY)
-
-
-def clickhouse_marked_down() -> bool:
-    return bool(connection().exists(CLICKHOUSE_DOWN_KEY))
 
 
 @dataclass(frozen=True)

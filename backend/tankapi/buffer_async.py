@@ -1,10 +1,10 @@
 """The buffer append on an event loop (the ASGI door's pushes): one pipelined Redis connection per loop.
 
-Why not the blocking socket of buffer.py: on the event loop a blocking round trip stops every other connection of
-the process until Redis answers, and on a busy two-core machine Redis may wait for a CPU slice before it does; at
-500 tanks the loop spent a quarter of its time waiting so (py-spy, bench/tank_push). Here each append writes its
-command into the connection and awaits its reply while the loop serves other pushes; commands of pushes in flight
-together share the connection (Redis answers in order), so a busy second costs fewer system calls, not more.
+Why not buffer.append (redis-py, blocking): on the event loop a blocking round trip stops every other connection of
+the process until Redis answers (bench/tank_push/README.md). Here each append writes its command into the
+connection and awaits its reply while the loop serves other pushes; commands of pushes in flight together share
+the connection (Redis answers in order), so a busy second costs fewer system calls, not more. It speaks RESP itself
+(buffer.AppendCommand: the same script, keys and arguments as buffer.append), on a plain TCP or Unix socket.
 
 Same contract as buffer.append: returns once Redis stored the entry (the push may then be answered 200), raises
 BufferUnavailable when Redis is down or slow (2 s), ClickHouse is known down, or the backlog is full. A connection
@@ -18,11 +18,12 @@ import asyncio
 from collections import deque
 from typing import Any, cast
 
+from django.conf import settings
 from redis.connection import UnixDomainSocketConnection
 
 from backend.tankapi import buffer
 
-TIMEOUT_S = 2.0  # as buffer._TIMEOUT_S: a hung Redis gives a 503, not a hung tank
+TIMEOUT_S = 2.0  # as buffer.connection()'s socket_timeout: a hung Redis gives a 503, not a hung tank
 CONNECT_TIMEOUT_S = 1.0
 
 
@@ -44,7 +45,7 @@ class _Pipe(asyncio.Protocol):
         self.pending = b""
         self.failure: BaseException | None = None
         # Commands issued during one turn of the loop, written together at its end: on loopback a write to Redis
-        # costs the sender the receiver's side of TCP too, ~18% of a busy push loop when each had its own.
+        # costs the sender the receiver's side of TCP too (bench/tank_push/README.md).
         self.unsent: list[bytes] = []
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -166,8 +167,6 @@ class AsyncAppender:
 
     async def append(self, kind: str, test_id: int, body: bytes, token_hash: str = "") -> None:
         """Append one accepted push to the stream; raise what buffer.append raises if it is refused."""
-        from django.conf import settings
-
         url = str(settings.REDIS_URL)
         command = buffer.AppendCommand.of(kind, test_id, body, token_hash=token_hash)
         try:

@@ -1,7 +1,7 @@
 """Draining the ingest buffer into ClickHouse: few large inserts, then the bookkeeping in PostgreSQL.
 
-One batch = the oldest entries of the Redis stream. Their rows (validated by the view; raw bodies are parsed with
-analytics.tank_push) become two column blocks (`second_aggregates` with source_id 0, and `monitoring`), inserted
+One batch = the oldest entries of the Redis stream. Their rows (validated by the push path, buffer.KIND_*_ROWS)
+become two column blocks (`second_aggregates` with source_id 0, and `monitoring`), inserted
 with one INSERT per table; the tests' first/last second and last push time are updated in one UPDATE, and only
 then are the entries deleted. An entry that cannot be read, or whose rows ClickHouse refuses, is moved to the dead
 letters (buffer.DEAD_LETTER_KEY, listed by `manage.py tank_dead_letters`) and the rest of the batch goes on.
@@ -13,7 +13,6 @@ A lock in Redis keeps flushes serial, so a slow flush is not overlapped by the n
 
 from __future__ import annotations
 
-import json
 import logging
 import struct
 import time
@@ -25,7 +24,7 @@ import orjson
 from django.db import connection as pg_connection
 
 from analytics.schema.seconds import ROW_FIELDS
-from analytics.tank_push import PushFormatError, parse_monitoring, parse_push_data
+from analytics.tank_push import PushFormatError
 from backend.clickhouse import client
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.clickhouse.tables import monitoring, second_aggregates
@@ -82,18 +81,15 @@ class _Batch:
 
 def _parse(entry: buffer.Entry) -> _Parsed:
     """The entry's rows; ValueError, TypeError or PushFormatError when it is unreadable."""
-    body = orjson.loads(entry.body) if entry.kind.isupper() else json.loads(entry.body)
+    body = orjson.loads(entry.body)
     parsed = _Parsed(entry)
-    if entry.kind in (buffer.KIND_DATA_ROWS, buffer.KIND_DATA):
-        rows: list[Any] = body if entry.kind == buffer.KIND_DATA_ROWS else parse_push_data(body)
-        for row in rows:
+    if entry.kind == buffer.KIND_DATA_ROWS:
+        for row in body:
             if not isinstance(row, list | tuple) or len(row) != _ROW_LENGTH:
                 raise PushFormatError(f"a buffered second has {len(row)} values, not {_ROW_LENGTH}")
             int(row[0])  # the second: a key of the batch
             parsed.seconds.append(row)
-    elif entry.kind in (buffer.KIND_MONITORING_ROWS, buffer.KIND_MONITORING):
-        if entry.kind == buffer.KIND_MONITORING:
-            body = [[p.ts, p.host, p.metric, p.value] for p in parse_monitoring(body).points]
+    elif entry.kind == buffer.KIND_MONITORING_ROWS:
         parsed.points = [(int(ts), str(host), str(metric), float(value)) for ts, host, metric, value in body]
     else:
         raise PushFormatError(f"unknown buffer entry kind {entry.kind!r}")

@@ -160,13 +160,11 @@ def save_config(test: Test, form_field: str, text: str) -> None:
 
 
 def close_test(test_id: int, exit_code: int | None, *, by_silence: bool = False, reason: str = "") -> bool:
-    """Mark the test processing and queue its post-processing; False when it was not online (already closed).
+    """Mark the test processing; False when it was not online (already closed).
 
-    The post-processing is queued behind a flush of the buffer on the `ingest` queue
-    (`backend.tankapi.tasks.finish_test`), so it never reads a test whose last seconds still wait in Redis.
+    The caller then queues `tasks.finish_test` (tasks.finish_after_commit): the post-processing runs behind a flush
+    of the buffer on the `ingest` queue, so it never reads a test whose last seconds still wait in Redis.
     """
-    from backend.tankapi.tasks import finish_test
-
     with transaction.atomic():
         test = Test.objects.select_for_update().filter(pk=test_id).first()
         if test is None or test.status != TestStatus.ONLINE:
@@ -179,7 +177,6 @@ def close_test(test_id: int, exit_code: int | None, *, by_silence: bool = False,
         test.closed_by_silence = by_silence
         test.finished_at = timezone.now()
         test.save(update_fields=["status", "exit_code", "exit_reason", "closed_by_silence", "finished_at"])
-        transaction.on_commit(lambda: finish_test.apply_async(args=(test_id,)))
     try:
         buffer.unmark_stopped(test_id)  # closed: refused as closed now, the note is not needed any more
     except redis.RedisError as exc:
@@ -207,7 +204,8 @@ def stop_requested(test_id: int) -> bool:
 
 
 def close_silent_tests(now_s: float | None = None) -> list[int]:
-    """Close online tests with no push for TANKODROM_ONLINE_SILENCE_S (a tank that died without close.json).
+    """Close online tests with no push for TANKODROM_ONLINE_SILENCE_S (a tank that died without close.json); the
+    ids closed, for the caller to finish (tasks.close_silent_tests).
 
     Silence counts from the newest of: the last push the buffer accepted (Redis), the last flushed push
     (PostgreSQL) and the creation; a test with entries still waiting in the buffer is left for the next run.

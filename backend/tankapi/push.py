@@ -1,10 +1,12 @@
-"""The tank's pushes (push_data, monitoring, the writer endpoint): access check, validation, durable append.
+"""The tank's pushes (push_data, monitoring, the writer endpoint): the protocol core, whatever server serves them.
 
-One implementation for both doors: the Django views (views.py) and the WSGI fast path in front of Django
-(fastpath.py, what gunicorn serves) call these functions, which take the path's job, the query string and the body
-and return an Answer (status, body, content type). No request object, no middleware: the push endpoints are the
-hot path (one request per tank thread per second, hundreds of tanks), and a push must cost one Redis round trip,
-no PostgreSQL query and as little Python as its validation needs.
+It parses the body, authorizes the upload_token / api_token and builds the buffer entry; the adapters (asgi_door.py,
+what gunicorn serves; views.py, Django's views, for any request the door leaves to Django) append it and answer.
+These functions take the path's job, the query string and the body and return an explicit outcome: an Answer
+(status, body, content type), an Append (checked and validated, to be appended to the buffer, then answered), or,
+when the caller may not query PostgreSQL (`may_query=False`: the event loop), a Missing naming what to read first.
+No request object, no middleware: a push must cost one Redis round trip, no PostgreSQL query and as little Python
+as its validation needs.
 
 Answers: 200 once the validated rows are appended to the Redis stream (buffer.append, before answering); 403/401
 for a bad upload_token/api_token, 404 for an unknown job, 400 naming the bad item, 410 for a closed test or one
@@ -23,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from django.core.signals import request_finished, request_started
 from django.http import QueryDict
 
 from analytics.schema.seconds import Row
@@ -35,8 +36,8 @@ from backend.tankapi import buffer
 
 log = logging.getLogger(__name__)
 
-# The paths of the push endpoints (Django's form: no leading slash), shared by urls.py and fastpath.py so the two
-# doors can never disagree on what they serve. With and without a trailing slash: APPEND_SLASH is off because
+# The paths of the push endpoints (Django's form: no leading slash), shared by urls.py and asgi_door.py so the two
+# adapters can never disagree on what they serve. With and without a trailing slash: APPEND_SLASH is off because
 # `requests` turns a redirected POST into a GET.
 PUSH_DATA_PATH = r"^api/job/(?P<job>\d+)/push_data\.json/?$"
 PUSH_MONITORING_PATH = r"^api/monitoring/receiver/push/?$"
@@ -99,7 +100,7 @@ _test_cache: dict[int, _CachedTest] = {}
 _tests_used: set[int] = set()
 _refresh_lock = threading.Lock()
 _next_refresh = [0.0]  # time.monotonic() of the next refresh of the whole test cache
-_refresh_handed_over = [False]  # an event-loop push left the due refresh to a thread
+_refresh_handed_over = [False]  # a push that may not query asked for the due refresh (Missing): not asked again
 
 
 def clear_caches() -> None:
@@ -112,59 +113,24 @@ def clear_caches() -> None:
         _refresh_handed_over[0] = False
 
 
-class _RequestCycle(threading.local):
-    # True while the fast path (fastpath.py) serves a push: no Django request cycle around it.
-    outside_django = False
-    # False on the ASGI server's event loop (asgi_door.py), where Django refuses ORM queries and a blocking query
-    # would stall every connection of the process: a push that needs PostgreSQL raises NeedsDatabase before any
-    # side effect, and the door runs it again in a thread.
-    database_allowed = True
+@dataclass(frozen=True, slots=True)
+class Missing:
+    """What a push needs from PostgreSQL before it can be checked, when its caller may not query (nothing was
+    changed): a job seen for the first time (`test_id`, see load_tests), an API token (`api_token`, see load_token),
+    or neither: the cache's due refresh (see refresh_tests)."""
+
+    test_id: int | None = None
+    api_token: str | None = None
 
 
-class NeedsDatabase(Exception):
-    """This push must read PostgreSQL (a cache miss), which the calling thread may not do; nothing was changed.
-    What is missing, when it is a job seen for the first time or an API token: `test_id` (see load_tests) or
-    `api_token` (see load_token)."""
-
-    def __init__(self, test_id: int | None = None, api_token: str | None = None) -> None:
-        super().__init__(test_id)
-        self.test_id = test_id
-        self.api_token = api_token
-
-
-request_cycle = _RequestCycle()
-
-
-class _Database:
-    """Wraps the push path's PostgreSQL reads (cache misses: a new test, an expired refresh, a token).
-
-    Django checks and recycles database connections around each request (request_started / request_finished:
-    max age, health check, broken connections). The fast path sends no request signals for the pushes that never
-    touch PostgreSQL, which is nearly all of them (the two signals cost ~33 µs a push); it sends them here, around
-    the reads that do. Inside Django's own cycle (the views) this does nothing."""
-
-    def require(self) -> None:
-        if not request_cycle.database_allowed:
-            raise NeedsDatabase
-
-    def __enter__(self) -> None:
-        self.require()
-        if request_cycle.outside_django:
-            request_started.send(sender=self.__class__, environ={})
-
-    def __exit__(self, *_exc: object) -> None:
-        if request_cycle.outside_django:
-            request_finished.send(sender=self.__class__)
-
-
-_database = _Database()
+REFRESH = Missing()
 
 
 def decode_json(raw: bytes) -> Any:
     """A request body as JSON (an empty body is null); PushFormatError when it is not JSON."""
     raw = raw or b"null"
     try:
-        # orjson: several times faster on the 20 KB bodies of the push path (measured in bench/tank_push).
+        # orjson first: the fast decoder for the push path's bodies (bench/tank_push/README.md).
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         pass
@@ -178,16 +144,15 @@ def decode_json(raw: bytes) -> Any:
         raise PushFormatError(f"body is not valid JSON: {exc}") from None
 
 
-def _cached_token_user(raw: str, key: str) -> _CachedUser | None:
+def _cached_token_user(raw: str, key: str, may_query: bool) -> _CachedUser | Missing | None:
     now = time.monotonic()
     # dict.get is atomic under the GIL; the lock only orders writers with clear_caches.
     hit = _token_cache.get(key)
     if hit is not None and hit[1] > now:
         return hit[0]
-    if not request_cycle.database_allowed:
-        raise NeedsDatabase(api_token=raw)
-    with _database:
-        token = resolve_token(raw)
+    if not may_query:
+        return Missing(api_token=raw)
+    token = resolve_token(raw)
     user = None if token is None else _CachedUser(token.user_id, bool(token.user.is_staff))
     with _cache_lock:
         _token_cache[key] = (user, now + _TOKEN_TTL_S)
@@ -208,10 +173,15 @@ def _read_tests(test_ids: Sequence[int]) -> dict[int, _CachedTest]:
     fresh: dict[int, _CachedTest] = {}
     for start in range(0, len(test_ids), _REFRESH_CHUNK):
         ids = test_ids[start : start + _REFRESH_CHUNK]
-        with _database:
-            rows = list(Test.objects.filter(pk__in=ids).values_list("pk", *_TEST_FIELDS))
+        rows = list(Test.objects.filter(pk__in=ids).values_list("pk", *_TEST_FIELDS))
         fresh.update((row[0], _test_entry(row[1:])) for row in rows)
     return fresh
+
+
+def _refresh_reads() -> bool:
+    """Whether the refresh would query (a cached test was pushed to since the last one)."""
+    with _cache_lock:
+        return any(test_id in _tests_used for test_id in _test_cache)
 
 
 def _refresh_tests(now: float) -> None:
@@ -224,9 +194,6 @@ def _refresh_tests(now: float) -> None:
     with _cache_lock:
         cached = list(_test_cache)
         wanted = [test_id for test_id in cached if test_id in _tests_used]
-    if wanted:
-        _database.require()  # before the bookkeeping below: a refresh that cannot query must change nothing
-    with _cache_lock:
         _tests_used.clear()
     fresh = _read_tests(wanted)
     with _cache_lock:
@@ -241,7 +208,16 @@ def _refresh_tests(now: float) -> None:
 
 def load_token(raw: str) -> None:
     """Read an API token into the cache (unless it is cached and fresh)."""
-    _cached_token_user(raw, hash_token(raw))
+    _cached_token_user(raw, hash_token(raw), may_query=True)
+
+
+def refresh_tests() -> None:
+    """The cache's due refresh, asked for by a push that may not query (REFRESH)."""
+    try:
+        with _refresh_lock:
+            _refresh_tests(time.monotonic())
+    finally:
+        _refresh_handed_over[0] = False  # asked again by the next push if this one failed
 
 
 def load_tests(test_ids: Sequence[int]) -> None:
@@ -255,25 +231,26 @@ def load_tests(test_ids: Sequence[int]) -> None:
             _next_refresh[0] = now + _TEST_TTL_S  # nothing older in the cache to refresh before then
 
 
-def _cached_test(test_id: int) -> _CachedTest | None:
+def _cached_test(test_id: int, may_query: bool) -> _CachedTest | Missing | None:
     now = time.monotonic()
-    may_query = request_cycle.database_allowed
-    if now >= _next_refresh[0] and (may_query or not _refresh_handed_over[0]) and _refresh_lock.acquire(blocking=False):
-        # One thread refreshes; the others go on with the entries they have, a few milliseconds stale. On the event
-        # loop, one push hands the refresh over to a thread (NeedsDatabase) and the others do not follow it there.
+    if now >= _next_refresh[0] and _refresh_lock.acquire(blocking=False):
+        # One caller refreshes; the others go on with the entries they have, a few milliseconds stale. A push that
+        # may not query asks its caller for a refresh that must read (REFRESH), once: the others do not wait for it.
         try:
-            _refresh_handed_over[0] = not may_query
-            _refresh_tests(now)
+            if may_query or not _refresh_reads():
+                _refresh_tests(now)
+            elif not _refresh_handed_over[0]:
+                _refresh_handed_over[0] = True
+                return REFRESH
         finally:
             _refresh_lock.release()
     _tests_used.add(test_id)
     cached = _test_cache.get(test_id)
     if cached is not None:
         return cached
-    if not request_cycle.database_allowed:
-        raise NeedsDatabase(test_id)
-    with _database:
-        row = Test.objects.filter(pk=test_id).values_list(*_TEST_FIELDS).first()
+    if not may_query:
+        return Missing(test_id)
+    row = Test.objects.filter(pk=test_id).values_list(*_TEST_FIELDS).first()
     if row is None:
         return None
     cached = _test_entry(row)
@@ -289,10 +266,13 @@ def stopped(job: int) -> Answer:
 REVOKED = error("unknown or revoked api_token", 401)
 
 
-def check_access(job: int, query: QueryDict) -> Answer | str:
+def check_access(job: int, query: QueryDict, may_query: bool = True) -> Answer | str | Missing:
     """upload_token must be the job's; an api_token, when sent (Lunapark mode sends none), must own the job.
-    The error answer, or the hash of the api_token ('' when none was sent) for the append to check again."""
-    test = _cached_test(job)
+    The error answer, or the hash of the api_token ('' when none was sent) for the append to check again, or what
+    must be read from PostgreSQL first when the caller may not query."""
+    test = _cached_test(job, may_query)
+    if isinstance(test, Missing):
+        return test
     if test is None:
         return error(f"job {job} does not exist", 404)
     upload_token = query.get("upload_token", "")
@@ -302,7 +282,9 @@ def check_access(job: int, query: QueryDict) -> Answer | str:
     token_hash = ""
     if raw:
         token_hash = hash_token(raw)
-        user = _cached_token_user(raw, token_hash)
+        user = _cached_token_user(raw, token_hash, may_query)
+        if isinstance(user, Missing):
+            return user
         if user is None:
             return REVOKED
         if not (user.is_staff or user.user_id == test.owner_id):
@@ -326,9 +308,9 @@ def monitoring_rows(chunk: MonitoringChunk) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Append:
-    """A push that passed its checks, still to be appended to the buffer (answered `ok` once it is). The door that
-    serves it appends it its own way: complete() on a blocking socket (Django's views, the WSGI fast path), or
-    asynchronously on the ASGI door's event loop, which must not block on Redis."""
+    """A push that passed its checks, still to be appended to the buffer (answered `ok` once it is). The adapter
+    that serves it appends it its own way: complete() blocking (Django's views), or awaited on the ASGI door's event
+    loop, which must not block on Redis."""
 
     kind: str
     job: int
@@ -337,7 +319,7 @@ class Append:
     token_hash: str  # the push's api_token, hashed ('' when none): the append refuses a revoked one
 
 
-Outcome = Answer | Append
+Outcome = Answer | Append | Missing
 
 
 def refused(job: int, exc: buffer.BufferUnavailable | buffer.TokenRevoked | buffer.TestStopped) -> Answer:
@@ -354,9 +336,11 @@ APPEND_REFUSALS = (buffer.BufferUnavailable, buffer.TokenRevoked, buffer.TestSto
 
 
 def complete(outcome: Outcome) -> Answer:
-    """The answer to a push: an Append is appended now (blocking), and answered as `refused` says if refused."""
+    """The answer to a push checked with `may_query=True`: an Append is appended now (blocking), and answered as
+    `refused` says if refused."""
     if isinstance(outcome, Answer):
         return outcome
+    assert not isinstance(outcome, Missing), "complete() takes the outcome of a push that may query"
     try:
         buffer.append(outcome.kind, outcome.job, outcome.rows, token_hash=outcome.token_hash)
     except APPEND_REFUSALS as exc:
@@ -364,10 +348,10 @@ def complete(outcome: Outcome) -> Answer:
     return outcome.ok
 
 
-def push_data(job: int, query: QueryDict, body: bytes) -> Outcome:
+def push_data(job: int, query: QueryDict, body: bytes, may_query: bool = True) -> Outcome:
     """POST api/job/N/push_data.json?upload_token=U -> [{"success": 1}] once buffered durably."""
-    token_hash = check_access(job, query)
-    if isinstance(token_hash, Answer):
+    token_hash = check_access(job, query, may_query)
+    if not isinstance(token_hash, str):
         return token_hash
     seconds = parse_canonical_push_data(body)  # what the tank sends, decoded and checked in one pass
     if seconds is None:
@@ -379,14 +363,14 @@ def push_data(job: int, query: QueryDict, body: bytes) -> Outcome:
     return Append(buffer.KIND_DATA_ROWS, job, data_rows(seconds), OK_DATA, token_hash)
 
 
-def push_monitoring(query: QueryDict, body: bytes) -> Outcome:
+def push_monitoring(query: QueryDict, body: bytes, may_query: bool = True) -> Outcome:
     """POST api/monitoring/receiver/push?job_id=N&upload_token=U, raw JSON with any or no Content-Type -> ok"""
     try:
         job = int(query.get("job_id", ""))
     except ValueError:
         return error("job_id query parameter must be a job number", 400)
-    token_hash = check_access(job, query)
-    if isinstance(token_hash, Answer):
+    token_hash = check_access(job, query, may_query)
+    if not isinstance(token_hash, str):
         return token_hash
     try:
         chunk = parse_monitoring(decode_json(body))
@@ -395,7 +379,7 @@ def push_monitoring(query: QueryDict, body: bytes) -> Outcome:
     return Append(buffer.KIND_MONITORING_ROWS, job, monitoring_rows(chunk), OK_MONITORING, token_hash)
 
 
-def writer_push(query: QueryDict, body: bytes) -> Outcome:
+def writer_push(query: QueryDict, body: bytes, may_query: bool = True) -> Outcome:
     """POST <writer_endpoint>?jobno=N&upload_token=U with `{"trail": [...]}` or `{"monitoring": [...]}`: the
     uploader's `writer_endpoint` option (tank-protocol.md §4.8); point it at `http://HOST:8000/api/writer`.
     The client reads `response.json()["success"]`, so this one answers an object, not an array."""
@@ -403,8 +387,8 @@ def writer_push(query: QueryDict, body: bytes) -> Outcome:
         job = int(query.get("jobno", ""))
     except ValueError:
         return error("jobno query parameter must be a job number", 400)
-    token_hash = check_access(job, query)
-    if isinstance(token_hash, Answer):
+    token_hash = check_access(job, query, may_query)
+    if not isinstance(token_hash, str):
         return token_hash
     try:
         decoded = decode_json(body)

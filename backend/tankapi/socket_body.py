@@ -1,20 +1,22 @@
 """The body of a big phout upload, read from its connection's socket by the thread that stores it.
 
-Through uvicorn, every byte of a body is copied several times on the event loop (httptools' `bytes`, the request's
-`bytearray`, the `bytes()` of each message) and again by a2wsgi, and handed to Django's thread one message at a
-time: 0.6 of the ~0.95 CPU-s gunicorn spent on a 700 MB upload, which `clickhouse-client < file` does not pay.
-Here the loop stops reading the connection once the request's headers are in (uvicorn's flow control, as for a
-slow application) and the thread that writes the upload to disk receives the rest of the body itself, straight
-into the write buffer (`storage.write_body` → `DirectWriter.fill`): one copy, by the kernel.
+Through uvicorn, every byte of a body is copied several times on the event loop and again by a2wsgi, and handed to
+Django's thread one message at a time (bench/phout_upload/README.md has the cost). Here the loop stops reading the
+connection once the request's headers are in (uvicorn's flow control, as for a slow application) and the thread
+that writes the upload to disk receives the rest of the body itself, straight into the write buffer
+(`storage.write_body` → `DirectWriter.fill`): one copy, by the kernel.
+
+This is the one module that relies on other libraries' internals, because only they give the socket:
+  * uvicorn's RequestResponseCycle (httptools protocol: `receive.__self__`, its `transport`, `flow`, `body`,
+    `more_body`, `waiting_for_100_continue`, `keep_alive`), checked against uvicorn 0.54.0;
+  * a2wsgi's copy of the ASGI scope into `environ["asgi.scope"]`, checked against a2wsgi 1.10.10.
+Anything that does not look as expected (another server, a TLS socket, a chunked body) makes `take_over` return
+None and the body arrives through the loop as for any request.
 
 The connection closes after the answer (`Connection: close`): the HTTP parser has not seen the bytes read here,
 so it could not find the next request. The rest of a body refused early (not phout) is not read: the close then
 resets the connection after the answer, which clients that read the answer when their send fails (curl,
 requests, our CLI) still report: backend/uploads/tests/test_upload_socket.py sends a 19 MB page that is refused.
-
-Only plain TCP connections whose body has a Content-Length are taken over (a TLS socket carries ciphertext;
-chunked bodies are framed); for anything else, or a server whose request objects do not look like uvicorn's,
-`take_over` returns None and the body arrives through the loop as before.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import io
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -144,3 +146,20 @@ def take_over(scope: Scope, receive: Receive) -> SocketBody | None:
 async def no_body() -> MutableMapping[str, Any]:
     """The receive given to the application of a taken-over request: the body is the SocketBody's."""
     return {"type": "http.request", "body": b"", "more_body": False}
+
+
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def with_socket_body(app: WsgiApp) -> WsgiApp:
+    """`app`, reading the body of a taken-over request from its socket (a2wsgi hands it an empty Body first); any
+    other body is a2wsgi's own, which keeps the file contract Django relies on (`read(n)` returns n bytes unless the
+    body ends first)."""
+
+    def wrapped(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        taken_over = environ.get("asgi.scope", {}).get(SCOPE_KEY)
+        if taken_over is not None:
+            environ["wsgi.input"] = taken_over
+        return app(environ, start_response)
+
+    return wrapped

@@ -10,13 +10,12 @@ import logging
 import time
 
 from celery import shared_task
+from django.db import transaction
 
-from backend.celery_app import app as celery_app
+from backend.reports.tasks import postprocess_test
 from backend.tankapi import flush, lifecycle
 
 log = logging.getLogger(__name__)
-
-POSTPROCESS_TASK = "backend.reports.tasks.postprocess_test"
 
 
 @shared_task(name="backend.tankapi.tasks.flush_buffer", ignore_result=True)
@@ -34,7 +33,7 @@ def flush_buffer() -> dict[str, object]:
     acks_late=True,
 )
 def finish_test(self: object, test_id: int) -> None:
-    """After close: flush what the buffer still holds, then queue the post-processing (by name: reports owns it).
+    """After close: flush what the buffer still holds, then queue the post-processing.
 
     If ClickHouse is down the flush fails and the task retries, so the post-processing waits for the data.
     Running it twice queues the post-processing twice, which that task must (and does) tolerate.
@@ -48,10 +47,19 @@ def finish_test(self: object, test_id: int) -> None:
     if result.error or result.skipped_lock:
         # ClickHouse is down (or the lock is stuck): try again later, data first.
         raise self.retry()  # type: ignore[attr-defined]
-    celery_app.send_task(POSTPROCESS_TASK, args=[test_id])
+    postprocess_test.delay(test_id)
 
 
 @shared_task(name="backend.tankapi.tasks.close_silent_tests", ignore_result=True)
 def close_silent_tests() -> list[int]:
-    """Close online tests whose tank went silent for TANKODROM_ONLINE_SILENCE_S (beat: every minute)."""
-    return lifecycle.close_silent_tests()
+    """Close online tests whose tank went silent for TANKODROM_ONLINE_SILENCE_S (beat: every minute), each finished
+    as a close.json closes it."""
+    closed = lifecycle.close_silent_tests()
+    for test_id in closed:
+        finish_after_commit(test_id)
+    return closed
+
+
+def finish_after_commit(test_id: int) -> None:
+    """Queue finish_test for a test lifecycle.close_test just closed, once its transaction commits."""
+    transaction.on_commit(lambda: finish_test.delay(test_id))

@@ -1,7 +1,7 @@
 """URLs of the tankapi app (included from backend/urls.py): Yandex.Tank's Overload protocol at the host root.
 
 Regexes accept each path with and without a trailing slash: APPEND_SLASH is off because `requests` turns a
-redirected POST into a GET. The push paths are defined in push.py, because the WSGI fast path (fastpath.py) serves
+redirected POST into a GET. The push paths are defined in push.py, because the ASGI door (asgi_door.py) serves
 them too, in front of this URLconf.
 """
 

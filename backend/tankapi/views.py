@@ -2,7 +2,7 @@
 
 Why plain views: the client needs exact bodies (JSON *arrays*), an `ok` text answer, raw JSON without a
 Content-Type, form-encoded config uploads and no redirects; DRF's content negotiation and parsers would only get in
-the way, and the push endpoints are the hot path (hundreds of requests per second), where every layer counts.
+the way.
 
 Answers the client understands: 200 with the shapes below; 401/403 for a bad token (never 5xx at create, or the
 tank retries for ten minutes); 404 for an unknown job; 400 with `{"error": ...}` naming the bad item; 410 for a
@@ -25,9 +25,7 @@ from backend.loadtests.auth import raw_token_from
 from backend.loadtests.models import Test, hash_upload_token
 from backend.loadtests.tokens import resolve_token
 from backend.tankapi import buffer, lifecycle, push
-
-# Re-exported: tests elsewhere (backend/accounts) forget the push caches through this name.
-from backend.tankapi.push import clear_caches as clear_caches
+from backend.tankapi.tasks import finish_after_commit
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +63,14 @@ def _owned_test(request: HttpRequest, job: int) -> Test | JsonResponse:
     return test
 
 
+def _json_object(request: HttpRequest, name: str) -> dict[str, Any]:
+    """The body as a JSON object; PushFormatError (a 400) when it is not one."""
+    body = push.decode_json(request.body)
+    if not isinstance(body, dict):
+        raise PushFormatError(f"{name} body must be a JSON object")
+    return body
+
+
 @csrf_exempt
 def create_job(request: HttpRequest) -> HttpResponse:
     """POST api/job/create.json?api_token=T -> [{"job": N, "upload_token": "U"}]"""
@@ -76,13 +82,7 @@ def create_job(request: HttpRequest) -> HttpResponse:
     if not permissions.can_create(user):
         return _error("this user may not create tests", 403)
     try:
-        body = push.decode_json(request.body)
-    except PushFormatError as exc:
-        return _error(str(exc), 400)
-    if not isinstance(body, dict):
-        return _error("create.json body must be a JSON object", 400)
-    try:
-        test = lifecycle.create_test(user, body)
+        test = lifecycle.create_test(user, _json_object(request, "create.json"))
     except PushFormatError as exc:
         return _error(str(exc), 400)
     return _array([{"job": test.pk, "upload_token": test.upload_token}])
@@ -97,13 +97,7 @@ def edit_job(request: HttpRequest, job: int) -> HttpResponse:
     if isinstance(test, JsonResponse):
         return test
     try:
-        body = push.decode_json(request.body)
-    except PushFormatError as exc:
-        return _error(str(exc), 400)
-    if not isinstance(body, dict):
-        return _error("edit.json body must be a JSON object", 400)
-    try:
-        lifecycle.edit_test(test, body)
+        lifecycle.edit_test(test, _json_object(request, "edit.json"))
     except PushFormatError as exc:
         return _error(str(exc), 400)
     return _array(SUCCESS)
@@ -137,9 +131,9 @@ def config_upload(request: HttpRequest, job: int, name: str) -> HttpResponse:
     return _array(SUCCESS)
 
 
-# The three push endpoints: the logic is push.py's, shared with the WSGI fast path (fastpath.py) that serves them in
-# production below Django's middleware; these views answer the same when Django gets the request (tests, runserver,
-# any request the fast path leaves to Django).
+# The three push endpoints: the logic is push.py's, shared with the ASGI door (asgi_door.py) that serves them in
+# production in front of Django; these views answer the same when Django gets the request (runserver, and any
+# request the door leaves to Django).
 
 
 @csrf_exempt
@@ -182,7 +176,8 @@ def close_job(request: HttpRequest, job: int) -> HttpResponse:
         return _error(f"exitcode must be an integer, got {raw_code!r}", 400)
     if exit_code is not None and not low <= exit_code <= high:
         return _error(f"exitcode {raw_code!r} does not fit an integer ({low}..{high})", 400)
-    lifecycle.close_test(test.pk, exit_code)
+    if lifecycle.close_test(test.pk, exit_code):
+        finish_after_commit(test.pk)
     buffer.forget_last_push(test.pk)
     return _array(SUCCESS)
 

@@ -1,11 +1,12 @@
-"""CPU per push, in process: the WSGI entry (`backend.wsgi.application`, the same push fast path as the production
-ASGI door, with a blocking append instead of the event loop's) called directly, no network.
+"""CPU per push, in process: the production entry (`backend.asgi.application`, the ASGI door gunicorn serves under
+uvicorn's worker) called directly on an event loop, no network and no HTTP parsing.
 
 What it shows: the server-side cost of one push_data body (the same ~20 KB, 6 cases + overall, as run.py sends) and
-of one monitoring chunk, through the path gunicorn serves, and through Django's own handler for comparison. It
-needs the bench's PostgreSQL, ClickHouse-less (pushes only reach Redis) and Redis db; run it under the bench lock:
+of one monitoring chunk, through the path gunicorn serves, and through Django's own handler (WSGI) for comparison.
+It needs the bench's PostgreSQL, ClickHouse-less (pushes only reach Redis) and Redis db; run it under the bench lock:
 
-    flock /tmp/tankodrom-bench.lock .venv/bin/python bench/tank_push/cpu.py [--pushes 2000] [--profile out.prof]
+    flock -x /tmp/tankodrom-bench.lock .venv/bin/python bench/tank_push/cpu.py [--pushes 2000] [--profile out.prof]
+        [--root /work/wt/base]   # the code of another tree (a baseline), measured by this script
 
 The Redis round trip is included (it is part of every push); nothing is flushed, and the stream is emptied after.
 """
@@ -13,6 +14,7 @@ The Redis round trip is included (it is part of every push); nothing is flushed,
 from __future__ import annotations
 
 import argparse
+import asyncio
 import cProfile
 import io
 import os
@@ -23,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+# --root: measure another tree's code (this script and run.py's helpers stay this tree's).
+_root = sys.argv[sys.argv.index("--root") + 1] if "--root" in sys.argv else str(ROOT)
+sys.path.insert(0, _root)
 sys.path.insert(0, str(Path(__file__).parent))
 
 from run import bench_env, data_templates, issue_token, monitoring_template, prepare  # noqa: E402
@@ -65,6 +69,49 @@ def call(app: WsgiApp, env: dict[str, Any]) -> str:
     return status[0]
 
 
+def scope(path: str, query: str, body: bytes) -> dict[str, Any]:
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [
+            (b"host", b"127.0.0.1:8000"),
+            (b"content-type", b"application/json"),
+            (b"content-length", b"%d" % len(body)),
+        ],
+        "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 50000),
+    }
+
+
+class AsgiCaller:
+    """Calls an ASGI application as a WSGI one, on one event loop kept for the whole run (its Redis connection too)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.loop = asyncio.new_event_loop()
+
+    def __call__(self, env: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        body = env["wsgi.input"].read()
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        self.loop.run_until_complete(self.app(scope(env["PATH_INFO"], env["QUERY_STRING"], body), receive, send))
+        start_response(f"{sent[0]['status']} -", [])
+        return [sent[1]["body"]]
+
+
 def measure(app: WsgiApp, requests: list[tuple[str, str, bytes]], repeat: int, rounds: int = 1) -> tuple[float, float]:
     """(CPU µs, wall µs) per request over `repeat` passes of `requests`: the best of `rounds` rounds, because on a
     shared machine other work only ever adds time."""
@@ -90,6 +137,7 @@ def main() -> None:
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/tankodrom_bench_h3")
     parser.add_argument("--clickhouse-database", default="tankodrom_bench_h3")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/3")
+    parser.add_argument("--root", default=str(ROOT), help="the tree whose code is measured (default: this one)")
     args = parser.parse_args()
     args.workers, args.threads = 1, 1
     env = bench_env(args)
@@ -99,11 +147,13 @@ def main() -> None:
 
     from django.core.handlers.wsgi import WSGIHandler
 
-    from backend.wsgi import application
+    from backend.asgi import application as asgi_application
 
+    print(f"code of {sys.modules['backend.asgi'].__file__}", flush=True)
+    application = AsgiCaller(asgi_application)
     create = environ("/api/job/create.json", f"api_token={token}", b"{}")
     status: list[str] = []
-    answer = b"".join(application(create, lambda line, _h, _e=None: status.append(line)))
+    answer = b"".join(WSGIHandler()(create, lambda line, _h, _e=None: status.append(line)))
     import json
 
     (job,) = json.loads(answer)

@@ -172,7 +172,7 @@ def snapshot(redis_conn: Any) -> dict[str, Any]:
 def _forget_tank_caches() -> None:
     # The tank protocol caches tokens and tests per process for 30 s / 2 s; ids repeat across test databases.
     try:
-        from backend.tankapi.views import clear_caches
+        from backend.tankapi.push import clear_caches
     except ImportError:
         return
     clear_caches()

@@ -105,9 +105,9 @@ def _push_body(ts: int) -> bytes:
 
 def test_a_tank_stream_goes_on_through_a_replica_outage(outage: Outage, owner: Any, redis_db: Any) -> None:
     from backend.loadtests.tokens import create_token
-    from backend.tankapi import views
+    from backend.tankapi import push
 
-    views.clear_caches()
+    push.clear_caches()
     _token, token = create_token(owner, "tank")
     seconds = 30
     refused = 0

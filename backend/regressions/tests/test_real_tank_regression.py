@@ -16,7 +16,7 @@ import pytest
 
 from backend.loadtests.models import Test, TestStatus
 from backend.notify.tests.receivers import Receiver
-from backend.tankapi import views
+from backend.tankapi import push
 from backend.tankapi.tests.test_real_tank import _BeatFlusher, _job_from, _run, _tank_config, tank_venv  # noqa: F401
 from backend.testing import LiveASGIServer, QuietHandler, WorkerProcess, make_token_user, serving_http, worker_env
 from tankodrom_cli.main import main
@@ -42,7 +42,7 @@ def slowable_target() -> Iterator[str]:
 
 @pytest.fixture
 def stack(transactional_db: None, settings: Any, tmp_path: Path) -> Iterator[tuple[LiveASGIServer, WorkerProcess]]:
-    views.clear_caches()
+    push.clear_caches()
     with LiveASGIServer() as live:
         settings.PUBLIC_URL = live.url
         worker = WorkerProcess(env=worker_env(TANKODROM_PUBLIC_URL=live.url), log_path=tmp_path / "worker.log")

@@ -18,7 +18,7 @@ from backend.clickhouse.tables import second_aggregates
 from backend.loadtests.models import Test
 from backend.tankapi import buffer, lifecycle
 
-from .conftest import FastPathClient, fixture_bytes, fixture_json
+from .conftest import DoorClient, fixture_bytes, fixture_json
 
 pytestmark = pytest.mark.usefixtures("clickhouse", "redis_db")
 
@@ -254,11 +254,11 @@ def test_close_refuses_exit_codes_that_are_not_small_integers(tank_user: tuple[A
     assert Test.objects.get(pk=test.pk).status == "online"
 
 
-def test_a_chunked_push_is_refused_by_the_wsgi_door(tank_user: tuple[Any, str]) -> None:
-    """(The ASGI door's refusal: test_asgi_door.py, on a live server.)"""
+def test_a_chunked_push_is_refused_by_the_door(tank_user: tuple[Any, str]) -> None:
+    """(Under uvicorn: test_asgi_door.py, on a live server.)"""
     _user, token = tank_user
     job, upload = _create(token)
-    answer = FastPathClient().post(
+    answer = DoorClient().post(
         f"/api/job/{job}/push_data.json?upload_token={upload}",
         data=fixture_bytes("push_data_bfg_1795316038.json"),
         content_type="application/json",

@@ -12,7 +12,7 @@ from backend.clickhouse import client as ch
 from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
-from backend.tankapi import buffer, flush, lifecycle
+from backend.tankapi import buffer, flush, lifecycle, push
 
 from .conftest import fixture_bytes, fixture_json
 
@@ -237,8 +237,16 @@ def test_monitoring_without_content_type_lands_per_host_and_metric(http: Client,
 
 
 def test_close_names_the_exit_code_and_queues_post_processing(
-    http: Client, tank_user: tuple[Any, str], redis_db: Any, django_capture_on_commit_callbacks: Any
+    http: Client,
+    tank_user: tuple[Any, str],
+    redis_db: Any,
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from backend.reports.tasks import postprocess_test
+
+    queued: list[int] = []
+    monkeypatch.setattr(postprocess_test, "delay", queued.append)
     _user, token = tank_user
     job, upload = _create(http, token)
     assert _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json")).status_code == 200
@@ -248,19 +256,14 @@ def test_close_names_the_exit_code_and_queues_post_processing(
     test = Test.objects.get(pk=job)
     assert (test.status, test.exit_code, test.exit_reason) == (Status.PROCESSING, 22, EXIT_22)
     assert not test.closed_by_silence and test.finished_at is not None
-    # The close flushed the buffer before queueing the post-processing by name on the analysis queue.
+    # The close flushed the buffer before queueing the post-processing.
     assert buffer.backlog() == 0 and len(_stream_rows(job)) == 2
-    queued = [json.loads(m) for m in redis_db.lrange("analysis", 0, -1)]
-    assert [(m["headers"]["task"], m["headers"]["argsrepr"]) for m in queued] == [
-        ("backend.reports.tasks.postprocess_test", f"[{job}]")
-    ]
+    assert queued == [job]
     # Closing again is harmless; pushing after close is refused with 410 (the tank stops its data thread).
     with django_capture_on_commit_callbacks(execute=True):
         assert http.get(f"/api/job/{job}/close.json?exitcode=0&api_token={token}").status_code == 200
-    assert redis_db.llen("analysis") == 1 and Test.objects.get(pk=job).exit_code == 22
-    from backend.tankapi import views
-
-    views.clear_caches()
+    assert queued == [job] and Test.objects.get(pk=job).exit_code == 22
+    push.clear_caches()
     assert _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json")).status_code == 410
 
 
@@ -290,7 +293,7 @@ def test_unparseable_buffer_entry_goes_to_dead_letters_without_blocking(
 ) -> None:
     _user, token = tank_user
     job, upload = _create(http, token)
-    buffer.append(buffer.KIND_DATA, job, b"{broken")
+    buffer.append(buffer.KIND_DATA_ROWS, job, b"{broken")
     assert _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json")).status_code == 200
     result = flush.flush_all()
     assert (result.entries, result.dead_letters, result.second_rows) == (2, 1, 2)
@@ -359,22 +362,22 @@ def test_buffered_rows_follow_the_table_columns() -> None:
     assert (*second_aggregates.COLUMNS[:2], *ROW_FIELDS, second_aggregates.COLUMNS[-1]) == second_aggregates.COLUMNS
 
 
-def test_raw_body_entries_are_still_flushed(http: Client, tank_user: tuple[Any, str]) -> None:
-    """Entries holding the tank's raw bytes (older writers) are parsed by the flusher and land like rows do."""
+def test_entries_of_an_unknown_kind_go_to_dead_letters(http: Client, tank_user: tuple[Any, str]) -> None:
+    """The tank's raw bytes under a kind the flusher does not read (as an older version wrote them): kept with
+    the reason in the dead letters, and the rows beside them land as usual."""
     _user, token = tank_user
     job, upload = _create(http, token)
-    buffer.append(buffer.KIND_DATA, job, fixture_bytes("push_data_bfg_1795316038.json"))
-    buffer.append(buffer.KIND_MONITORING, job, fixture_bytes("monitoring_1795316039.json"))
-    raw_result = flush.flush_all()
-    raw_rows = _stream_rows(job)
-    assert (raw_result.entries, raw_result.second_rows, raw_result.dead_letters) == (2, 2, 0)
-    assert raw_result.monitoring_rows == len(
-        fixture_json("monitoring_1795316039.json")[0]["data"]["localhost"]["metrics"]
-    )
-    # The same second pushed through the view (validated rows) reads back identically.
-    assert _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json")).status_code == 200
-    flush.flush_all()
-    assert _stream_rows(job) == raw_rows
+    raw = fixture_bytes("push_data_bfg_1795316038.json")
+    buffer.append("d", job, raw)
+    assert _push(http, job, upload, token, raw).status_code == 200
+    result = flush.flush_all()
+    assert (result.entries, result.second_rows, result.dead_letters) == (2, 2, 1)
+    (letter,) = buffer.dead_letters()
+    assert (letter.kind, letter.test_id, letter.body) == (
+        "d",
+        job,
+        raw,
+    ) and "unknown buffer entry kind" in letter.reason
 
 
 def test_nan_written_by_the_tank_is_accepted_and_stored_as_zero(http: Client, tank_user: tuple[Any, str]) -> None:

@@ -34,7 +34,7 @@ from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
 from backend.loadtests.tokens import create_token
-from backend.tankapi import flush, views
+from backend.tankapi import flush, push
 from backend.testing import LiveASGIServer, QuietHandler, serving_http
 
 YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
@@ -271,7 +271,7 @@ def _job_from(output: str) -> int:
 def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
     live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    views.clear_caches()
+    push.clear_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user("tank-e2e", password="x-not-used-3")
@@ -284,7 +284,7 @@ def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
 
     test = Test.objects.get(pk=job)
     assert test.owner == user
-    assert (test.status, test.exit_code, test.exit_reason) == (Status.PROCESSING, 0, "completed")
+    assert (test.status, test.exit_code, test.exit_reason) == (Status.READY, 0, "completed")
     assert (test.name, test.component, test.version, test.task, test.person) == (
         "real tank",
         "tankapi-e2e",
@@ -317,7 +317,7 @@ def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
 def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    views.clear_caches()
+    push.clear_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user("postloader", password="x-not-used-4")
@@ -351,7 +351,7 @@ def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     assert links, output[-3000:]
     job = int(links[-1].rsplit("/", 1)[-1])
     test = Test.objects.get(pk=job)
-    assert (test.owner, test.name, test.status, test.exit_code) == (user, "replayed", Status.PROCESSING, 0)
+    assert (test.owner, test.name, test.status, test.exit_code) == (user, "replayed", Status.READY, 0)
     assert (test.target_host, test.target_port) == ("127.0.0.1", "8080")
     assert _stored_seconds(job) == _tank_seconds(artifacts)
     assert _stored_monitoring(job) == pytest.approx(_tank_monitoring(artifacts))
@@ -404,7 +404,7 @@ def test_a_stop_from_the_web_ends_the_tanks_upload(
     is stored. Its shooting goes on to the end of its schedule (only the Lunapark-mode status call, answered 410 too,
     makes it end the shooting: DataUploader's `send_status` does nothing in overload mode), then its close records
     the reason."""
-    views.clear_caches()
+    push.clear_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user("tank-stop", password="x-not-used-5")
@@ -420,7 +420,7 @@ def test_a_stop_from_the_web_ends_the_tanks_upload(
     assert stop.answer == (202, {"id": job, "status": "stopping"})
     assert "Lunapark is rejecting Data Uploader data" in output
     test = Test.objects.get(pk=job)
-    assert (test.status, test.exit_reason) == (Status.PROCESSING, "stopped from the web")
+    assert (test.status, test.exit_reason) == (Status.READY, "stopped from the web")
     (artifacts,) = [p.parent for p in (work / "logs").glob("*/test_data.log")]
     shot = {ts for ts, _case in _tank_seconds(artifacts)}
     stored = {ts for ts, _case in _stored_seconds(job)}

@@ -1,10 +1,10 @@
-"""The WSGI fast path in front of Django: what it serves, what it leaves to Django, and that a push answered by it
-is the answer Django's view gives (the behaviour itself is covered through both doors in test_protocol.py)."""
+"""The ASGI door in front of Django, in process: what it serves, what it leaves to Django, and that a push answered
+by it is the answer Django's view gives (the behaviour itself is covered through both adapters in test_protocol.py,
+the door under uvicorn in test_asgi_door.py)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,48 +12,24 @@ from django.core.signals import request_finished, request_started
 from django.test import Client, RequestFactory
 
 from backend.tankapi import buffer, lifecycle, push
-from backend.tankapi.fastpath import TankPushApp
+from backend.tankapi.asgi_door import TankPushASGI, route
 
-from .conftest import FastPathClient, fixture_bytes
+from .conftest import DoorClient, fixture_bytes, scope_of
 
 pytestmark = pytest.mark.usefixtures("clickhouse", "redis_db")
 
 
-class _Django:
-    """Stands in for Django behind the fast path: records what it was given."""
-
-    def __init__(self) -> None:
-        self.paths: list[str] = []
-
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
-        self.paths.append(environ["PATH_INFO"])
-        start_response("418 I'm a Teapot", [("Content-Type", "text/plain")])
-        return [b"django"]
-
-
-def _environ(method: str, path: str, extra: dict[str, str] | None = None, body: bytes = b"[]") -> dict[str, Any]:
+def _scope(method: str, path: str, extra: dict[str, str] | None = None, body: bytes = b"[]") -> dict[str, Any]:
     factory = RequestFactory(headers={"host": "testserver"})
     environ: dict[str, Any] = factory.generic(method, path, body, content_type="application/json").environ
     environ.update(extra or {})
-    return environ
+    return scope_of(environ)
 
 
-def _call(app: TankPushApp, environ: dict[str, Any]) -> tuple[str, dict[str, str], bytes]:
-    captured: dict[str, Any] = {}
+def test_production_entry_puts_the_door_in_front_of_django() -> None:
+    from backend.asgi import application
 
-    def start_response(status: str, headers: list[tuple[str, str]], exc_info: object = None) -> None:
-        captured.update(status=status, headers=dict(headers))
-
-    body = b"".join(app(environ, start_response))
-    return captured["status"], captured["headers"], body
-
-
-def test_production_entry_puts_the_fast_path_in_front_of_django() -> None:
-    from django.core.handlers.wsgi import WSGIHandler
-
-    from backend.wsgi import application
-
-    assert isinstance(application, TankPushApp) and isinstance(application.django_app, WSGIHandler)
+    assert isinstance(application, TankPushASGI)
 
 
 @pytest.mark.parametrize(
@@ -67,8 +43,8 @@ def test_production_entry_puts_the_fast_path_in_front_of_django() -> None:
         "/api/writer/",
     ],
 )
-def test_push_paths_are_routed_to_the_fast_path(path: str) -> None:
-    assert TankPushApp(_Django()).route(_environ("POST", f"{path}?upload_token=u")) is not None
+def test_push_paths_are_routed_to_the_door(path: str) -> None:
+    assert route(_scope("POST", f"{path}?upload_token=u")) is not None
 
 
 @pytest.mark.parametrize(
@@ -84,20 +60,18 @@ def test_push_paths_are_routed_to_the_fast_path(path: str) -> None:
     ],
 )
 def test_anything_unusual_goes_to_django(method: str, path: str, extra: dict[str, str], why: str) -> None:
-    django = _Django()
-    status, _headers, body = _call(TankPushApp(django), _environ(method, path, extra))
-    assert (status, body, django.paths) == ("418 I'm a Teapot", b"django", [path]), why
+    assert route(_scope(method, path, extra)) is None, why
 
 
 def test_a_request_without_host_goes_to_django() -> None:
-    environ = _environ("POST", "/api/writer")
-    del environ["HTTP_HOST"]
-    assert TankPushApp(_Django()).route(environ) is None
+    scope = _scope("POST", "/api/writer")
+    scope["headers"] = [(name, value) for name, value in scope["headers"] if name != b"host"]
+    assert route(scope) is None
 
 
 def test_bodies_over_the_limit_get_djangos_413(settings: Any) -> None:
     settings.TANKODROM_MAX_BODY_BYTES = 10
-    client = FastPathClient()
+    client = DoorClient()
     resp = client.post("/api/job/7/push_data.json?upload_token=u", data=b"[" + b" " * 20 + b"]", content_type="x/y")
     assert resp.status_code == 413 and "TANKODROM_MAX_BODY_BYTES" in resp.json()["error"]
     assert client.slow == [("POST", "/api/job/7/push_data.json")] and not client.fast
@@ -107,7 +81,7 @@ def test_https_redirect_and_hsts_follow_the_settings(settings: Any, tank_user: t
     settings.SECURE_SSL_REDIRECT = True
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     settings.SECURE_HSTS_SECONDS = 3600
-    client = FastPathClient()
+    client = DoorClient()
     plain = client.post("/api/writer?jobno=1", data=b"{}", content_type="application/json")
     assert plain.status_code == 301 and plain["Location"].startswith("https://")
     assert client.slow == [("POST", "/api/writer")]
@@ -145,16 +119,16 @@ def test_both_doors_answer_the_same_bytes_headers_and_log_records(
         (f"/api/monitoring/receiver/push?job_id=x&upload_token={upload}", b"[]"),
         (f"/api/writer?jobno={job}&upload_token={upload}", b'{"other": 1}'),
     ]
-    fast = FastPathClient()
+    fast = DoorClient()
     for url, body in requests:
         caplog.clear()
         by_django = Client(headers={"host": "testserver"}).generic("POST", url, body)
         django_log = [(r.levelno, r.getMessage()) for r in caplog.records]
         caplog.clear()
-        by_fast_path = fast.generic("POST", url, body)
-        assert by_fast_path.status_code == by_django.status_code, url
-        assert by_fast_path.content == by_django.content, url
-        assert dict(by_fast_path.headers) == dict(by_django.headers), url
+        by_door = fast.generic("POST", url, body)
+        assert by_door.status_code == by_django.status_code, url
+        assert by_door.content == by_django.content, url
+        assert dict(by_door.headers) == dict(by_django.headers), url
         # Refusals are logged alike (django.request warnings for 4xx), so operators see them either way.
         assert [(r.levelno, r.getMessage()) for r in caplog.records] == django_log, url
     assert len(fast.fast) == len(requests) and not fast.slow
@@ -168,24 +142,25 @@ def test_an_exception_is_logged_and_answered_500(
         raise RuntimeError("boom")
 
     monkeypatch.setattr(push, "push_monitoring", broken)
+    client = DoorClient()
     with caplog.at_level(logging.ERROR, logger="django.request"):
-        status, headers, body = _call(TankPushApp(_Django()), _environ("POST", "/api/monitoring/receiver/push"))
-    assert (status, headers["Content-Type"], body) == (
-        "500 Internal Server Error",
+        answer = client.post("/api/monitoring/receiver/push", data=b"[]", content_type="application/json")
+    client.close()
+    assert (answer.status_code, answer["Content-Type"], answer.content) == (
+        500,
         "application/json",
         b'{"error": "internal server error"}',
     )
     (record,) = caplog.records
     assert record.getMessage() == "Internal Server Error: /api/monitoring/receiver/push" and record.exc_info
     assert record.levelno == logging.ERROR and "boom" in caplog.text
-    assert not push.request_cycle.outside_django
 
 
 def test_database_reads_get_djangos_request_cycle_and_cached_pushes_none(
     transactional_db: None, tank_caches: None
 ) -> None:
-    """Outside the test client (which holds the test's transaction open), as under gunicorn: the connection checks
-    of request_started / request_finished run around the reads a push makes, and only then."""
+    """As under gunicorn: the connection checks of request_started / request_finished run around the reads a push
+    makes, and only then."""
     from django.contrib.auth.models import User
 
     test = lifecycle.create_test(User.objects.create_user("cycle", password="x-not-used-5"), {})
@@ -199,15 +174,17 @@ def test_database_reads_get_djangos_request_cycle_and_cached_pushes_none(
 
     request_started.connect(on_started)
     request_finished.connect(on_finished)
-    app = TankPushApp(_Django())
+    client = DoorClient()
     url = f"/api/monitoring/receiver/push?job_id={test.pk}&upload_token={test.upload_token}"
+    body = fixture_bytes("monitoring_1795316039.json")
     try:
-        first = _call(app, _environ("POST", url, body=fixture_bytes("monitoring_1795316039.json")))
+        first = client.post(url, data=body, content_type="application/json")
         after_first = list(signals)
-        second = _call(app, _environ("POST", url, body=fixture_bytes("monitoring_1795316039.json")))
+        second = client.post(url, data=body, content_type="application/json")
     finally:
         request_started.disconnect(on_started)
         request_finished.disconnect(on_finished)
-    assert (first[0], first[2], second[0]) == ("200 OK", b"ok", "200 OK")
+        client.close()
+    assert (first.status_code, first.content, second.status_code) == (200, b"ok", 200)
     assert after_first == ["started", "finished"]  # the test was read from PostgreSQL
     assert signals == after_first  # the second push found it cached: no cycle, no database
