@@ -20,7 +20,6 @@ PACKAGES = ("analytics", "backend", "tankodrom_cli")
 # Cycles other branches are breaking in parallel; the lead removes these at the merge. Each entry is the sorted
 # modules of one strongly connected component.
 KNOWN: dict[tuple[str, ...], str] = {
-    ("backend.tankapi.lifecycle", "backend.tankapi.tasks"): "s3 (tankapi)",
     ("backend.uploads.formats", "backend.uploads.ingest", "backend.uploads.outcome"): "s2 (uploads)",
     ("backend.uploads.resume", "backend.uploads.tasks"): "s2 (uploads)",
 }
