@@ -20,7 +20,7 @@ from xml.parsers import expat
 from analytics.formats.base import US_PER_MS, US_PER_S, RecordParser, Rows, request_ints
 from analytics.formats.jmeter_codes import codes_of
 from analytics.formats.jtl_csv import ThreadCounts, count_or_none
-from analytics.phout import PhoutBatch
+from analytics.schema.samples import PhoutBatch
 
 SAMPLE_ELEMENTS = frozenset({"httpSample", "sample"})
 ROOT = "testResults"

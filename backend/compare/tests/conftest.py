@@ -16,8 +16,9 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from analytics.aggregate import SampleColumns, aggregate
+from analytics.aggregate import aggregate
 from analytics.histogram import bin_indexes_for_values_us
+from analytics.schema.samples import SampleColumns
 from backend.clickhouse import client
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus

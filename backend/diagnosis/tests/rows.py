@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from analytics.aggregate import SampleColumns, aggregate
+from analytics.aggregate import aggregate
 from analytics.histogram import bin_indexes_for_values_us
 from analytics.phout import PhoutParser, parse_stream
+from analytics.schema.samples import SampleColumns
 from backend.clickhouse import client
 from backend.clickhouse.tables import monitoring, second_aggregates
 
