@@ -22,7 +22,7 @@ def batch(receive_sec: npt.NDArray[np.int64], case_codes: npt.NDArray[np.int64],
         send_ts_us=ids.copy(),
         receive_sec=receive_sec.astype(np.int64),
         case_codes=case_codes.astype(np.int32),
-        interval_real_us=ids.astype(np.uint32),  # the widths the parser gives (analytics.phout.INT_DTYPES)
+        interval_real_us=ids.astype(np.uint32),  # the widths the parser gives (analytics.schema.samples)
         connect_time_us=ids.copy(),
         send_time_us=ids.astype(np.int32),
         latency_us=ids.copy(),
