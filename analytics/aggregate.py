@@ -29,6 +29,7 @@ from analytics import kernels
 from analytics.histogram import bin_indexes_for_values_us, native_grid
 from analytics.phout import NO_CASE
 from analytics.schema.codes import DISCARDED_NET_CODE
+from analytics.schema.samples import SampleColumns
 from analytics.schema.seconds import CODE_COUNTS, FIELD, QUANTILE_COLUMNS, QUANTILE_LEVELS
 
 SENTINEL_ABS_US = 9223372036854775  # pandora's "not measured" value in connect/latency/receive
@@ -37,70 +38,6 @@ I64 = npt.NDArray[np.int64]
 
 
 Ints = npt.NDArray[np.integer[Any]]
-
-
-@dataclass(frozen=True)
-class SampleColumns:
-    """The columns aggregation needs, one entry per sample. `case_codes` index `cases` ('' = no case).
-
-    Any integer dtypes whose values fit the columns of `samples` (analytics.phout.VALUE_RANGES): the parser's
-    batches have exactly those widths (analytics.phout.INT_DTYPES), which the C kernel reads as they are."""
-
-    receive_sec: Ints
-    case_codes: Ints
-    interval_real_us: Ints
-    connect_time_us: Ints
-    send_time_us: Ints
-    latency_us: Ints
-    receive_time_us: Ints
-    size_out_bytes: Ints
-    size_in_bytes: Ints
-    net_code: Ints
-    proto_code: Ints
-
-    @property
-    def rows(self) -> int:
-        return int(self.receive_sec.size)
-
-    @staticmethod
-    def of_response_times(
-        receive_sec: I64,
-        case_codes: npt.NDArray[np.integer[Any]],
-        interval_real_us: I64,
-        net_code: npt.NDArray[np.integer[Any]],
-        proto_code: npt.NDArray[np.integer[Any]],
-    ) -> SampleColumns:
-        """Samples that carry only response times and codes (phases and sizes zero), as BFG writes them."""
-        zeros = np.zeros(receive_sec.size, dtype=np.int64)
-        return SampleColumns(
-            receive_sec=np.asarray(receive_sec, dtype=np.int64),
-            case_codes=np.asarray(case_codes, dtype=np.int32),
-            interval_real_us=np.asarray(interval_real_us, dtype=np.int64),
-            connect_time_us=zeros,
-            send_time_us=zeros,
-            latency_us=zeros,
-            receive_time_us=zeros,
-            size_out_bytes=zeros,
-            size_in_bytes=zeros,
-            net_code=np.asarray(net_code, dtype=np.int32),
-            proto_code=np.asarray(proto_code, dtype=np.int32),
-        )
-
-    def widened(self) -> SampleColumns:
-        """The same values as int64 (codes int32), what the numpy path computes with (no copy where they are)."""
-        widths: dict[str, Any] = {name: np.int32 if name in _CODES else np.int64 for name in _FIELDS}
-        return SampleColumns(**{name: np.asarray(getattr(self, name), dtype=widths[name]) for name in _FIELDS})
-
-    def take(self, index: npt.NDArray[np.bool_] | npt.NDArray[np.intp]) -> SampleColumns:
-        return SampleColumns(**{name: getattr(self, name)[index] for name in _FIELDS})
-
-    @staticmethod
-    def concat(parts: Sequence[SampleColumns]) -> SampleColumns:
-        return SampleColumns(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in _FIELDS})
-
-
-_FIELDS = tuple(SampleColumns.__dataclass_fields__)
-_CODES = ("case_codes", "net_code", "proto_code")
 
 
 def is_discarded(cols: SampleColumns) -> npt.NDArray[np.bool_]:

@@ -31,7 +31,7 @@ What a file may cost (each one's work is bounded by its useful lines, whatever i
 - a send time before 2000-01-01 (MIN_SEND_TS) or a response second beyond UInt32 (MAX_RECEIVE_SEC, year 2106) is a
   bad line: no generator writes one, and one such line stretched a report over 56 years;
 - blank lines beyond BLANK_LINES_FREE that outnumber the phout lines refuse the file: 1 GiB of line ends in a 1 MB
-  gzip kept a worker busy for minutes;
+  gzip would keep a worker busy for minutes;
 - a line longer than MAX_LINE_BYTES refuses the file (a phout line is ~100 bytes; the buffer would grow with it);
 - a bad line's text is kept with control characters escaped (a NUL as `\\x00`): PostgreSQL's text cannot hold a NUL.
 """
@@ -39,7 +39,7 @@ What a file may cost (each one's work is bounded by its useful lines, whatever i
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -49,55 +49,25 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from analytics import kernels
+from analytics.schema.samples import (
+    COLUMNS,
+    INTEGER_COLUMNS,
+    MAX_RECEIVE_SEC,
+    MIN_SEND_TS,
+    MIN_SEND_TS_US,
+    VALUE_RANGES,
+    PhoutBatch,
+)
 
 # yandex-tank's `phout_columns`, in its order.
-PHOUT_COLUMNS = (
-    "send_ts",
-    "tag",
-    "interval_real",
-    "connect_time",
-    "send_time",
-    "latency",
-    "receive_time",
-    "interval_event",
-    "size_out",
-    "size_in",
-    "net_code",
-    "proto_code",
-)
+PHOUT_COLUMNS = tuple(c.phout for c in COLUMNS if c.phout)
 INT_COLUMNS = PHOUT_COLUMNS[2:]
 FIELD_COUNT = len(PHOUT_COLUMNS)
 
-UINT32_RANGE = (0, 2**32 - 1)
-INT16_RANGE = (-(2**15), 2**15 - 1)
-INT32_RANGE = (-(2**31), 2**31 - 1)
-INT64_RANGE = (-(2**63), 2**63 - 1)
-# What each integer column of table `samples` holds (backend/clickhouse/tables/samples.py; a test checks that they
-# agree). A value that does not fit makes its line bad here, like any other bad line: never stored wrapped. The
-# parser's columns have the same widths (INT_DTYPES), so no copy narrows them on their way to ClickHouse, and every
-# pass over them (the second window's gather, the aggregation) moves a third fewer bytes: 68 per row instead of 96.
-VALUE_RANGES: dict[str, tuple[int, int]] = {
-    "interval_real": UINT32_RANGE,  # up to ~71 min
-    "connect_time": INT64_RANGE,  # pandora's ±9223372036854775 sentinels
-    "send_time": INT32_RANGE,  # signed: nothing here refuses a negative phase (±35 min)
-    "latency": INT64_RANGE,  # sentinels
-    "receive_time": INT64_RANGE,  # sentinels
-    "interval_event": INT32_RANGE,
-    "size_out": UINT32_RANGE,  # up to 4 GiB
-    "size_in": UINT32_RANGE,
-    "net_code": INT16_RANGE,
-    "proto_code": INT16_RANGE,
-}
-# The columns narrower than int64: the fast path checks them per block (a min and a max, ~40 µs per column).
-_NARROW_RANGES = tuple((name, limits) for name, limits in VALUE_RANGES.items() if limits != INT64_RANGE)
-_DTYPE_OF_RANGE: dict[tuple[int, int], type[np.integer[Any]]] = {
-    UINT32_RANGE: np.uint32,
-    INT32_RANGE: np.int32,
-    INT16_RANGE: np.int16,
-    INT64_RANGE: np.int64,
-}
-# The dtype of each integer column of a batch, in phout's order: the narrowest that holds its range.
-INT_DTYPES: dict[str, type[np.integer[Any]]] = {name: _DTYPE_OF_RANGE[VALUE_RANGES[name]] for name in INT_COLUMNS}
+# A value that does not fit its column of `samples` (VALUE_RANGES, analytics/schema/samples.py) makes its line bad
+# here, like any other bad line: never stored wrapped. The columns narrower than int64 are checked per block by the
+# fast path (a min and a max per column).
+_NARROW_RANGES = tuple((c.phout, c.range) for c in INTEGER_COLUMNS if c.dtype != np.int64)
 
 NO_CASE = ""  # stored tag of a request whose phout tag is empty: it counts in the overall row only
 NOTAG_CASE = "__NOTAG__"  # the tank's name for a tag that is empty after the cut at the last '#'
@@ -107,11 +77,6 @@ _NATIVE_RANGES = tuple(VALUE_RANGES[name] for name in INT_COLUMNS)
 # The shortest line the C parser accepts: "1", an empty tag, ten one-digit integers, tabs and the LF.
 MIN_NATIVE_LINE_BYTES = len("1\t\t" + "\t".join("0" * 10) + "\n")
 
-# Response seconds must fit ClickHouse's UInt32 `receive_sec` and be a plausible unix time: a send time before
-# 2000-01-01 (`1.0`, a relative time, a time in ms or µs read as s would be after 2106) is a bad line.
-MAX_RECEIVE_SEC = 2**32 - 1
-MIN_SEND_TS = 946_684_800  # 2000-01-01T00:00:00Z
-_MIN_SEND_TS_US = MIN_SEND_TS * 1_000_000
 # Blank lines cost the slow path's work but hold nothing: this many are free, more must not outnumber phout lines.
 BLANK_LINES_FREE = 100_000
 # No phout line comes near this; the parser's buffer would have to grow to hold a longer one.
@@ -126,8 +91,6 @@ MAX_EXAMPLE_TEXT = 200
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
-U32 = npt.NDArray[np.uint32]
-I16 = npt.NDArray[np.int16]
 
 
 def case_of_tag(raw_tag: str) -> str:
@@ -146,45 +109,6 @@ class BadLine:
 
 
 @dataclass(frozen=True)
-class PhoutBatch:
-    """Parsed rows of consecutive lines. `case_codes` index the parser's `cases` list."""
-
-    send_ts_us: I64
-    receive_sec: I64
-    case_codes: I32
-    interval_real_us: U32  # the integer columns as narrow as `samples` stores them (INT_DTYPES)
-    connect_time_us: I64
-    send_time_us: I32
-    latency_us: I64
-    receive_time_us: I64
-    interval_event_us: I32
-    size_out_bytes: U32
-    size_in_bytes: U32
-    net_code: I16
-    proto_code: I16
-
-    @property
-    def rows(self) -> int:
-        return int(self.send_ts_us.size)
-
-    def take(self, index: npt.NDArray[np.intp] | npt.NDArray[np.bool_]) -> PhoutBatch:
-        return PhoutBatch(**{name: getattr(self, name)[index] for name in BATCH_FIELDS})
-
-    def slice(self, start: int, stop: int) -> PhoutBatch:
-        """Rows start..stop-1, as views of this batch's columns (no copy)."""
-        return PhoutBatch(**{name: getattr(self, name)[start:stop] for name in BATCH_FIELDS})
-
-    @staticmethod
-    def concat(parts: Sequence[PhoutBatch]) -> PhoutBatch:
-        if len(parts) == 1:
-            return parts[0]
-        return PhoutBatch(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in BATCH_FIELDS})
-
-
-BATCH_FIELDS = tuple(PhoutBatch.__dataclass_fields__)
-
-
-@dataclass(frozen=True)
 class NativeColumns:
     """The columns the C parser fills (analytics/_phout_fast.c), `outputs()` in its order: a case key index per
     row instead of the case code, which `batch` is then given."""
@@ -192,17 +116,17 @@ class NativeColumns:
     send_ts_us: I64
     receive_sec: I64
     case_key: I32
-    ints: tuple[npt.NDArray[np.integer[Any]], ...]  # interval_real .. proto_code, of INT_DTYPES
+    ints: tuple[npt.NDArray[np.integer[Any]], ...]  # interval_real .. proto_code, at their stored widths
 
     @staticmethod
     def for_block(block_bytes: int) -> NativeColumns:
-        """Room for every line a block of this size can hold (lines are not counted first: that pass cost ~0.25 s
-        per 10M lines)."""
+        """Room for every line a block of this size can hold (lines are not counted first: that would be one more
+        pass over every block)."""
         return NativeColumns.empty(block_bytes // MIN_NATIVE_LINE_BYTES + 1)
 
     @staticmethod
     def empty(rows: int) -> NativeColumns:
-        ints = tuple(np.empty(rows, dtype=INT_DTYPES[name]) for name in INT_COLUMNS)
+        ints = tuple(np.empty(rows, dtype=c.dtype) for c in INTEGER_COLUMNS)
         return NativeColumns(
             np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(rows, np.int32), ints
         )
@@ -270,8 +194,9 @@ class _BlockInvalid(Exception):
     """The fast path refused a block; it is re-parsed line by line."""
 
 
-class PhoutParser:
-    """Feed bytes with `feed()`, then call `finish()`; each returns the batches completed so far."""
+class BatchParser:
+    """What every result-file parser keeps as it reads (this one, analytics.formats.base.RecordParser): its line
+    counts with the first bad lines named, and the code of each case name its batches' `case_codes` index."""
 
     def __init__(self, block_bytes: int = DEFAULT_BLOCK_BYTES, max_bad_examples: int = MAX_BAD_EXAMPLES) -> None:
         self.block_bytes = block_bytes
@@ -279,10 +204,35 @@ class PhoutParser:
         self.stats = ParseStats()
         self.cases: list[str] = []
         self._case_index: dict[str, int] = {}
+
+    def case_code(self, case: str) -> int:
+        code = self._case_index.get(case)
+        if code is None:
+            code = len(self.cases)
+            self.cases.append(case)
+            self._case_index[case] = code
+        return code
+
+    def bad(self, line_no: int, reason: str, text: bytes | str) -> None:
+        """Count a bad line; the first few are kept with their number, the reason and the start of the text."""
+        self.stats.lines_bad += 1
+        if len(self.stats.bad_examples) < self.max_bad_examples:
+            if isinstance(text, bytes):
+                text = text[:MAX_EXAMPLE_TEXT].decode("utf-8", errors="replace")
+            self.stats.bad_examples.append(
+                BadLine(line=line_no, reason=reason, text=_printable(text[:MAX_EXAMPLE_TEXT]))
+            )
+
+
+class PhoutParser(BatchParser):
+    """Feed bytes with `feed()`, then call `finish()`; each returns the batches completed so far."""
+
+    def __init__(self, block_bytes: int = DEFAULT_BLOCK_BYTES, max_bad_examples: int = MAX_BAD_EXAMPLES) -> None:
+        super().__init__(block_bytes, max_bad_examples)
         self._raw_tag_codes: dict[bytes, int] = {}
         # Bytes not parsed yet live at the start of one reused buffer: a file is read straight into it
         # (`read_from`), blocks go to pyarrow as views of it, and only the partial line after a block's last
-        # '\n' moves. Fresh 16 MB copies per block cost more than the parsing around them.
+        # '\n' moves: no block is copied.
         self._buf = bytearray(block_bytes)
         self._filled = 0
         self._next_line = 1  # number of the first line in the buffer
@@ -375,14 +325,6 @@ class PhoutParser:
         bigger[: self._filled] = self._buf[: self._filled]
         self._buf = bigger
 
-    def case_code(self, case: str) -> int:
-        code = self._case_index.get(case)
-        if code is None:
-            code = len(self.cases)
-            self.cases.append(case)
-            self._case_index[case] = code
-        return code
-
     # ── blocks ──────────────────────────────────────────────────────────────────────────────────────────────
     def _parse_block(self, block: memoryview) -> list[PhoutBatch]:
         """Complete lines (the block ends with '\n'): pyarrow at once, or line by line when anything is off."""
@@ -451,8 +393,8 @@ class PhoutParser:
         if fast is None:  # built without a compiler: path 2 gives the same results
             return None
         # Room for the lines the block likely holds (as long on average as the last block's, with a margin), not
-        # for the shortest possible lines: that was 3x the memory, ~100 MB more of the worker's peak. A block
-        # of shorter lines is parsed again with room for any.
+        # for the shortest possible lines, which would triple the columns' memory. A block of shorter lines is
+        # parsed again with room for any.
         columns = NativeColumns.empty(int(len(block) / self._bytes_per_line * 1.1) + 1024)
         while True:
             parsed = fast.parse_block(block, columns.outputs(), _NATIVE_RANGES, MAX_RECEIVE_SEC)
@@ -462,7 +404,7 @@ class PhoutParser:
             if rows >= 0:
                 break
             columns = NativeColumns.for_block(len(block))
-        if rows and int(columns.send_ts_us[:rows].min()) < _MIN_SEND_TS_US:
+        if rows and int(columns.send_ts_us[:rows].min()) < MIN_SEND_TS_US:
             return None  # the C parser checks the upper bound only; the other paths name the line
         self._bytes_per_line = max(len(block) / max(rows, 1), float(MIN_NATIVE_LINE_BYTES))
         # A case key is a tag cut just after its last '#', which case_of_tag maps like the whole tag.
@@ -498,7 +440,7 @@ class PhoutParser:
             self.stats.lines_total += 1
             parsed = _parse_line(line)
             if isinstance(parsed, str):
-                self._bad(line_no, f"truncated last line: {parsed}" if truncated else parsed, line)
+                self.bad(line_no, f"truncated last line: {parsed}" if truncated else parsed, line)
                 continue
             send_ts, raw_tag, ints = parsed
             good.append((send_ts, self._code_of_raw_tag(raw_tag), ints))
@@ -511,12 +453,6 @@ class PhoutParser:
         case_codes = np.array([g[1] for g in good], dtype=np.int32)
         return _batch(np.rint(send * 1e6).astype(np.int64), receive_sec, case_codes, columns)
 
-    def _bad(self, line_no: int, reason: str, line: bytes) -> None:
-        self.stats.lines_bad += 1
-        if len(self.stats.bad_examples) < self.max_bad_examples:
-            text = _printable(line[:MAX_EXAMPLE_TEXT].decode("utf-8", errors="replace"))
-            self.stats.bad_examples.append(BadLine(line=line_no, reason=reason, text=text))
-
 
 # Control characters (tab aside) as `\xNN`: a NUL cannot be stored in PostgreSQL text, the others garble a page.
 _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F) if c != 0x09}
@@ -528,8 +464,9 @@ def _printable(text: str) -> str:
 
 def _too_many_lines_for_arrow(block: memoryview) -> bool:
     """Whether the block holds a blank line, or more lines than phout lines of its size could be. pyarrow converts
-    every row of a block before it reports the first bad one: 16 MB of line ends cost it 2 CPU-s and ~900 MB."""
-    data = bytes(block)  # only blocks the C parser refused get here: rare, and a copy is ~3 ms
+    every row of a block before it reports the first bad one: a block of line ends would cost it seconds and
+    many times the block's memory."""
+    data = bytes(block)  # only blocks the C parser refused get here: rare, and cheap beside the slow path
     if data.startswith(b"\n") or b"\n\n" in data or b"\n\r\n" in data:
         return True
     return data.count(b"\n") > len(data) // MIN_NATIVE_LINE_BYTES + 1
@@ -538,27 +475,10 @@ def _too_many_lines_for_arrow(block: memoryview) -> bool:
 def _batch(
     send_ts_us: I64, receive_sec: I64, case_codes: I32, ints: Mapping[str, npt.NDArray[np.integer[Any]]]
 ) -> PhoutBatch:
-    """A batch from its columns, the integer ones (by phout name, values within VALUE_RANGES) in INT_DTYPES: no copy
-    of a column that has its dtype already."""
-
-    def narrow(name: str) -> Any:
-        return np.ascontiguousarray(ints[name], dtype=INT_DTYPES[name])
-
-    return PhoutBatch(
-        send_ts_us=send_ts_us,
-        receive_sec=receive_sec,
-        case_codes=case_codes,
-        interval_real_us=narrow("interval_real"),
-        connect_time_us=narrow("connect_time"),
-        send_time_us=narrow("send_time"),
-        latency_us=narrow("latency"),
-        receive_time_us=narrow("receive_time"),
-        interval_event_us=narrow("interval_event"),
-        size_out_bytes=narrow("size_out"),
-        size_in_bytes=narrow("size_in"),
-        net_code=narrow("net_code"),
-        proto_code=narrow("proto_code"),
-    )
+    """A batch from its columns, the integer ones by phout's name (values within VALUE_RANGES) made their stored
+    widths: no copy of a column that has its width already."""
+    narrowed = {c.name: np.ascontiguousarray(ints[c.phout], dtype=c.dtype) for c in INTEGER_COLUMNS}
+    return PhoutBatch(send_ts_us=send_ts_us, receive_sec=receive_sec, case_codes=case_codes, **narrowed)
 
 
 def _parse_line(line: bytes) -> tuple[float, bytes, list[int]] | str:

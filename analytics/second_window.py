@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from analytics.phout import BATCH_FIELDS, PhoutBatch
+from analytics.schema.samples import FIELDS, PhoutBatch
 
 DEFAULT_LAG_S = 20
 
@@ -101,7 +101,7 @@ def _gathered(parts: list[tuple[PhoutBatch, npt.NDArray[np.intp]]]) -> PhoutBatc
     """The rows `index` of each batch, the parts side by side in fresh columns: one gather per column and part."""
     rows = sum(index.size for _, index in parts)
     columns = {}
-    for name in BATCH_FIELDS:
+    for name in FIELDS:
         out = np.empty(rows, dtype=getattr(parts[0][0], name).dtype)
         start = 0
         for batch, index in parts:
@@ -129,7 +129,7 @@ def _merged_in_order(merged: PhoutBatch) -> PhoutBatch:
     lo = int(np.searchsorted(key[:first], key[first:].min(), side="right"))
     hi = last + int(np.searchsorted(key[last:], key[:last].max(), side="left"))
     local = np.argsort(key[lo:hi], kind="stable")
-    for name in BATCH_FIELDS:
+    for name in FIELDS:
         column = getattr(merged, name)
         column[lo:hi] = column[lo:hi][local]
     return merged

@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from analytics import kernels  # noqa: E402
-from analytics.aggregate import SampleColumns, SecondTable, aggregate_table  # noqa: E402
-from analytics.phout import PhoutBatch, PhoutParser  # noqa: E402
+from analytics.aggregate import SecondTable, aggregate_table  # noqa: E402
+from analytics.phout import PhoutParser  # noqa: E402
+from analytics.schema.samples import SampleColumns  # noqa: E402
 from analytics.second_window import SecondWindow  # noqa: E402
 
 
@@ -33,14 +34,10 @@ def pieces_of(path: Path, lines: int) -> tuple[list[SampleColumns], tuple[str, .
         for batch in parser.read_from(f):
             released = window.add(batch)
             if released.in_order is not None:
-                pieces.append(columns_of(released.in_order))
+                pieces.append(released.in_order)
             if sum(p.rows for p in pieces) >= lines:
                 break
     return pieces, tuple(parser.cases)
-
-
-def columns_of(batch: PhoutBatch) -> SampleColumns:
-    return SampleColumns(**{name: getattr(batch, name) for name in SampleColumns.__dataclass_fields__})
 
 
 def one_pass(pieces: list[SampleColumns], cases: tuple[str, ...]) -> tuple[float, list[SecondTable]]:

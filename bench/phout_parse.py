@@ -29,7 +29,8 @@ def parse_once(path: Path, which: str) -> dict[str, object]:
     import numpy as np
 
     from analytics import kernels
-    from analytics.phout import BATCH_FIELDS, PhoutParser
+    from analytics.phout import PhoutParser
+    from analytics.schema.samples import FIELDS
 
     if which == "pyarrow":
         kernels.fast = None  # what a build without the C kernels does: path 2 for every block
@@ -40,7 +41,7 @@ def parse_once(path: Path, which: str) -> dict[str, object]:
     with path.open("rb", buffering=0) as f:
         for batch in parser.read_from(f):
             rows += batch.rows
-            for name in BATCH_FIELDS:
+            for name in FIELDS:
                 checksum = (checksum * 31 + int(np.sum(getattr(batch, name), dtype=np.int64))) % (1 << 61)
     return {"rows": rows, "bad": parser.stats.lines_bad, "cases": parser.cases, "checksum": checksum}
 

@@ -28,7 +28,8 @@ def measure(path: Path, build: str, mb: int, repeat: int) -> dict[str, float | i
     sys.path.insert(0, str(ROOT))
     import numpy as np
 
-    from analytics.phout import _NATIVE_RANGES, DEFAULT_BLOCK_BYTES, MAX_RECEIVE_SEC, NativeColumns
+    from analytics.phout import _NATIVE_RANGES, DEFAULT_BLOCK_BYTES, NativeColumns
+    from analytics.schema.samples import MAX_RECEIVE_SEC
 
     if build == "installed":
         from analytics import kernels

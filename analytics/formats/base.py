@@ -22,22 +22,16 @@ from analytics.phout import (
     DEFAULT_BLOCK_BYTES,
     INT_COLUMNS,
     MAX_BAD_EXAMPLES,
-    MAX_EXAMPLE_TEXT,
-    MAX_RECEIVE_SEC,
     NO_CASE,
-    VALUE_RANGES,
-    BadLine,
+    BatchParser,
     NotPhout,
-    ParseStats,
-    PhoutBatch,
     SupportsReadinto,
     _batch,
 )
+from analytics.schema.samples import MAX_RECEIVE_SEC, MIN_SEND_TS_US, VALUE_RANGES, PhoutBatch
 
 US_PER_MS = 1000
 US_PER_S = 1_000_000
-# A request's start must be a plausible unix time in µs (after 2000-01-01), its response second must fit UInt32.
-MIN_SEND_TS_US = 946_684_800 * US_PER_S
 # Net codes (errno, as phantom writes them) for what other generators report as connection failures.
 NET_TIMEOUT = 110
 NET_REFUSED = 111
@@ -106,7 +100,7 @@ def request_ints(
     return (interval_real_us, connect_us, send_us, latency_us, receive_us, 0, size_out, size_in, net_code, proto_code)
 
 
-class RecordParser:
+class RecordParser(BatchParser):
     """Feed bytes (`feed`, then `finish`), or `read_from` a stream; batches come out as blocks complete.
 
     Subclasses parse a block of whole records (`_parse_records`) and may say where records end (`_record_end`:
@@ -118,11 +112,7 @@ class RecordParser:
     shape: ClassVar[str] = ""  # what its lines look like, for the refusal of a file that is not this format
 
     def __init__(self, block_bytes: int = DEFAULT_BLOCK_BYTES, max_bad_examples: int = MAX_BAD_EXAMPLES) -> None:
-        self.block_bytes = block_bytes
-        self.max_bad_examples = max_bad_examples
-        self.stats = ParseStats()
-        self.cases: list[str] = []
-        self._case_index: dict[str, int] = {}
+        super().__init__(block_bytes, max_bad_examples)
         self._buf = bytearray()
         self._next_line = 1  # number of the first line in the buffer
         self.fatal: str | None = None  # set when the file cannot be read on from some point (refused as a whole)
@@ -185,23 +175,8 @@ class RecordParser:
         return None
 
     # ── cases and bad records ───────────────────────────────────────────────────────────────────────────────
-    def case_code(self, case: str) -> int:
-        code = self._case_index.get(case)
-        if code is None:
-            code = len(self.cases)
-            self.cases.append(case)
-            self._case_index[case] = code
-        return code
-
     def no_case_code(self) -> int:
         return self.case_code(NO_CASE)
-
-    def bad(self, line_no: int, reason: str, text: bytes | str) -> None:
-        self.stats.lines_bad += 1
-        if len(self.stats.bad_examples) < self.max_bad_examples:
-            if isinstance(text, bytes):
-                text = text[:MAX_EXAMPLE_TEXT].decode("utf-8", errors="replace")
-            self.stats.bad_examples.append(BadLine(line=line_no, reason=reason, text=text[:MAX_EXAMPLE_TEXT]))
 
     # ── blocks ──────────────────────────────────────────────────────────────────────────────────────────────
     def _parse_complete(self, *, final: bool) -> list[PhoutBatch] | None:

@@ -35,7 +35,7 @@ from analytics.formats.base import (
     request_ints,
     split_lines,
 )
-from analytics.phout import PhoutBatch
+from analytics.schema.samples import PhoutBatch
 
 US_PER_MS = 1000
 MS_PER_S = 1000

@@ -34,7 +34,8 @@ import pyarrow.csv as pacsv
 from analytics.formats.base import US_PER_MS, US_PER_S, NotThisFormat, RecordParser, Rows, request_ints
 from analytics.formats.instances import ActiveInstances
 from analytics.formats.jmeter_codes import codes_of
-from analytics.phout import INT_COLUMNS, MAX_RECEIVE_SEC, VALUE_RANGES, PhoutBatch, _batch
+from analytics.phout import INT_COLUMNS, _batch
+from analytics.schema.samples import MAX_RECEIVE_SEC, VALUE_RANGES, PhoutBatch
 
 
 @dataclass(frozen=True)

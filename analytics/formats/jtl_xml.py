@@ -19,7 +19,7 @@ from xml.parsers import expat
 
 from analytics.formats.base import RecordParser, Rows
 from analytics.formats.jtl_csv import JtlFields, ThreadCounts, add_sample
-from analytics.phout import PhoutBatch
+from analytics.schema.samples import PhoutBatch
 
 SAMPLE_ELEMENTS = frozenset({"httpSample", "sample"})
 ROOT = "testResults"

@@ -48,7 +48,7 @@ from analytics.formats.base import (
     split_lines,
 )
 from analytics.formats.instances import ActiveInstances
-from analytics.phout import PhoutBatch
+from analytics.schema.samples import PhoutBatch
 
 US_PER_MS = 1000
 DURATION = "http_req_duration"

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from analytics.aggregate import SampleColumns
-from analytics.phout import PhoutBatch, PhoutParser, parse_stream
+from analytics.phout import PhoutParser, parse_stream
+from analytics.schema.samples import INTEGER_COLUMNS, PhoutBatch
 from analytics.tests.seconds_support import aggregate, named
 
 GOLDEN = Path(__file__).parent / "golden" / "phout"
@@ -31,27 +31,6 @@ def parse_bytes(
     return parser, batches
 
 
-def columns_of(batches: list[PhoutBatch]) -> SampleColumns:
-    return SampleColumns.concat(
-        [
-            SampleColumns(
-                receive_sec=b.receive_sec,
-                case_codes=b.case_codes,
-                interval_real_us=b.interval_real_us,
-                connect_time_us=b.connect_time_us,
-                send_time_us=b.send_time_us,
-                latency_us=b.latency_us,
-                receive_time_us=b.receive_time_us,
-                size_out_bytes=b.size_out_bytes,
-                size_in_bytes=b.size_in_bytes,
-                net_code=b.net_code,
-                proto_code=b.proto_code,
-            )
-            for b in batches
-        ]
-    )
-
-
 def describe(data: bytes, **kwargs: Any) -> dict[str, Any]:
     parser, batches = parse_bytes(data, **kwargs)
     rows = []
@@ -59,23 +38,9 @@ def describe(data: bytes, **kwargs: Any) -> dict[str, Any]:
         for i in range(b.rows):
             rows.append(
                 [int(b.send_ts_us[i]), int(b.receive_sec[i]), parser.cases[b.case_codes[i]]]
-                + [
-                    int(getattr(b, name)[i])
-                    for name in (
-                        "interval_real_us",
-                        "connect_time_us",
-                        "send_time_us",
-                        "latency_us",
-                        "receive_time_us",
-                        "interval_event_us",
-                        "size_out_bytes",
-                        "size_in_bytes",
-                        "net_code",
-                        "proto_code",
-                    )
-                ]
+                + [int(getattr(b, c.name)[i]) for c in INTEGER_COLUMNS]
             )
-    aggregates = aggregate(columns_of(batches), parser.cases) if batches else []
+    aggregates = aggregate(PhoutBatch.concat(batches), parser.cases) if batches else []
     described = {
         "lines_total": parser.stats.lines_total,
         "lines_bad": parser.stats.lines_bad,

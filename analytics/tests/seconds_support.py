@@ -6,7 +6,8 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from analytics.aggregate import SampleColumns, SecondTable, aggregate_table
+from analytics.aggregate import SecondTable, aggregate_table
+from analytics.schema.samples import SampleColumns
 from analytics.schema.seconds import ROW_FIELDS, Row
 
 

@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytics import _phout_fast, aggregate, kernels
-from analytics.aggregate import SENTINEL_ABS_US, SampleColumns
+from analytics.aggregate import SENTINEL_ABS_US
 from analytics.histogram import MAX_HIST_US, native_grid
 from analytics.schema.codes import DISCARDED_NET_CODE
+from analytics.schema.samples import SampleColumns
 from analytics.schema.seconds import QUANTILE_LEVELS
 from analytics.tests.seconds_support import named, rows_of
 
@@ -28,14 +29,17 @@ def columns(seed: int, rows: int, cases: int) -> SampleColumns:
     for values in (real, *phases):
         values[discarded] = 0
     net[discarded] = DISCARDED_NET_CODE
+    receive_sec = np.sort(rng.integers(1_700_000_000, 1_700_000_030, rows))
     return SampleColumns(
-        receive_sec=np.sort(rng.integers(1_700_000_000, 1_700_000_030, rows)),
+        send_ts_us=receive_sec * 1_000_000,
+        receive_sec=receive_sec,
         case_codes=rng.integers(0, cases, rows).astype(np.int32),
         interval_real_us=real,
         connect_time_us=phases[0],
         send_time_us=phases[1],
         latency_us=phases[2],
         receive_time_us=phases[3],
+        interval_event_us=np.zeros(rows, dtype=np.int64),
         size_out_bytes=rng.integers(0, 2**32, rows),
         size_in_bytes=rng.integers(0, 2**32, rows),
         net_code=net,

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from analytics.histogram import BIN_EDGES_US
-from analytics.phout import PhoutBatch
+from analytics.schema.samples import PhoutBatch
 from analytics.schema.seconds import QUANTILE_COLUMNS, QUANTILE_LEVELS
 from analytics.second_window import SecondWindow
-from analytics.tests.phout_support import GOLDEN, columns_of, parse_bytes, read_golden
+from analytics.tests.phout_support import GOLDEN, parse_bytes, read_golden
 from analytics.tests.seconds_support import aggregate, named
 
 
@@ -31,7 +31,7 @@ def _tank_rows() -> dict[tuple[int, str], dict[str, object]]:
 def test_every_second_and_case_matches_the_tank() -> None:
     parser, batches = parse_bytes(read_golden("bfg_capture.phout"), piece=1000, block_bytes=2000)
     assert parser.stats.lines_bad == 0 and parser.stats.lines_total == 203
-    ours = {(r["ts"], r["case"]): r for r in map(named, aggregate(columns_of(batches), parser.cases))}
+    ours = {(r["ts"], r["case"]): r for r in map(named, aggregate(PhoutBatch.concat(batches), parser.cases))}
     tank = _tank_rows()
     assert len(tank) == 66
     for key, t in tank.items():
@@ -64,10 +64,10 @@ def test_seconds_released_in_order_aggregate_as_the_whole_file_does() -> None:
             seconds = released.in_order.receive_sec.tolist()
             assert seconds == sorted(seconds) and (not released_seconds or seconds[0] > released_seconds[-1])
             released_seconds += seconds
-            rows += aggregate(columns_of([released.in_order]), parser.cases)
+            rows += aggregate(released.in_order, parser.cases)
     assert window.late_seconds == set()
     assert len(released_seconds) == sum(b.rows for b in batches)
-    assert rows == aggregate(columns_of(batches), parser.cases)
+    assert rows == aggregate(PhoutBatch.concat(batches), parser.cases)
 
 
 def test_late_rows_are_handed_back_not_silently_merged() -> None:

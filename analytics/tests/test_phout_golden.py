@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from analytics.phout import INT_COLUMNS, NOTAG_CASE, VALUE_RANGES, PhoutParser, case_of_tag, not_phout_error
+from analytics.phout import INT_COLUMNS, NOTAG_CASE, PhoutParser, case_of_tag, not_phout_error
+from analytics.schema.samples import VALUE_RANGES
 from analytics.schema.seconds import QUANTILE_COLUMNS
 from analytics.tests.phout_support import GOLDEN, describe, parse_bytes, read_golden
 

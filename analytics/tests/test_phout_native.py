@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytics import _phout_fast, kernels, phout
-from analytics.phout import INT_COLUMNS, VALUE_RANGES, PhoutBatch, PhoutParser, parse_stream
+from analytics.phout import INT_COLUMNS, PhoutParser, parse_stream
+from analytics.schema.samples import FIELDS, INTEGER_COLUMNS, MAX_RECEIVE_SEC, VALUE_RANGES, PhoutBatch
 
 
 def parse(
@@ -90,7 +91,7 @@ def test_the_c_parser_is_built() -> None:
 def test_a_clean_block_takes_the_c_path() -> None:
     block = b"1700000000.101\tcase#7\t2227\t31\t9\t2151\t36\t2198\t193\t2365\t0\t200\n" * 3
     outputs = phout.NativeColumns.for_block(len(block)).outputs()
-    parsed = _phout_fast.parse_block(block, outputs, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC)
+    parsed = _phout_fast.parse_block(block, outputs, phout._NATIVE_RANGES, MAX_RECEIVE_SEC)
     assert parsed == (3, [b"case#"])
     assert outputs[0].size > 3  # room for the shortest lines the block could have held
     assert outputs[0][:3].tolist() == [1700000000101000] * 3
@@ -115,7 +116,7 @@ def test_the_c_path_refuses_rather_than_judges(line: bytes) -> None:
     good = b"1700000000.101\tcase\t2227\t31\t9\t2151\t36\t2198\t193\t2365\t0\t200\n"
     block = good + line + good
     outputs = phout.NativeColumns.for_block(len(block)).outputs()
-    assert _phout_fast.parse_block(block, outputs, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC) is None
+    assert _phout_fast.parse_block(block, outputs, phout._NATIVE_RANGES, MAX_RECEIVE_SEC) is None
     assert_same(block)  # and the parser still gets it right the other ways
 
 
@@ -123,8 +124,8 @@ def test_a_block_that_does_not_end_with_a_line_end_is_refused() -> None:
     # The C scans stop at the block's last LF instead of checking every byte against the block's end.
     block = b"1700000000.101\tcase\t2227\t31\t9\t2151\t36\t2198\t193\t2365\t0\t200"
     outputs = phout.NativeColumns.for_block(len(block) + 1).outputs()
-    assert _phout_fast.parse_block(block, outputs, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC) is None
-    assert _phout_fast.parse_block(block + b"\n", outputs, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC) == (
+    assert _phout_fast.parse_block(block, outputs, phout._NATIVE_RANGES, MAX_RECEIVE_SEC) is None
+    assert _phout_fast.parse_block(block + b"\n", outputs, phout._NATIVE_RANGES, MAX_RECEIVE_SEC) == (
         1,
         [b"case"],
     )
@@ -138,7 +139,7 @@ def test_case_keys_of_tags_of_every_length(length: int) -> None:
     tags += [b"#" * length, b"a#" * (length // 2)]
     lines = b"".join(b"1700000000.101\t" + tag + b"\t2227\t31\t9\t2151\t36\t2198\t193\t2365\t0\t200\n" for tag in tags)
     outputs = phout.NativeColumns.for_block(len(lines)).outputs()
-    parsed = _phout_fast.parse_block(lines, outputs, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC)
+    parsed = _phout_fast.parse_block(lines, outputs, phout._NATIVE_RANGES, MAX_RECEIVE_SEC)
     assert parsed is not None
     rows, keys = parsed
     assert rows == len(tags)
@@ -158,9 +159,9 @@ def test_outputs_are_checked() -> None:
     block = b"1700000000.1\tt\t1\t2\t3\t4\t5\t6\t7\t8\t9\t200\n"
     wrong = tuple(np.empty(1, dtype=np.int64) for _ in phout.NativeColumns.empty(1).outputs())  # some are int32
     with pytest.raises(ValueError, match="items of 4 bytes"):
-        _phout_fast.parse_block(block, wrong, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC)
+        _phout_fast.parse_block(block, wrong, phout._NATIVE_RANGES, MAX_RECEIVE_SEC)
     too_small = phout.NativeColumns.empty(0).outputs()
-    assert _phout_fast.parse_block(block, too_small, phout._NATIVE_RANGES, phout.MAX_RECEIVE_SEC) == (-1, [])
+    assert _phout_fast.parse_block(block, too_small, phout._NATIVE_RANGES, MAX_RECEIVE_SEC) == (-1, [])
 
 
 def test_microsecond_send_times_round_as_numpy_does() -> None:
@@ -220,17 +221,17 @@ def test_batches_own_their_columns() -> None:
     assert len(kept) > 20
     whole = PhoutBatch.concat(list(PhoutParser(block_bytes=1 << 22).read_from(io.BytesIO(body))))
     together = PhoutBatch.concat(kept)
-    for name in phout.BATCH_FIELDS:
+    for name in FIELDS:
         np.testing.assert_array_equal(getattr(together, name), getattr(whole, name), err_msg=name)
 
 
 def test_every_path_gives_columns_as_narrow_as_samples_stores_them() -> None:
-    # The window gathers, the kernel reads and the INSERT sends these columns as they are (analytics.phout.INT_DTYPES).
+    # The window gathers, the kernel reads and the INSERT sends these columns as they are (analytics.schema.samples).
     clean = b"1700000000.100\tc#1\t4000000000\t-9223372036854775\t2\t3\t4\t-5\t4000000000\t7\t777\t-1\n"
     with_a_bad_line = clean + b"not phout\n"  # the block is then parsed line by line
     for data, native in ((clean, True), (clean, False), (with_a_bad_line, False)):
         _, batch = parse(data, native=native)
         assert batch is not None
-        for name, field in zip(INT_COLUMNS, phout.BATCH_FIELDS[3:], strict=True):
-            assert getattr(batch, field).dtype == np.dtype(phout.INT_DTYPES[name]), (native, field)
+        for column in INTEGER_COLUMNS:
+            assert getattr(batch, column.name).dtype == column.dtype, (native, column.name)
         assert int(batch.interval_real_us[0]) == 4_000_000_000 and int(batch.connect_time_us[0]) == -9223372036854775

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from analytics.aggregate import SampleColumns, aggregate_table
+from analytics.aggregate import aggregate_table
+from analytics.schema.samples import SampleColumns
 from analytics.schema.seconds import (
     CODE_COUNTS,
     COLUMN_RANGES,

@@ -10,7 +10,7 @@ import numpy.typing as npt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics.phout import BATCH_FIELDS, PhoutBatch
+from analytics.schema.samples import FIELDS, PhoutBatch
 from analytics.second_window import SecondWindow, _merged_in_order, _order
 
 
@@ -22,7 +22,7 @@ def batch(receive_sec: npt.NDArray[np.int64], case_codes: npt.NDArray[np.int64],
         send_ts_us=ids.copy(),
         receive_sec=receive_sec.astype(np.int64),
         case_codes=case_codes.astype(np.int32),
-        interval_real_us=ids.astype(np.uint32),  # the widths the parser gives (analytics.phout.INT_DTYPES)
+        interval_real_us=ids.astype(np.uint32),  # the widths the parser gives (analytics.schema.samples)
         connect_time_us=ids.copy(),
         send_time_us=ids.astype(np.int32),
         latency_us=ids.copy(),
@@ -62,7 +62,7 @@ def test_merging_sorted_pieces_equals_a_full_stable_sort(drawn: list[Piece]) -> 
     merged = PhoutBatch.concat(parts)
     expected = merged.take(_order(merged)) if merged.rows else merged
     got = _merged_in_order(PhoutBatch.concat(parts)) if merged.rows else merged
-    for name in BATCH_FIELDS:
+    for name in FIELDS:
         np.testing.assert_array_equal(getattr(got, name), getattr(expected, name), err_msg=name)
 
 
@@ -99,7 +99,7 @@ def test_every_row_comes_out_once_in_order_or_late(batches: list[Piece], lag_s: 
         assert (np.diff(key) >= 0).all()  # in (second, case) order
         same = np.diff(key) == 0
         assert (np.diff(piece.send_ts_us)[same] > 0).all()  # equal keys in arrival order: a stable sort
-        for name in BATCH_FIELDS:  # each row whole: every column of the test rows is its id, or id % 1000
+        for name in FIELDS:  # each row whole: every column of the test rows is its id, or id % 1000
             if name not in ("receive_sec", "case_codes", "net_code", "proto_code"):
                 np.testing.assert_array_equal(getattr(piece, name), piece.send_ts_us, err_msg=name)
         np.testing.assert_array_equal(piece.net_code, piece.send_ts_us % 1000)

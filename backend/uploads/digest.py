@@ -1,9 +1,9 @@
 """The content digest of an upload: how the same file sent again into the same test is recognised.
 
 xxh3-128 rather than SHA-256: the digest is taken of every byte of every upload, on the path of the upload itself,
-and SHA-256 cost ~0.45-0.7 CPU-s per 700 MB here (xxh3-128: ~0.04). It only has to tell one file from another
-among a test's own uploads: 128 bits leave accidental collisions out of reach, and a forged one could only make
-its sender's own upload into their own test be taken for one already there. Values name their algorithm
+and SHA-256 costs it an order of magnitude more CPU (bench/phout_upload/README.md). It only has to tell one file
+from another among a test's own uploads: 128 bits leave accidental collisions out of reach, and a forged one could
+only make its sender's own upload into their own test be taken for one already there. Values name their algorithm
 ("xxh3-128:<hex>"); digests taken before (SHA-256) were renamed "sha256:<hex>" by the migration and never match a
 new one, so such a file sent again is ingested again and replaces the old upload (still not counted twice).
 """

@@ -2,10 +2,9 @@
 
 Why: an uploaded phout is written once and read once (by the ingestion, often while it still arrives), and then
 deleted. Through the page cache every byte of it takes a fresh page of memory: a 5 GB upload evicts as much of
-what ClickHouse and PostgreSQL keep cached, and each new page costs the writer CPU to obtain. On a virtual machine
-whose freed memory goes back to its host (virtio balloon page reporting, as on our 2-core test machines), that is
-~2.4 ms of CPU per MB: 1.7 s for a 700 MB file, more than the parse of it. Direct writes and reads move the bytes
-between our buffer and the disk without those pages (bench/phout_upload/README.md has the figures).
+what ClickHouse and PostgreSQL keep cached, and each new page costs the writer CPU to obtain, most of all on a
+virtual machine whose freed memory goes back to its host (virtio balloon page reporting). Direct writes and reads
+move the bytes between our buffer and the disk without those pages (bench/phout_upload/README.md has the figures).
 
 Direct I/O wants offsets, lengths and memory aligned to the disk's blocks, so bytes go through a page-aligned
 buffer (an anonymous mmap). Whatever cannot be done that way falls back to ordinary I/O on the same descriptor: a
@@ -222,8 +221,8 @@ class DirectReader(PositionedReader):
 class ReadAhead(PositionedReader):
     """Sequential reads of another file object done ahead of the reader, in a thread of its own.
 
-    Direct reads skip the page cache, and with it the kernel's readahead: each read waits for the disk (~1 s of a
-    700 MB ingestion's wall time, on the parsing thread). Here a thread keeps up to `depth` chunks read ahead while
+    Direct reads skip the page cache, and with it the kernel's readahead: each read waits for the disk, on the parsing
+    thread. Here a thread keeps up to `depth` chunks read ahead while
     the caller parses the previous ones; the bytes, their order and any error of `inner` (raised where the caller
     would have met it) are those of reading `inner` directly. `thread_exit` runs on the reading thread as it ends
     (e.g. closing its database connection, when `inner` queries one while it waits for a growing upload).

@@ -26,6 +26,7 @@ from backend.clickhouse.tables import second_aggregates
 from backend.loadtests.models import Upload
 from backend.uploads import storage
 from backend.uploads.models import UploadFormat
+from backend.uploads.result import IngestError, IngestResult
 
 # How much of the decompressed start of a file detection looks at.
 DETECT_BYTES = 64 * 1024
@@ -151,10 +152,8 @@ def refusal(parser: Any) -> str | None:
     return error
 
 
-def load_aggregates(upload: Upload, parser: LocustParser, stream: Any, early_verdict_lines: int) -> Any:
+def load_aggregates(upload: Upload, parser: LocustParser, stream: Any, early_verdict_lines: int) -> IngestResult:
     """Store a stats history as the upload's per-second rows (source_id = the upload, as for derived rows)."""
-    from backend.uploads.ingest import IngestError, IngestResult  # ingest imports this module
-
     result = IngestResult()
     received_at_us = int(datetime.now(UTC).timestamp() * 1_000_000)
     try:
@@ -175,12 +174,8 @@ def load_aggregates(upload: Upload, parser: LocustParser, stream: Any, early_ver
         ) as ins:
             ins.send(columns)
         result.rows += int(table.resps[np.array([c == "" for c in table.case], dtype=bool)].sum())
-        low, high = int(table.ts.min()), int(table.ts.max())
-        result.first_ts = low if result.first_ts is None else min(result.first_ts, low)
-        result.last_ts = high if result.last_ts is None else max(result.last_ts, high)
+        result.cover(int(table.ts.min()), int(table.ts.max()))
     if result.first_ts is None:
         raise IngestError("the Locust stats history holds no second with requests")
-    result.lines_total = parser.stats.lines_total
-    result.lines_bad = parser.stats.lines_bad
-    result.bad_examples = [{"line": b.line, "reason": b.reason, "text": b.text} for b in parser.stats.bad_examples]
+    result.count(parser)
     return result

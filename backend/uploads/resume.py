@@ -1,6 +1,6 @@
 """Uploads whose ingestion died with its worker (killed -9, out of memory, the machine restarted) are queued again.
 
-A running ingestion holds a PostgreSQL advisory lock (ingest.py), which the server releases when the worker's
+A running ingestion holds a PostgreSQL advisory lock (ingest_lock.py), which the server releases when the worker's
 connection dies. The broker would redeliver the task only after its visibility timeout (an hour with Redis) when
 the whole worker died. So a periodic sweep (beat, every minute) looks for uploads `parsing` whose file has not
 been written for STALL_GRACE_S and whose lock nobody holds, and queues their ingestion again: it deletes what the
@@ -18,6 +18,7 @@ from django.core.cache import cache
 
 from backend.loadtests.models import Upload, UploadStatus
 from backend.uploads import ingest
+from backend.uploads.ingest_lock import ingestion_running
 from backend.uploads.storage import upload_path
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ def resume_stalled_uploads(grace_s: float = STALL_GRACE_S) -> list[int]:
             written_s = upload_path(upload_id).stat().st_mtime
         except FileNotFoundError:
             written_s = 0.0  # the ingestion will say the file is gone
-        if now_s - written_s < grace_s or ingest.ingestion_running(upload_id):
+        if now_s - written_s < grace_s or ingestion_running(upload_id):
             continue
         if not cache.add(f"uploads:resumed:{upload_id}", 1, REQUEUE_EVERY_S):
             continue  # queued again not long ago: that task may still wait its turn

@@ -5,8 +5,8 @@ way. A file is read back through `open_decoded`, which recognises gzip by its ma
 file name: curl and the CLI may or may not say what they send).
 
 Gzip is inflated by ISA-L (the `isal` package: the same stream format, members and checks as the standard
-library's gzip, and the same exceptions). On the 10M-line bench file (234 MB gzipped, 701 MB of phout) it took
-0.82 CPU-s against 2.15-2.65 for `gzip.GzipFile`: inflating was the largest part of a gzipped upload's ingestion.
+library's gzip, and the same exceptions), a fraction of `gzip.GzipFile`'s CPU: inflating is otherwise the largest
+part of a gzipped upload's ingestion (bench/phout_upload/README.md).
 """
 
 from __future__ import annotations

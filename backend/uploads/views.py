@@ -27,7 +27,7 @@ from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.loadtests.permissions import test_or_404
 from backend.tankapi.socket_body import SocketBody
 from backend.uploads import formats, receive
-from backend.uploads.ingest import upload_summary
+from backend.uploads.serializers import upload_summary
 from backend.uploads.storage import Readable
 
 

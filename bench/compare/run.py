@@ -87,7 +87,8 @@ def _insert_aggregates(test_id: int, upload_id: int, cases: list[str], kept: lis
     """The upload's per-second aggregates, as ingestion writes them, a hundred seconds at a time."""
     import numpy as np
 
-    from analytics.aggregate import SampleColumns, aggregate_table
+    from analytics.aggregate import aggregate_table
+    from analytics.schema.samples import SampleColumns
     from backend.clickhouse import client
     from backend.clickhouse.tables import second_aggregates
 

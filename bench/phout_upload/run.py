@@ -198,24 +198,18 @@ def wait_merges_done(timeout_s: float = 300) -> None:
 
 
 # The baseline loads the file twice, into two tables with the phout columns and `samples`' partitioning and sort
-# order: "samples-typed" has the column types `samples` stores (analytics.phout.VALUE_RANGES: 4-byte times and
+# order: "samples-typed" has the column types `samples` stores (analytics/schema/samples.py: 4-byte times and
 # sizes, 2-byte codes; a line that does not fit is refused by both), the table equivalent to ours and the ratio's
 # reference; "int64" is the wider table earlier runs used (every integer 8 bytes, codes 4), kept for comparison.
 
 
 def baseline_types(shape: str) -> dict[str, str]:
     """The integer columns of phout (after send_ts and tag) with their types in the baseline table of `shape`."""
-    from analytics import phout
+    from analytics.schema.samples import INTEGER_COLUMNS
 
     if shape == "int64":
-        return {name: "Int32" if name.endswith("_code") else "Int64" for name in phout.INT_COLUMNS}
-    type_of_range = {
-        phout.UINT32_RANGE: "UInt32",
-        phout.INT32_RANGE: "Int32",
-        phout.INT16_RANGE: "Int16",
-        phout.INT64_RANGE: "Int64",
-    }
-    return {name: type_of_range[phout.VALUE_RANGES[name]] for name in phout.INT_COLUMNS}
+        return {c.phout: "Int32" if c.phout.endswith("_code") else "Int64" for c in INTEGER_COLUMNS}
+    return {c.phout: c.clickhouse for c in INTEGER_COLUMNS}
 
 
 BASELINE_SHAPES: tuple[str, ...] = ("samples-typed", "int64")

@@ -61,7 +61,7 @@ def _configure(args: argparse.Namespace) -> None:
 def _sample_columns(rng: Any, n: int, t0: int, seconds: int, n_cases: int) -> tuple[Any, list[str]]:
     import numpy as np
 
-    from analytics.aggregate import SampleColumns
+    from analytics.schema.samples import SampleColumns
 
     cases = [f"case_{i}" for i in range(n_cases)]
     # A ramp: the load grows through the test, responses slow down with it, a tail of slow ones.
@@ -77,6 +77,7 @@ def _sample_columns(rng: Any, n: int, t0: int, seconds: int, n_cases: int) -> tu
     weights = np.linspace(2.0, 0.5, n_cases)
     case_codes = rng.choice(n_cases, size=n, p=weights / weights.sum()).astype(np.int32)
     cols = SampleColumns(
+        send_ts_us=receive_sec * 1_000_000,
         receive_sec=receive_sec,
         case_codes=case_codes,
         interval_real_us=interval,
@@ -84,6 +85,7 @@ def _sample_columns(rng: Any, n: int, t0: int, seconds: int, n_cases: int) -> tu
         send_time_us=np.full(n, 15, dtype=np.int64),
         latency_us=(interval * 9 // 10).astype(np.int64),
         receive_time_us=(interval // 25).astype(np.int64),
+        interval_event_us=np.zeros(n, dtype=np.int64),
         size_out_bytes=np.full(n, 180, dtype=np.int64),
         size_in_bytes=rng.integers(300, 4000, size=n).astype(np.int64),
         net_code=net,

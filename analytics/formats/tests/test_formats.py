@@ -17,7 +17,8 @@ from analytics.formats.jtl_csv import JtlCsvParser, _BlockInvalid
 from analytics.formats.jtl_xml import JtlXmlParser
 from analytics.formats.k6 import K6CsvParser, K6JsonParser, rfc3339_us
 from analytics.formats.locust import LocustParser
-from analytics.phout import NO_CASE, PhoutBatch
+from analytics.phout import NO_CASE
+from analytics.schema.samples import PhoutBatch
 
 FIXTURES = Path(__file__).parent / "fixtures"
 T0_US = 1_700_000_000_000_000

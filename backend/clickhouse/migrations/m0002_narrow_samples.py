@@ -8,7 +8,7 @@ On an existing install, the first statement refuses to go on if a stored value w
 the ALTER's conversion would wrap it silently: the migration then fails with ClickHouse's "Value passed to
 'throwIf' function is non zero", and `SELECT ... FROM samples WHERE <OUT_OF_RANGE>` finds the rows (delete them or
 their upload, then migrate again). The parser never accepted such values for connect/latency/receive, and now
-refuses them for every narrowed column (analytics.phout.VALUE_RANGES). Then one ALTER rewrites the seven columns;
+refuses them for every narrowed column (analytics.schema.samples.VALUE_RANGES). Then one ALTER rewrites the seven columns;
 on 18.16 it runs synchronously, part by part, and INSERTs into samples wait for it.
 Both statements are safe to run again. BACKWARDS widens the columns back to their old types (lossless).
 """

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 from django.contrib.auth.models import User
 
-from analytics.aggregate import SampleColumns, aggregate_table
+from analytics.aggregate import aggregate_table
 from analytics.histogram import bin_indexes_for_values_us
+from analytics.schema.samples import SampleColumns
 from backend.clickhouse import client
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus

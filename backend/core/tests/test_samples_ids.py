@@ -12,7 +12,8 @@ from clickhouse_driver.errors import ServerException
 from backend.clickhouse import client
 from backend.clickhouse.migrations import m0003_narrow_sample_ids as m0003
 from backend.clickhouse.tables import samples
-from backend.uploads.ingest import IngestError, _IdColumns
+from backend.uploads.result import IngestError
+from backend.uploads.stages import IdColumns as _IdColumns
 
 TABLE = "scratch_samples_m0003"  # scratch_*: not replayed on current ClickHouse (see conftest)
 

@@ -9,12 +9,14 @@ from typing import Any
 import pytest
 from clickhouse_driver.errors import ServerException
 
-from analytics.phout import INT_COLUMNS, VALUE_RANGES, PhoutParser
+from analytics.phout import INT_COLUMNS, PhoutParser
+from analytics.schema.samples import VALUE_RANGES
 from analytics.tests.phout_support import read_golden
 from backend.clickhouse import client
 from backend.clickhouse.migrations import m0002_narrow_samples as m0002
 from backend.clickhouse.tables import samples
-from backend.uploads.ingest import _IdColumns, _sample_columns
+from backend.uploads.stages import IdColumns as _IdColumns
+from backend.uploads.stages import sample_columns as _sample_columns
 
 TABLE = "scratch_samples_m0002"  # scratch_*: not replayed on current ClickHouse (see conftest)
 

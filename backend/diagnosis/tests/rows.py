@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from analytics.aggregate import SampleColumns, aggregate_table
+from analytics.aggregate import aggregate_table
 from analytics.histogram import bin_indexes_for_values_us
 from analytics.phout import PhoutParser, parse_stream
+from analytics.schema.samples import SampleColumns
 from backend.clickhouse import client
 from backend.clickhouse.tables import monitoring, second_aggregates
 
@@ -82,9 +83,7 @@ def ingest_phout(path: Path, test_id: int, upload_id: int) -> int:
     parser = PhoutParser()
     batches = list(parse_stream([path.read_bytes()], parser))
     assert parser.stats.lines_bad == 0, parser.stats.bad_examples
-    fields = SampleColumns.__dataclass_fields__
-    cols = SampleColumns.concat([SampleColumns(**{name: getattr(b, name) for name in fields}) for b in batches])
-    table = aggregate_table(cols, parser.cases)
+    table = aggregate_table(SampleColumns.concat(batches), parser.cases)
     # A phout has no planned RPS nor instances (0 in the rows): the diagnosis takes them from the load scheme.
     with client.native_insert(second_aggregates.NAME, second_aggregates.COLUMNS, tag="tests.diagnosis.phout") as ins:
         ins.send(second_aggregates.columns_of(test_id, upload_id, table, 1))

@@ -8,12 +8,12 @@ import pytest
 
 from analytics.aggregate import SecondTable, aggregate_table
 from analytics.phout import PhoutParser, parse_stream
-from analytics.tests.phout_support import columns_of as sample_columns_of
+from analytics.schema.samples import PhoutBatch
 from analytics.tests.phout_support import read_golden
 from analytics.tests.seconds_support import rows_of
 from backend.clickhouse import client
 from backend.clickhouse.tables import second_aggregates
-from backend.uploads.ingest import _insert_aggregates
+from backend.uploads.stages import insert_aggregates
 
 FILES = ("bfg_capture.phout", "discarded.phout", "empty_tag.phout", "out_of_order.phout")
 
@@ -21,7 +21,7 @@ FILES = ("bfg_capture.phout", "discarded.phout", "empty_tag.phout", "out_of_orde
 def table_of(name: str) -> SecondTable:
     parser = PhoutParser()
     batches = list(parse_stream([read_golden(name)], parser))
-    return aggregate_table(sample_columns_of(batches), parser.cases)
+    return aggregate_table(PhoutBatch.concat(batches), parser.cases)
 
 
 def stored(source_id: int) -> list[tuple[object, ...]]:
@@ -38,7 +38,7 @@ def stored(source_id: int) -> list[tuple[object, ...]]:
 def test_columns_store_what_rows_store(clickhouse: None, name: str) -> None:
     table = table_of(name)
     assert table.size > 0 and table.hist.count.sum() > 0
-    _insert_aggregates(7, 1, table, received_at_us=5, tag="tests.aggregate_insert")
+    insert_aggregates(7, 1, table, received_at_us=5, tag="tests.aggregate_insert")
     rows = [(7, 2, *row, 5) for row in rows_of(table)]
     client.insert_rows(second_aggregates.NAME, second_aggregates.COLUMNS, rows, tag="tests.aggregate_insert")
     assert stored(1) == stored(2)

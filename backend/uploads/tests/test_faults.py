@@ -17,10 +17,11 @@ import pytest
 
 from backend.celery_app import app as celery_app
 from backend.clickhouse import client as ch
+from backend.clickhouse.queries import uploads as q_uploads
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.testing import SpareClickHouse, WorkerProcess, serving_spare_clickhouse, worker_env
-from backend.uploads import ingest, resume
+from backend.uploads import resume
 from backend.uploads.storage import upload_path
 from backend.uploads.tests.conftest import Owner, final_upload
 
@@ -98,8 +99,8 @@ def wait_mid_ingest(upload_id: int, timeout_s: float = 60) -> None:
 
 def stored(test_id: int, upload_id: int) -> tuple[int, int]:
     """(rows in samples, requests counted by the per-second overall rows), once pending deletions are done."""
-    ingest.wait_for_mutations(samples.NAME)
-    ingest.wait_for_mutations(second_aggregates.NAME)
+    q_uploads.wait_for_mutations(samples.NAME)
+    q_uploads.wait_for_mutations(second_aggregates.NAME)
     params = {"t": test_id, "u": upload_id}
     rows = ch.execute(
         f"SELECT count() FROM {samples.NAME} WHERE test_id = %(t)s AND upload_id = %(u)s", params, tag="tests.fault"

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from backend.clickhouse.queries import uploads as q_uploads
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads import follow, ingest, receive, storage, tasks
+from backend.uploads import follow, ingest, load, receive, storage, tasks
 from backend.uploads.digest import digest_of_bytes
 from backend.uploads.tests.test_upload_api import overall_rows, sample_count
 
@@ -64,8 +65,8 @@ def follow_env(
     monkeypatch.setattr(receive, "FOLLOW_AFTER_BYTES", 100_000)
     monkeypatch.setattr(receive, "FOLLOW_MIN_BYTES_PER_S", 0)
     monkeypatch.setattr(storage, "COMMIT_BYTES", 64 * 1024)
-    monkeypatch.setattr(ingest, "PARSE_BLOCK_BYTES", 128 * 1024)
-    monkeypatch.setattr(ingest, "PROGRESS_EVERY_BYTES", 64 * 1024)  # the follow reports progress as it reads
+    monkeypatch.setattr(load, "PARSE_BLOCK_BYTES", 128 * 1024)
+    monkeypatch.setattr(load, "PROGRESS_EVERY_BYTES", 64 * 1024)  # the follow reports progress as it reads
     monkeypatch.setattr(receive, "_queue_ingestion", lambda upload_id: None)
     threads = Follows()
     outcomes: dict[int, str] = {}
@@ -148,7 +149,7 @@ def test_only_one_side_hashes_a_followed_body(follow_env: Follows, monkeypatch: 
     # follow wrote before the hash was known were never visible (the upload is not active); their deletion is a
     # mutation that ClickHouse runs part by part, after the task returns.
     assert sorted(outcomes.values()) == [UploadStatus.READY, UploadStatus.READY]
-    ingest.wait_for_mutations("samples")
+    q_uploads.wait_for_mutations("samples")
     assert sample_count(test.pk, int(whole.upload.pk)) + sample_count(test.pk, int(ranged.upload.pk)) == LINES
 
 
@@ -171,7 +172,7 @@ def test_a_stalled_transfer_is_left_to_the_ordinary_ingestion(
     # Still where the receiver committed: the follow's read position never replaced it.
     assert stalled.status == UploadStatus.RECEIVING and stalled.progress_bytes == resume_at
     assert stalled.lines_total > 0  # the follow did report what it had parsed
-    ingest.wait_for_mutations("samples")
+    q_uploads.wait_for_mutations("samples")
     assert sample_count(test.pk, upload_id) == 0  # the follow's rows are gone
     # The client resumes; completion queues the ordinary ingestion, which reads the file from disk.
     rest = data[resume_at:]

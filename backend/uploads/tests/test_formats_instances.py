@@ -10,7 +10,7 @@ import pytest
 
 from backend.diagnosis.service import load_input
 from backend.loadtests.models import Test, TestStatus, UploadStatus
-from backend.uploads import ingest
+from backend.uploads import ingest, load
 from backend.uploads.tests.conftest import Owner
 from backend.uploads.tests.test_ingest import stored_upload
 from backend.uploads.tests.test_upload_api import put_phout
@@ -50,20 +50,18 @@ def test_instances_of_a_second_aggregated_again_for_late_samples_stay(
     test_row: Test, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A second whose rows are recomputed (a sample that ended in it came 70 s of file later) keeps its instances."""
-    monkeypatch.setattr(
-        ingest, "PARSE_BLOCK_BYTES", 300
-    )  # blocks of a few rows: second 0 is stored before its late row
+    monkeypatch.setattr(load, "PARSE_BLOCK_BYTES", 300)  # blocks of a few rows: second 0 is stored before its late row
     rows = [f"{1_700_000_000_100 + s * 1000},50,a,200,true,{1 + s // 10}" for s in range(70)]
     rows.append("1700000000200,100,a,200,true,1")  # ends in second 0, long after it was aggregated
     body = ("timeStamp,elapsed,label,responseCode,success,allThreads\n" + "\n".join(rows) + "\n").encode()
     recomputed: list[list[int]] = []
-    recompute = ingest._recompute_seconds
+    recompute = load.recompute_seconds
 
     def spy(test_id: int, upload_id: int, seconds: list[int]) -> None:
         recomputed.append(seconds)
         recompute(test_id, upload_id, seconds)
 
-    monkeypatch.setattr(ingest, "_recompute_seconds", spy)
+    monkeypatch.setattr(load, "recompute_seconds", spy)
     upload = stored_upload(test_row, body)
     with django_capture_on_commit_callbacks(execute=True):
         assert ingest.ingest_upload(upload.pk) == UploadStatus.READY

@@ -14,7 +14,7 @@ import pytest
 from django.conf import settings
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads import ingest, outcome, storage
+from backend.uploads import ingest, load, outcome, storage
 from backend.uploads.tests.conftest import GOLDEN, Owner
 from backend.uploads.tests.test_ingest import phout_line, stored_upload
 from backend.uploads.tests.test_upload_api import put_phout, sample_count
@@ -133,9 +133,9 @@ def test_an_internal_failure_tells_no_internals_and_removes_the_file(
     def broken(*_args: Any, **_kwargs: Any) -> None:
         raise RuntimeError('relation "secret_table" does not exist LINE 1: SELECT password FROM secret_table')
 
-    monkeypatch.setattr(ingest, "_recompute_seconds", broken)
+    monkeypatch.setattr(load, "recompute_seconds", broken)
     body = good_lines(50) + phout_line(1_700_000_000, "late", 1000)  # a late second: _recompute_seconds runs
-    monkeypatch.setattr(ingest, "SecondWindow", lambda: _LateWindow())
+    monkeypatch.setattr(load, "SecondWindow", lambda: _LateWindow())
     upload = stored_upload(waiting_test, body)
     with django_capture_on_commit_callbacks(execute=True):
         assert ingest.ingest_upload(upload.pk) == UploadStatus.FAILED

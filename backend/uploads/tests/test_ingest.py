@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from backend.clickhouse import client
+from backend.clickhouse.queries import uploads as q_uploads
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads import ingest
+from backend.uploads import ingest, ingest_lock, load
 from backend.uploads.storage import upload_path
 from backend.uploads.tests.conftest import GOLDEN, Owner
 from backend.uploads.tests.test_upload_api import overall_rows, put_phout, sample_count
@@ -34,8 +35,8 @@ def phout_line(ts: float, tag: str, interval_real_us: int, http: int = 200) -> b
 def test_a_file_mostly_garbage_fails_and_leaves_no_rows(
     test_row: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
-    good = b"".join(phout_line(1700000000 + i / 10, "a", 1000) for i in range(ingest.EARLY_VERDICT_LINES // 4))
-    bad = b"not phout at all\n" * ingest.EARLY_VERDICT_LINES
+    good = b"".join(phout_line(1700000000 + i / 10, "a", 1000) for i in range(load.EARLY_VERDICT_LINES // 4))
+    bad = b"not phout at all\n" * load.EARLY_VERDICT_LINES
     upload = stored_upload(test_row, good + bad)
     with django_capture_on_commit_callbacks(execute=True):
         assert ingest.ingest_upload(upload.pk) == UploadStatus.FAILED
@@ -44,8 +45,8 @@ def test_a_file_mostly_garbage_fails_and_leaves_no_rows(
     test_row.refresh_from_db()
     assert test_row.status == TestStatus.FAILED and f"phout upload {upload.pk} failed" in test_row.error
     assert test_row.active_upload_id is None
-    ingest.wait_for_mutations(samples.NAME)
-    ingest.wait_for_mutations(second_aggregates.NAME)
+    q_uploads.wait_for_mutations(samples.NAME)
+    q_uploads.wait_for_mutations(second_aggregates.NAME)
     assert sample_count(test_row.pk, upload.pk) == 0 and overall_rows(test_row.pk, upload.pk) == {}
     assert not Path(upload.file_path).exists()
 
@@ -66,7 +67,7 @@ def test_a_gzip_file_cut_short_fails_clearly_and_leaves_no_rows(
     test_row: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
     # Past the first parse block, so that samples were sent before the cut is met (and must all be deleted).
-    lines = ingest.PARSE_BLOCK_BYTES // len(phout_line(1700000000, "a", 1000)) * 2
+    lines = load.PARSE_BLOCK_BYTES // len(phout_line(1700000000, "a", 1000)) * 2
     body = b"".join(phout_line(1700000000 + i / 1000, "a", 1000 + i % 500) for i in range(lines))
     packed = gzip.compress(body, compresslevel=1)
     upload = stored_upload(test_row, packed[: len(packed) * 3 // 4])
@@ -76,8 +77,8 @@ def test_a_gzip_file_cut_short_fails_clearly_and_leaves_no_rows(
     assert upload.error.startswith("the gzip file is damaged (it ends before its end-of-stream marker)")
     test_row.refresh_from_db()
     assert test_row.status == TestStatus.FAILED and test_row.active_upload_id is None
-    ingest.wait_for_mutations(samples.NAME)
-    ingest.wait_for_mutations(second_aggregates.NAME)
+    q_uploads.wait_for_mutations(samples.NAME)
+    q_uploads.wait_for_mutations(second_aggregates.NAME)
     assert sample_count(test_row.pk, upload.pk) == 0 and overall_rows(test_row.pk, upload.pk) == {}
 
 
@@ -106,7 +107,7 @@ def test_running_the_task_again_changes_nothing(test_row: Test, django_capture_o
     with django_capture_on_commit_callbacks(execute=True):
         assert ingest.ingest_upload(upload.pk) == UploadStatus.READY
         assert ingest.ingest_upload(upload.pk) == UploadStatus.READY
-    ingest.wait_for_mutations(samples.NAME)
+    q_uploads.wait_for_mutations(samples.NAME)
     assert sample_count(test_row.pk, upload.pk) == 203
     assert sum(r for r, _, _ in overall_rows(test_row.pk, upload.pk).values()) == 203
 
@@ -116,7 +117,7 @@ def test_rows_arriving_after_their_second_was_aggregated_are_recomputed_exactly(
 ) -> None:
     # A phout sorted by send time with long timeouts: second 1700000000 gets a row after 60 s of later seconds.
     # Blocks of a few lines, so that second is aggregated (and stored) before its late rows are parsed.
-    monkeypatch.setattr(ingest, "PARSE_BLOCK_BYTES", 300)
+    monkeypatch.setattr(load, "PARSE_BLOCK_BYTES", 300)
     lines = [phout_line(1700000000.100, "api", 2000)]
     lines += [phout_line(1700000001 + i, "api", 1000) for i in range(60)]
     lines += [phout_line(1699999990.500, "api", 10_000_000, http=0), phout_line(1699999999.990, "", 30_000)]
@@ -191,11 +192,11 @@ def test_a_second_run_of_the_same_upload_at_the_same_time_stays_out(test_row: Te
     other = connections.create_connection("default")  # another worker's own connection, holding the upload's lock
     try:
         with other.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [ingest.ADVISORY_LOCK_NAMESPACE, upload.pk])
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [ingest_lock.ADVISORY_LOCK_NAMESPACE, upload.pk])
         assert ingest.ingest_upload(upload.pk) == "busy"
         assert Upload.objects.get(pk=upload.pk).status == UploadStatus.PARSING
         with other.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ingest.ADVISORY_LOCK_NAMESPACE, upload.pk])
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ingest_lock.ADVISORY_LOCK_NAMESPACE, upload.pk])
     finally:
         other.close()
     assert ingest.ingest_upload(upload.pk) == UploadStatus.READY

@@ -10,12 +10,12 @@ from typing import Any, cast
 import pytest
 
 from backend.clickhouse import client
+from backend.clickhouse.queries.uploads import wait_for_mutations
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.testing import make_token_user
 from backend.uploads import receive
 from backend.uploads.digest import digest_of_bytes
-from backend.uploads.ingest import wait_for_mutations
 from backend.uploads.tests.conftest import GOLDEN, Owner
 
 
