@@ -29,10 +29,9 @@ MAX_RESUMES = 3
 _COUNT_TTL_S = 7 * 24 * 3600
 
 
-def resume_stalled_uploads(grace_s: float = STALL_GRACE_S) -> list[int]:
-    """Queue again the ingestion of every stalled upload (see the module docstring); returns their ids."""
-    from backend.uploads.tasks import ingest_upload
-
+def stalled_uploads(grace_s: float = STALL_GRACE_S) -> list[int]:
+    """The stalled uploads whose ingestion is to be queued again (see the module docstring); those that stalled
+    too often are failed here instead. The caller (the beat task) queues the ones returned."""
     now_s = time.time()
     resumed: list[int] = []
     for upload_id in Upload.objects.filter(status=UploadStatus.PARSING).values_list("pk", flat=True):
@@ -54,6 +53,5 @@ def resume_stalled_uploads(grace_s: float = STALL_GRACE_S) -> list[int]:
             )
             continue
         log.warning("upload %s: its ingestion is not running (the worker died?); queued again", upload_id)
-        ingest_upload.delay(upload_id)
         resumed.append(int(upload_id))
     return resumed

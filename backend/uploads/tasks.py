@@ -8,7 +8,7 @@ from typing import Any
 from celery import shared_task
 
 from backend.clickhouse.client import ClickHouseUnavailable
-from backend.uploads import ingest
+from backend.uploads import ingest, resume
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +78,9 @@ def expire_abandoned_uploads() -> list[int]:
 
 
 @shared_task(name="backend.uploads.tasks.resume_stalled_uploads", ignore_result=True)
-def resume_stalled_uploads() -> list[int]:
+def resume_stalled_uploads(grace_s: float = resume.STALL_GRACE_S) -> list[int]:
     """Periodic (beat): queue again the ingestions whose worker died (backend/uploads/resume.py)."""
-    from backend.uploads.resume import resume_stalled_uploads as resume
-
-    return resume()
+    stalled = resume.stalled_uploads(grace_s)
+    for upload_id in stalled:
+        ingest_upload.delay(upload_id)
+    return stalled

@@ -19,10 +19,7 @@ PACKAGES = ("analytics", "backend", "tankodrom_cli")
 
 # Cycles other branches are breaking in parallel; the lead removes these at the merge. Each entry is the sorted
 # modules of one strongly connected component.
-KNOWN: dict[tuple[str, ...], str] = {
-    ("backend.uploads.formats", "backend.uploads.ingest", "backend.uploads.outcome"): "s2 (uploads)",
-    ("backend.uploads.resume", "backend.uploads.tasks"): "s2 (uploads)",
-}
+KNOWN: dict[tuple[str, ...], str] = {}
 
 
 def _module_name(path: Path) -> str:

@@ -21,7 +21,7 @@ from backend.clickhouse.queries import uploads as q_uploads
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.testing import SpareClickHouse, WorkerProcess, serving_spare_clickhouse, worker_env
-from backend.uploads import resume
+from backend.uploads import tasks
 from backend.uploads.storage import upload_path
 from backend.uploads.tests.conftest import Owner, final_upload
 
@@ -126,11 +126,11 @@ def test_a_worker_killed_mid_ingest_is_resumed_and_nothing_is_doubled(
     first.process = None
     worker_for()
     deadline = time.monotonic() + 10
-    while not (resumed := resume.resume_stalled_uploads(grace_s=0)):  # what beat runs every minute
+    while not (resumed := tasks.resume_stalled_uploads(grace_s=0)):  # what beat runs every minute
         assert time.monotonic() < deadline, "the dead worker's lock was never released"
         time.sleep(0.2)
     assert resumed == [upload.pk]
-    assert resume.resume_stalled_uploads(grace_s=0) == []  # queued once, not at every sweep
+    assert tasks.resume_stalled_uploads(grace_s=0) == []  # queued once, not at every sweep
     done = final_upload(upload.pk, timeout_s=90)
     assert done.status == UploadStatus.READY, done.error
     assert (done.lines_total, done.lines_bad) == (LINES, 0)
