@@ -15,10 +15,6 @@ from backend.testing import TokenUser, make_token_user
 GOLDEN = Path(__file__).resolve().parents[3] / "analytics" / "tests" / "golden" / "phout"
 
 
-# The uploads tests' name for the user who owns the test they upload into.
-Owner = TokenUser
-
-
 def final_upload(upload_id: int, timeout_s: float = 30) -> Upload:
     """The upload once it is ready or failed, or as it is after `timeout_s`."""
     deadline = time.monotonic() + timeout_s
@@ -37,10 +33,10 @@ def uploads_env(db: None, clickhouse: None, redis_db: object, settings: Any, tmp
 
 
 @pytest.fixture
-def owner(uploads_env: Path) -> Owner:
+def owner(uploads_env: Path) -> TokenUser:
     return make_token_user("shooter")
 
 
 @pytest.fixture
-def test_row(owner: Owner) -> Test:
+def test_row(owner: TokenUser) -> Test:
     return Test.objects.create(owner=owner.user, name="phout upload")

@@ -13,7 +13,7 @@ from typing import Any, cast
 import pytest
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads.tests.conftest import Owner
+from backend.testing import TokenUser
 from backend.uploads.tests.test_upload_api import put_phout, sample_count
 
 MOUNT_BYTES = 3 * 1024 * 1024
@@ -48,7 +48,7 @@ def used_bytes(mount: Path) -> int:
 
 
 def test_a_whole_file_on_a_full_disk_is_refused_with_507_and_leaves_nothing(
-    owner: Owner, small_disk: Path, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, small_disk: Path, django_capture_on_commit_callbacks: Any
 ) -> None:
     test = Test.objects.create(owner=owner.user, name="disk full", status=TestStatus.PROCESSING)
     body = phout(60_000)
@@ -66,7 +66,7 @@ def test_a_whole_file_on_a_full_disk_is_refused_with_507_and_leaves_nothing(
 
 
 def test_a_piece_on_a_full_disk_keeps_what_was_committed_and_resumes_later(
-    owner: Owner, test_row: Test, small_disk: Path, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, small_disk: Path, django_capture_on_commit_callbacks: Any
 ) -> None:
     body = phout(60_000)
     cut = 1024 * 1024

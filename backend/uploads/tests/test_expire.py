@@ -10,9 +10,9 @@ from typing import Any
 from django.utils import timezone
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.testing import TokenUser
 from backend.uploads.expire import expire_abandoned_uploads
 from backend.uploads.storage import upload_path
-from backend.uploads.tests.conftest import Owner
 
 
 def receiving(test: Test, age_s: float, written_s_ago: float) -> Upload:
@@ -26,7 +26,7 @@ def receiving(test: Test, age_s: float, written_s_ago: float) -> Upload:
     return Upload.objects.get(pk=upload.pk)
 
 
-def test_only_uploads_idle_for_longer_than_the_limit_expire(owner: Owner, settings: Any) -> None:
+def test_only_uploads_idle_for_longer_than_the_limit_expire(owner: TokenUser, settings: Any) -> None:
     settings.TANKODROM_UPLOAD_ABANDON_S = 3600
     new_test = Test.objects.create(owner=owner.user, name="never finished", status=TestStatus.PROCESSING)
     stale = receiving(new_test, age_s=7200, written_s_ago=5000)
@@ -49,7 +49,7 @@ def test_only_uploads_idle_for_longer_than_the_limit_expire(owner: Owner, settin
     assert expire_abandoned_uploads() == []  # running again changes nothing
 
 
-def test_a_test_with_data_keeps_it_when_a_new_upload_is_abandoned(owner: Owner, settings: Any) -> None:
+def test_a_test_with_data_keeps_it_when_a_new_upload_is_abandoned(owner: TokenUser, settings: Any) -> None:
     settings.TANKODROM_UPLOAD_ABANDON_S = 3600
     streamed = Test.objects.create(owner=owner.user, name="streamed", status=TestStatus.READY, has_stream=True)
     stale = receiving(streamed, age_s=7200, written_s_ago=7200)

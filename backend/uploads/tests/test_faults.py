@@ -20,10 +20,10 @@ from backend.clickhouse import client as ch
 from backend.clickhouse.queries import uploads as q_uploads
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.testing import SpareClickHouse, WorkerProcess, serving_spare_clickhouse, worker_env
+from backend.testing import SpareClickHouse, TokenUser, WorkerProcess, serving_spare_clickhouse, worker_env
 from backend.uploads import tasks
 from backend.uploads.storage import upload_path
-from backend.uploads.tests.conftest import Owner, final_upload
+from backend.uploads.tests.conftest import final_upload
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -77,7 +77,7 @@ def worker_for(own_clickhouse: SpareClickHouse, uploads_env: Path, monkeypatch: 
         worker.stop()
 
 
-def queued_upload(owner: Owner, big_phout: Path) -> Upload:
+def queued_upload(owner: TokenUser, big_phout: Path) -> Upload:
     test = Test.objects.create(owner=owner.user, name="fault run", status=TestStatus.PROCESSING)
     upload = Upload.objects.create(test=test, size_bytes=big_phout.stat().st_size, status=UploadStatus.PARSING)
     path = upload_path(upload.pk)
@@ -115,7 +115,7 @@ def stored(test_id: int, upload_id: int) -> tuple[int, int]:
 
 
 def test_a_worker_killed_mid_ingest_is_resumed_and_nothing_is_doubled(
-    owner: Owner, big_phout: Path, worker_for: Any
+    owner: TokenUser, big_phout: Path, worker_for: Any
 ) -> None:
     first = worker_for()
     upload = queued_upload(owner, big_phout)
@@ -139,7 +139,7 @@ def test_a_worker_killed_mid_ingest_is_resumed_and_nothing_is_doubled(
 
 
 def test_clickhouse_restarted_mid_ingest_the_upload_completes_once(
-    owner: Owner, big_phout: Path, worker_for: Any, own_clickhouse: SpareClickHouse
+    owner: TokenUser, big_phout: Path, worker_for: Any, own_clickhouse: SpareClickHouse
 ) -> None:
     worker_for()
     upload = queued_upload(owner, big_phout)

@@ -10,8 +10,8 @@ import pytest
 
 from backend.diagnosis.service import load_input
 from backend.loadtests.models import Test, TestStatus, UploadStatus
+from backend.testing import TokenUser
 from backend.uploads import ingest, load
-from backend.uploads.tests.conftest import Owner
 from backend.uploads.tests.test_ingest import stored_upload
 from backend.uploads.tests.test_upload_api import put_phout
 
@@ -31,7 +31,7 @@ FIXTURES = Path(__file__).resolve().parents[3] / "analytics" / "formats" / "test
     ],
 )
 def test_each_generators_active_instances_reach_the_report_and_the_diagnosis(
-    owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any, fixture: str, instances: list[int]
+    owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any, fixture: str, instances: list[int]
 ) -> None:
     response = put_phout(owner, test_row, (FIXTURES / fixture).read_bytes(), django_capture_on_commit_callbacks)
     assert response.status_code == 202, response.content

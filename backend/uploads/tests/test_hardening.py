@@ -14,8 +14,9 @@ import pytest
 from django.conf import settings
 
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.testing import TokenUser
 from backend.uploads import ingest, load, outcome, storage
-from backend.uploads.tests.conftest import GOLDEN, Owner
+from backend.uploads.tests.conftest import GOLDEN
 from backend.uploads.tests.test_ingest import phout_line, stored_upload
 from backend.uploads.tests.test_upload_api import put_phout, sample_count
 
@@ -32,7 +33,7 @@ def gzip_of(parts: list[tuple[bytes, int]]) -> bytes:
 
 
 @pytest.fixture
-def waiting_test(owner: Owner) -> Test:
+def waiting_test(owner: TokenUser) -> Test:
     """A test made to receive an upload, as POST /api/v1/tests/ makes it."""
     return Test.objects.create(owner=owner.user, name="waits for phout", status=TestStatus.PROCESSING)
 
@@ -65,7 +66,7 @@ def test_a_gzip_of_good_lines_then_line_ends_fails_early_with_the_reason(
 
 
 def test_the_bomb_is_refused_at_the_door_from_its_first_bytes(
-    owner: Owner, waiting_test: Test, uploads_env: Path, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, waiting_test: Test, uploads_env: Path, django_capture_on_commit_callbacks: Any
 ) -> None:
     body = gzip_of([(good_lines(300), 1), (b"\n" * (1 << 20), 64)])
     response = put_phout(owner, waiting_test, body, django_capture_on_commit_callbacks)
@@ -114,7 +115,7 @@ def test_phout_ingestion_and_the_tank_flush_are_on_queues_of_their_own() -> None
 
 # ── item 5: NUL bytes, internal errors, files left behind ───────────────────────────────────────────────────
 def test_a_nul_in_a_bad_line_is_a_named_bad_line_not_a_database_error(
-    owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
     body = good_lines(20) + b"1700000001.000\tin\x00dex\t1000\t0\n" + good_lines(20, 1_700_000_010)
     response = put_phout(owner, test_row, body, django_capture_on_commit_callbacks)
@@ -200,7 +201,7 @@ def test_the_periodic_task_removes_orphans(test_row: Test, uploads_env: Path) ->
 
 # ── item 6: a refused upload releases its test ──────────────────────────────────────────────────────────────
 def test_a_refused_upload_fails_the_test_that_waited_for_it(
-    owner: Owner, waiting_test: Test, uploads_env: Path, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, waiting_test: Test, uploads_env: Path, django_capture_on_commit_callbacks: Any
 ) -> None:
     body = (GOLDEN / "not_phout.txt").read_bytes()
     response = put_phout(owner, waiting_test, body, django_capture_on_commit_callbacks)
@@ -212,7 +213,7 @@ def test_a_refused_upload_fails_the_test_that_waited_for_it(
 
 
 def test_a_refused_upload_leaves_a_test_with_data_as_it_was(
-    owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
     good = put_phout(owner, test_row, (GOLDEN / "bfg.phout").read_bytes(), django_capture_on_commit_callbacks)
     assert good.status_code == 202
@@ -226,7 +227,7 @@ def test_a_refused_upload_leaves_a_test_with_data_as_it_was(
 
 
 def test_a_refused_upload_leaves_the_test_to_another_upload_in_flight(
-    owner: Owner, waiting_test: Test, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, waiting_test: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
     body = gzip.compress(good_lines(100))
     piece = owner.client().generic(

@@ -13,9 +13,10 @@ from backend.clickhouse import client
 from backend.clickhouse.queries import uploads as q_uploads
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.testing import TokenUser
 from backend.uploads import ingest, ingest_lock, load
 from backend.uploads.storage import upload_path
-from backend.uploads.tests.conftest import GOLDEN, Owner
+from backend.uploads.tests.conftest import GOLDEN
 from backend.uploads.tests.test_upload_api import overall_rows, put_phout, sample_count
 
 
@@ -52,7 +53,7 @@ def test_a_file_mostly_garbage_fails_and_leaves_no_rows(
 
 
 def test_a_failed_upload_does_not_fail_a_test_that_has_data(
-    owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
     first = put_phout(owner, test_row, (GOLDEN / "bfg.phout").read_bytes(), django_capture_on_commit_callbacks)
     broken = stored_upload(test_row, b"\x1f\x8b not really gzip")
@@ -135,7 +136,7 @@ def test_rows_arriving_after_their_second_was_aggregated_are_recomputed_exactly(
     assert np.isclose(rows[0][4], 10_000.0)
 
 
-def test_resumable_upload_in_pieces(owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any) -> None:
+def test_resumable_upload_in_pieces(owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any) -> None:
     body = (GOLDEN / "bfg_capture.phout").read_bytes()
     a, b = 4000, 7000
     url = f"/api/v1/tests/{test_row.pk}/phout"
@@ -171,7 +172,7 @@ def test_resumable_upload_in_pieces(owner: Owner, test_row: Test, django_capture
 
 
 def test_the_total_of_a_piecewise_upload_is_limited(
-    owner: Owner, test_row: Test, settings: Any, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, settings: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     settings.TANKODROM_MAX_UPLOAD_BYTES = 1000
     with django_capture_on_commit_callbacks(execute=True):

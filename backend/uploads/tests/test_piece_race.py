@@ -14,9 +14,9 @@ from django.db import connection
 from backend.clickhouse import client
 from backend.clickhouse.tables import samples
 from backend.loadtests.models import Test, UploadStatus
-from backend.testing import LiveASGIServer
+from backend.testing import LiveASGIServer, TokenUser
 from backend.uploads.receive import PIECE_LOCK_NAMESPACE
-from backend.uploads.tests.conftest import Owner, final_upload
+from backend.uploads.tests.conftest import final_upload
 from backend.uploads.tests.test_upload_socket import headers, put_head, raw_request, read_answer, url
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,7 +45,7 @@ def piece_lock_held(upload_id: int) -> bool:
 
 
 def test_the_same_piece_from_two_clients_at_once_is_written_by_one_only(
-    server: LiveASGIServer, owner: Owner, test_row: Test
+    server: LiveASGIServer, owner: TokenUser, test_row: Test
 ) -> None:
     first = lines("first", 1000, 1_700_000_000)
     alpha, beta = lines("alpha", 1000, 1_700_000_100), lines("betaa", 1000, 1_700_000_100)

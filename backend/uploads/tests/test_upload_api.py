@@ -13,13 +13,13 @@ from backend.clickhouse import client
 from backend.clickhouse.queries.uploads import wait_for_mutations
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.testing import make_token_user
+from backend.testing import TokenUser, make_token_user
 from backend.uploads import receive
 from backend.uploads.digest import digest_of_bytes
-from backend.uploads.tests.conftest import GOLDEN, Owner
+from backend.uploads.tests.conftest import GOLDEN
 
 
-def put_phout(owner: Owner, test: Test, body: bytes, capture: Any, **extra: Any) -> Any:
+def put_phout(owner: TokenUser, test: Test, body: bytes, capture: Any, **extra: Any) -> Any:
     with capture(execute=True):
         return owner.client().generic(
             "PUT", f"/api/v1/tests/{test.pk}/phout", cast(Any, body), content_type="application/octet-stream", **extra
@@ -46,7 +46,7 @@ def overall_rows(test_id: int, upload_id: int) -> dict[int, tuple[int, list[int]
 
 
 def test_a_plain_upload_becomes_the_tests_exact_data(
-    owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
     body = (GOLDEN / "bfg_capture.phout").read_bytes()
     response = put_phout(owner, test_row, body, django_capture_on_commit_callbacks)
@@ -74,7 +74,7 @@ def test_a_plain_upload_becomes_the_tests_exact_data(
 
 
 def test_gzip_is_recognised_by_its_magic_bytes(
-    owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
     response = put_phout(
         owner, test_row, (GOLDEN / "mixed_crlf.phout.gz").read_bytes(), django_capture_on_commit_callbacks
@@ -86,7 +86,7 @@ def test_gzip_is_recognised_by_its_magic_bytes(
 
 
 def test_bad_lines_are_counted_with_their_numbers(
-    owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
     body = (GOLDEN / "tags_hash.phout").read_bytes() + b"garbage\n" + (GOLDEN / "crlf.phout").read_bytes()
     response = put_phout(owner, test_row, gzip.compress(body), django_capture_on_commit_callbacks)
@@ -102,7 +102,7 @@ def test_bad_lines_are_counted_with_their_numbers(
 
 
 def test_a_file_that_is_not_phout_is_refused_at_once(
-    owner: Owner, test_row: Test, uploads_env: Path, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, uploads_env: Path, django_capture_on_commit_callbacks: Any
 ) -> None:
     response = put_phout(owner, test_row, (GOLDEN / "not_phout.txt").read_bytes(), django_capture_on_commit_callbacks)
     assert response.status_code == 400
@@ -115,7 +115,7 @@ def test_a_file_that_is_not_phout_is_refused_at_once(
 
 
 def test_the_same_file_twice_is_not_doubled(
-    owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
     body = (GOLDEN / "bfg_capture.phout").read_bytes()
     first = put_phout(owner, test_row, body, django_capture_on_commit_callbacks).json()["upload_id"]
@@ -131,7 +131,7 @@ def test_the_same_file_twice_is_not_doubled(
 
 
 def test_a_new_file_supersedes_the_old_one(
-    owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any
+    owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any
 ) -> None:
     old = put_phout(owner, test_row, (GOLDEN / "bfg.phout").read_bytes(), django_capture_on_commit_callbacks)
     new = put_phout(owner, test_row, (GOLDEN / "crlf.phout").read_bytes(), django_capture_on_commit_callbacks)
@@ -145,7 +145,7 @@ def test_a_new_file_supersedes_the_old_one(
     assert sample_count(test_row.pk, new_id) == 3
 
 
-def test_access_and_request_errors(owner: Owner, test_row: Test, django_capture_on_commit_callbacks: Any) -> None:
+def test_access_and_request_errors(owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any) -> None:
     body = (GOLDEN / "bfg.phout").read_bytes()
     anonymous = owner.client()
     anonymous.credentials()
@@ -163,7 +163,7 @@ def test_access_and_request_errors(owner: Owner, test_row: Test, django_capture_
     assert test_row.status == TestStatus.ONLINE
 
 
-def test_a_body_shorter_than_announced_is_not_kept(owner: Owner, test_row: Test, uploads_env: Path) -> None:
+def test_a_body_shorter_than_announced_is_not_kept(owner: TokenUser, test_row: Test, uploads_env: Path) -> None:
     # The client disconnects before the end: its stream simply ends early.
     body = (GOLDEN / "bfg_capture.phout").read_bytes()
     with pytest.raises(receive.ReceiveError) as refused:

@@ -16,9 +16,9 @@ import requests
 
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.tankapi import socket_body
-from backend.testing import LiveASGIServer
+from backend.testing import LiveASGIServer, TokenUser
 from backend.uploads.digest import digest_of_bytes
-from backend.uploads.tests.conftest import Owner, final_upload
+from backend.uploads.tests.conftest import final_upload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,7 +46,7 @@ def url(server: LiveASGIServer, test: Test) -> str:
     return f"{server.url}/api/v1/tests/{test.pk}/phout"
 
 
-def headers(owner: Owner, **extra: str) -> dict[str, str]:
+def headers(owner: TokenUser, **extra: str) -> dict[str, str]:
     return {"Authorization": f"Token {owner.raw_token}", **extra}
 
 
@@ -74,7 +74,7 @@ def read_answer(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
     return int(status_line.split()[1]), fields, rest[:length]
 
 
-def put_head(test: Test, owner: Owner, length: int, *extra: str) -> str:
+def put_head(test: Test, owner: TokenUser, length: int, *extra: str) -> str:
     lines = [
         f"PUT /api/v1/tests/{test.pk}/phout HTTP/1.1",
         "Host: localhost",
@@ -86,7 +86,7 @@ def put_head(test: Test, owner: Owner, length: int, *extra: str) -> str:
 
 
 def test_a_big_body_is_read_from_the_socket_and_stored_whole(
-    server: LiveASGIServer, owner: Owner, test_row: Test
+    server: LiveASGIServer, owner: TokenUser, test_row: Test
 ) -> None:
     body = phout(20_000)
     assert len(body) > TAKE_OVER_BYTES
@@ -104,7 +104,7 @@ def test_a_big_body_is_read_from_the_socket_and_stored_whole(
         assert small.status_code == 202 and small.headers.get("connection") != "close"
 
 
-def test_body_bytes_the_parser_already_had_come_first(server: LiveASGIServer, owner: Owner, test_row: Test) -> None:
+def test_body_bytes_the_parser_already_had_come_first(server: LiveASGIServer, owner: TokenUser, test_row: Test) -> None:
     body = phout(20_000)
     with raw_request(server, put_head(test_row, owner, len(body)) + body.decode()) as sock:  # in one write
         status, fields, answer = read_answer(sock)
@@ -115,7 +115,7 @@ def test_body_bytes_the_parser_already_had_come_first(server: LiveASGIServer, ow
 
 
 def test_a_client_that_expects_100_continue_gets_it_then_sends(
-    server: LiveASGIServer, owner: Owner, test_row: Test
+    server: LiveASGIServer, owner: TokenUser, test_row: Test
 ) -> None:
     body = phout(10_000)
     sock = raw_request(server, put_head(test_row, owner, len(body), "Expect: 100-continue"))
@@ -129,7 +129,7 @@ def test_a_client_that_expects_100_continue_gets_it_then_sends(
 
 
 def test_a_client_that_stops_mid_body_leaves_nothing(
-    server: LiveASGIServer, owner: Owner, test_row: Test, uploads_env: Path
+    server: LiveASGIServer, owner: TokenUser, test_row: Test, uploads_env: Path
 ) -> None:
     body = phout(10_000)
     # Head and body in one write: the HTTP parser has the body's first bytes when the socket is taken over.
@@ -145,7 +145,7 @@ def test_a_client_that_stops_mid_body_leaves_nothing(
 
 
 def test_a_refused_body_still_gets_its_answer_to_the_client(
-    server: LiveASGIServer, owner: Owner, test_row: Test
+    server: LiveASGIServer, owner: TokenUser, test_row: Test
 ) -> None:
     # Refused after its first 64 KB: what the client still sends is read and dropped before the answer, else the
     # close would reset the connection while the client sends, and it would never read why.
@@ -155,7 +155,7 @@ def test_a_refused_body_still_gets_its_answer_to_the_client(
     assert "phout" in answer.json()["error"]
 
 
-def test_pieces_at_unaligned_offsets_make_one_file(server: LiveASGIServer, owner: Owner, test_row: Test) -> None:
+def test_pieces_at_unaligned_offsets_make_one_file(server: LiveASGIServer, owner: TokenUser, test_row: Test) -> None:
     body = phout(30_000)
     cut = 2 * TAKE_OVER_BYTES + 4097  # the second piece starts mid-block: ordinary writes, same bytes
     first = requests.put(

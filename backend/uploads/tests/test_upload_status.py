@@ -7,8 +7,9 @@ import time
 import pytest
 
 from backend.loadtests.models import Test, Upload, UploadStatus
+from backend.testing import TokenUser
 from backend.uploads import views
-from backend.uploads.tests.conftest import GOLDEN, Owner
+from backend.uploads.tests.conftest import GOLDEN
 from backend.uploads.tests.test_ingest import stored_upload
 
 
@@ -17,7 +18,7 @@ def status_url(test: Test, upload: Upload) -> str:
 
 
 def test_the_answer_comes_as_soon_as_the_upload_is_final(
-    owner: Owner, test_row: Test, monkeypatch: pytest.MonkeyPatch
+    owner: TokenUser, test_row: Test, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     upload = stored_upload(test_row, (GOLDEN / "bfg.phout").read_bytes())
     naps: list[float] = []
@@ -34,7 +35,7 @@ def test_the_answer_comes_as_soon_as_the_upload_is_final(
     assert len(naps) == 3 and all(0 < nap <= views.WAIT_POLL_S for nap in naps)
 
 
-def test_an_unfinished_upload_is_answered_when_the_wait_is_over(owner: Owner, test_row: Test) -> None:
+def test_an_unfinished_upload_is_answered_when_the_wait_is_over(owner: TokenUser, test_row: Test) -> None:
     upload = stored_upload(test_row, (GOLDEN / "bfg.phout").read_bytes())
     started = time.monotonic()
     answer = owner.client().get(status_url(test_row, upload), {"wait": 0.3})
@@ -43,7 +44,7 @@ def test_an_unfinished_upload_is_answered_when_the_wait_is_over(owner: Owner, te
     assert 0.3 <= waited < 3.0
 
 
-def test_the_wait_is_capped_and_checked(owner: Owner, test_row: Test, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_wait_is_capped_and_checked(owner: TokenUser, test_row: Test, monkeypatch: pytest.MonkeyPatch) -> None:
     upload = stored_upload(test_row, (GOLDEN / "bfg.phout").read_bytes())
     client = owner.client()
     monkeypatch.setattr(views, "MAX_WAIT_S", 0.2)
