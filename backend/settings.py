@@ -119,7 +119,8 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
 # Named queues: ingestion work must not wait behind a long comparison, and vice versa. Routing lives here, in
-# one table, so `send_task` by name and `.delay()` land on the same queue.
+# one table keyed by task name, so a task lands on its queue however it is sent: `.delay()` from the code, or
+# beat's schedule below.
 CELERY_TASK_ROUTES = {
     "backend.tankapi.tasks.flush_buffer": {"queue": "ingest"},
     "backend.tankapi.tasks.finish_test": {"queue": "ingest"},

@@ -28,8 +28,9 @@ from backend.uploads.direct_io import DirectReader, DirectWriter, ReadAhead
 
 GZIP_MAGIC = b"\x1f\x8b"
 COPY_BYTES = 1024 * 1024
-# A request body is read in pieces of up to this much: more than the ~1 MB the event loop hands over at a time, so
-# each hand-off is taken as it is (backend/tankapi/wsgi_body.py).
+# A request body is read in pieces of up to this much: the direct-I/O write buffer's size (direct_io.BUFFER_BYTES),
+# which one read from the socket fills (tankapi/socket_body.py); a body smaller than that comes through the event
+# loop and is taken in one read.
 BODY_READ_BYTES = 4 * 1024 * 1024
 COMMIT_BYTES = 16 * 1024 * 1024
 # The head of a body that is checked before the rest is accepted: enough for a few hundred phout lines.
