@@ -8,8 +8,8 @@ from backend import env
 
 # The ASGI entry (backend/asgi.py) under uvicorn's worker: HTTP parsed in C on one event loop per process, the
 # tank's pushes answered on it, Django's requests in GUNICORN_THREADS threads per process (read by backend/asgi.py),
-# so that long phout uploads never block the pushes. gthread cost 3-8 times more CPU per request
-# (backend/tankapi/asgi_door.py).
+# so that long phout uploads never block the pushes. gthread's worker costs several times the CPU per request
+# (bench/tank_push/README.md).
 wsgi_app = "backend.asgi:application"
 workers = env.get_int("GUNICORN_WORKERS", max(2, multiprocessing.cpu_count()))
 worker_class = "uvicorn_worker.UvicornWorker"

@@ -119,8 +119,8 @@ class PeakRss:
 
     def watch(self, name: str, pid: int) -> None:
         # What the whole tree has used so far, children included: gunicorn's worker (a child of the pid watched)
-        # spent ~1 CPU-s starting (Django, pandas) before the watch, which was counted as the upload's until
-        # session 4 (and, with it, the work it does at shutdown, after the watch ends, was not).
+        # starts (Django, pandas) before the watch, and that start is not the upload's work (README.md: "The bench
+        # counted gunicorn's start-up as the upload's CPU").
         tree = [pid, *children(pid)]
         self._cpu_start[name] = sum(cpu_s(p) for p in tree)
         self._cpu_seen[name] = {}
