@@ -14,16 +14,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from clickhouse_driver import Client, defines
-from clickhouse_driver.block import BlockInfo, ColumnOrientedBlock
+from clickhouse_driver import Client
 from clickhouse_driver.errors import Error as DriverError
-from clickhouse_driver.protocol import ClientPacketTypes
-from clickhouse_driver.result import QueryResult
-from clickhouse_driver.varint import write_varint
-from clickhouse_driver.writer import write_binary_str, write_binary_uint8
 from django.conf import settings
 
-from backend.clickhouse import engines, native
+from backend.clickhouse import driver_internals, engines, native
 
 log = logging.getLogger(__name__)
 
@@ -154,17 +149,9 @@ def execute(
 def execute_numpy(sql: str, params: Mapping[str, Any] | None = None, *, tag: str) -> list[Any]:
     """Return the result as a list of numpy arrays, one per column (fast path for large reads)."""
     _notify(sql, params)
-    from clickhouse_driver.numpy.result import NumpyQueryResult
-
     conn = _client()
-    # The per-query use_numpy setting makes the driver read numpy blocks, but the result class chosen when the
-    # client was built (plain) turns every value back into a Python object; the numpy one keeps the arrays.
-    conn.query_result_cls = NumpyQueryResult
-    try:
-        with _translated_errors(tag):
-            columns: list[Any] = conn.execute(sql, params or {}, columnar=True, settings=_settings({"use_numpy": True}))
-    finally:
-        conn.query_result_cls = QueryResult
+    with driver_internals.numpy_results(conn), _translated_errors(tag):
+        columns: list[Any] = conn.execute(sql, params or {}, columnar=True, settings=_settings({"use_numpy": True}))
     return columns
 
 
@@ -208,13 +195,8 @@ class NativeInsert:
         self._names = list(column_names)
         self.rows = 0
         with _translated_errors(tag):
-            # What Client.execute does first: connect if needed, this query's settings, fresh progress tracking.
-            conn.establish_connection(_settings(settings_))
-            connection = conn.connection
-            connection.send_query(f"INSERT INTO {table} ({', '.join(self._names)}) VALUES")
-            connection.send_external_tables(None)
-            sample = conn.receive_sample_block()
-        self._types = dict(sample.columns_with_types)
+            sql = f"INSERT INTO {table} ({', '.join(self._names)}) VALUES"
+            self._types = driver_internals.open_insert(conn, sql, _settings(settings_))
 
     def send(self, columns: Mapping[str, native.ColumnData]) -> None:
         """Send one block: every column of the insert, all of the same length."""
@@ -225,35 +207,13 @@ class NativeInsert:
         if count == 0:
             return
         with _translated_errors(self._tag):
-            connection = self._conn.connection
-            out = connection.fout
-            revision = connection.server_info.used_revision
-            # A Data packet as the driver's Connection.send_data writes it, with the columns' bytes sent as
-            # they are: large payloads go to the socket directly instead of through the driver's buffer.
-            write_varint(ClientPacketTypes.DATA, out)
-            if revision >= defines.DBMS_MIN_REVISION_WITH_TEMPORARY_TABLES:
-                write_binary_str("", out)
-            if revision >= defines.DBMS_MIN_REVISION_WITH_BLOCK_INFO:
-                BlockInfo().write(out)
-            write_varint(len(self._names), out)
-            write_varint(count, out)
-            for name in self._names:
-                write_binary_str(name, out)
-                write_binary_str(self._types[name], out)
-                if revision >= defines.DBMS_MIN_REVISION_WITH_CUSTOM_SERIALIZATION:
-                    write_binary_uint8(0, out)
-                payload = native.encode_column(self._types[name], columns[name])
-                out.flush()
-                connection.socket.sendall(payload)
-            out.flush()
-            self._conn.receive_profile_events()
+            payloads = (native.encode_column(self._types[name], columns[name]) for name in self._names)
+            driver_internals.send_block(self._conn, self._names, self._types, count, payloads)
         self.rows += count
 
     def finish(self) -> int:
         with _translated_errors(self._tag):
-            self._conn.connection.send_data(ColumnOrientedBlock())  # an empty block ends the data
-            self._conn.receive_profile_events()
-            self._conn.receive_end_of_insert_query()
+            driver_internals.end_insert(self._conn)
         return self.rows
 
 
