@@ -65,6 +65,23 @@ def _text_pattern(schema: dict[str, Any]) -> str:
     return NON_BLANK if schema.get("minLength", 0) >= 1 else NO_NUL
 
 
+def _has_required_fields(body: dict[str, Any], components: dict[str, Any]) -> bool:
+    """Whether a JSON body must name some field (in every one of its shapes): then an empty body is refused."""
+
+    def resolved(schema: dict[str, Any]) -> dict[str, Any]:
+        ref = schema.get("$ref", "")
+        return components.get(ref.rsplit("/", 1)[1], {}) if ref.startswith("#/components/schemas/") else schema
+
+    def requires(schema: dict[str, Any]) -> bool:
+        schema = resolved(schema)
+        if "oneOf" in schema:
+            return all(requires(shape) for shape in schema["oneOf"])
+        properties = schema.get("properties", {})
+        return any(not properties.get(name, {}).get("readOnly") for name in schema.get("required", []))
+
+    return requires(body.get("content", {}).get("application/json", {}).get("schema", {}))
+
+
 def add_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     components = result.setdefault("components", {}).setdefault("schemas", {})
     for component in components.values():  # text properties of bodies, as the strict fields check them
@@ -88,8 +105,9 @@ def add_common_errors(result: dict[str, Any], generator: Any, request: Any, publ
                 errors.update(WRITE_ERRORS)
             if "requestBody" in operation:
                 errors.update(BODY_ERRORS)
-                if FILE_BODY in operation["requestBody"].get("content", {}):  # an empty file is refused
-                    operation["requestBody"]["required"] = True
+                body = operation["requestBody"]
+                if FILE_BODY in body.get("content", {}) or _has_required_fields(body, components):
+                    body["required"] = True  # an empty file is refused, and so is a missing body with fields required
             for status, description in errors.items():
                 operation["responses"].setdefault(status, _error_response(description))
             for parameter in operation.get("parameters", []):

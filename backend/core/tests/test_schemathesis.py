@@ -65,6 +65,33 @@ def _describe(recorder: Any, case_id: str, failure: Any) -> str:
     return f"[{failure.code}] {failure.operation}: {failure.title}: {failure.message.strip()[:400]}\n    {request}"
 
 
+def _inexpressible(recorder: Any, case_id: str, check_name: str) -> bool:
+    """An answer on data that OpenAPI 3.0 cannot describe, so the generator cannot tell valid from invalid:
+    - a result file's content (phout, JTL, k6, ...): a file body's validity is its content's, which is parsed after
+      the upload is accepted (202; a file that is not its format fails the upload with the reason) or, when it is
+      refused at once, refused with a 400 that says what it does not look like;
+    - a NUL in an object key of free-form JSON (the schema says `propertyNames`, a JSON Schema keyword that 3.0's
+      generator does not apply; PostgreSQL cannot store the key);
+    - a field a shape of a `oneOf` body does not have (each shape says `additionalProperties: false`, which the
+      engine's generator does not apply inside `oneOf`).
+    Anything else stays a failure."""
+    interaction = recorder.interactions.get(case_id)
+    if interaction is None or interaction.response is None:
+        return False
+    request, status = interaction.request, interaction.response.status_code
+    answer = interaction.response.content or b""
+    file_body = request.method == "PUT" and ("/phout" in request.uri or "/results" in request.uri)
+    if check_name == "negative_data_rejection":
+        return file_body and status == 202
+    if check_name != "positive_data_acceptance" or status != 400:
+        return False
+    if file_body and b"does not look like" in answer:
+        return True
+    if b"must not contain NUL characters" in answer and b"\\u0000" in (request.body or b""):
+        return True
+    return b"not a field of" in answer
+
+
 def test_the_api_and_its_schema_agree(fuzz_world: dict[str, Any]) -> None:
     with LiveASGIServer(threads=4) as server:
         _run(server.url, fuzz_world)
@@ -91,6 +118,8 @@ def _run(url: str, fuzz_world: dict[str, Any]) -> None:
             for case_id, checks in event.recorder.checks.items():
                 for check in checks:
                     if check.status == Status.FAILURE and check.failure_info is not None:
+                        if _inexpressible(event.recorder, case_id, check.name):
+                            continue
                         failures.append(_describe(event.recorder, case_id, check.failure_info.failure))
         elif isinstance(event, events.NonFatalError | events.FatalError):
             errors.append(
