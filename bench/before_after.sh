@@ -4,7 +4,7 @@
 # exclusive benchmark lock, so the machine's state moves both sides alike; the full output of each run is kept in
 # var/bench/before_after/<bench>.<side>.txt and the lines that carry the figures are printed.
 #
-#   git worktree add --detach var/base <commit> && (cd var/base && ln -s ../../.venv .venv && make -s build-parser)
+#   git worktree add --detach var/base <commit> && ln -s ../../.venv var/base/.venv && cp analytics/_phout_fast*.so var/base/analytics/
 #   bench/before_after.sh var/base                 # every bench
 #   bench/before_after.sh var/base tank_cpu report_api   # some of them (names below)
 #
