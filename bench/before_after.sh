@@ -26,8 +26,8 @@ PHOUT="$DATA/2000000.phout"
 
 # name | command (run with the tree as the working directory) | grep pattern of the lines that carry the figures
 BENCHES=(
-  "aggregate_pieces|.venv/bin/python bench/aggregate_pieces.py $PHOUT --lines 2000000 --repeat 3|CPU|ratio|per 10M"
-  "phout_parse|.venv/bin/python bench/phout_parse.py $PHOUT --rounds 3|lines/s|CPU"
+  "aggregate_pieces|.venv/bin/python bench/aggregate_pieces.py $PHOUT --lines 2000000 --repeat 3|\"kernel\"|\"numpy\"|over_kernel"
+  "phout_parse|.venv/bin/python bench/phout_parse.py $PHOUT --rounds 3|\"cpu_s\"|cpu_ratio"
   "phout_upload|.venv/bin/python bench/phout_upload/run.py --file $PHOUT --rounds 3|lines/s|ratio|RSS"
   "tank_cpu|.venv/bin/python bench/tank_push/cpu.py --pushes 640 --rounds 5|µs|us"
   "tank_run|.venv/bin/python bench/tank_push/run.py --tanks 100,300 --seconds 15|p50|p99|lost|503|ceiling"
