@@ -25,7 +25,6 @@ SUBSET=(
   backend/uploads/tests/test_aggregate_insert.py
   backend/uploads/tests/test_expire.py
   backend/uploads/tests/test_ingest.py
-  backend/uploads/tests/test_ingest_helpers.py
   backend/uploads/tests/test_upload_api.py
   backend/uploads/tests/test_upload_socket.py
   backend/uploads/tests/test_upload_status.py

@@ -25,6 +25,15 @@ CLUSTER = engines.Shape(cluster="prod", database="tk")
 SINGLE = engines.Shape(database="tk")
 
 
+# ── The cluster stage of `make test` (pure) ─────────────────────────────────────────────────────────────────────
+def test_the_cluster_subset_names_only_tests_that_exist() -> None:
+    """A renamed test file would otherwise fail `make test` only in its last stage, after the whole suite."""
+    script = (ROOT / "deploy" / "test-cluster.sh").read_text()
+    subset = script.split("SUBSET=(", 1)[1].split(")", 1)[0].split()
+    assert subset, "no SUBSET=( ... ) list in deploy/test-cluster.sh"
+    assert [path for path in subset if not (ROOT / path).exists()] == []
+
+
 # ── DDL of both shapes (pure) ───────────────────────────────────────────────────────────────────────────────
 def test_one_server_keeps_todays_ddl() -> None:
     (statement,) = engines.create(second_aggregates.SPEC, SINGLE)
