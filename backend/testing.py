@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
     from rest_framework.test import APIClient
 
+    from analytics.schema.samples import SampleColumns
     from backend.loadtests.models import ApiToken
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -318,3 +319,36 @@ class LiveASGIServer:
         self._server.should_exit = True
         self._thread.join(timeout=30)
         self._socket.close()
+
+
+def insert_upload_samples(
+    test_id: int, upload_id: int, columns: SampleColumns, cases: Sequence[str], *, tag: str
+) -> None:
+    """An upload's raw samples, sent as ingestion sends them (`cases` names the samples' case codes)."""
+    from analytics.schema.samples import FIELDS, PhoutBatch
+    from backend.clickhouse import client
+    from backend.clickhouse.tables import samples
+    from backend.uploads.stages import IdColumns, sample_columns
+
+    batch = PhoutBatch.of({name: getattr(columns, name) for name in FIELDS})
+    with client.native_insert(samples.NAME, samples.COLUMNS, tag=tag) as insert:
+        insert.send(sample_columns(IdColumns(test_id, upload_id), batch, tuple(cases)))
+
+
+def insert_upload_aggregates(
+    test_id: int, upload_id: int, columns: SampleColumns, cases: Sequence[str], *, tag: str, received_at_us: int = 1
+) -> None:
+    """The per-second aggregates ingestion derives from an upload's samples, a hundred seconds at a time (every
+    sample of a second in one piece: rows of one second and case with one `received_at_us` would replace each other)."""
+    import numpy as np
+
+    from analytics.aggregate import aggregate_table
+    from backend.clickhouse import client
+    from backend.clickhouse.tables import second_aggregates
+
+    receive_sec = np.asarray(columns.receive_sec)
+    for start in range(int(receive_sec.min()), int(receive_sec.max()) + 1, 100):
+        piece = columns.take(np.flatnonzero((receive_sec >= start) & (receive_sec < start + 100)))
+        rows = second_aggregates.columns_of(test_id, upload_id, aggregate_table(piece, list(cases)), received_at_us)
+        with client.native_insert(second_aggregates.NAME, second_aggregates.COLUMNS, tag=tag) as insert:
+            insert.send(rows)

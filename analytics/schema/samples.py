@@ -100,9 +100,12 @@ class SampleColumns:
     def of_response_times(
         cls, receive_sec: Ints, case_codes: Ints, interval_real_us: Ints, net_code: Ints, proto_code: Ints
     ) -> Self:
-        """Samples that carry only response times and codes (send time, phases and sizes zero), as BFG writes them."""
+        """Samples that carry only response times and codes (phases and sizes zero), as BFG writes them; each send
+        time is its response second's start less its response time (the seconds are all such a sample says)."""
         zeros = np.zeros(receive_sec.size, dtype=np.int64)
-        given = {"receive_sec": receive_sec, "case_codes": case_codes, "interval_real_us": interval_real_us}
+        send_ts_us = np.asarray(receive_sec, dtype=np.int64) * 1_000_000 - np.asarray(interval_real_us, dtype=np.int64)
+        given = {"receive_sec": receive_sec, "send_ts_us": send_ts_us.clip(min=0), "case_codes": case_codes}
+        given |= {"interval_real_us": interval_real_us}
         given |= {"net_code": net_code, "proto_code": proto_code}
         columns: dict[str, Any] = {name: np.asarray(given.get(name, zeros), dtype=_WIDE[name]) for name in FIELDS}
         return cls(**columns)

@@ -43,69 +43,32 @@ def _configure(args: argparse.Namespace) -> None:
 def _load(test_id: int, upload_id: int, args: argparse.Namespace, tail_scale: float, seed: int) -> None:
     import numpy as np
 
-    from backend.clickhouse import client
-    from backend.clickhouse.tables import samples
+    from analytics.schema.samples import SampleColumns
+    from backend.testing import insert_upload_aggregates, insert_upload_samples
 
     rng = np.random.default_rng(seed)
-    cases = np.array([f"case_{i}" for i in range(args.cases)], dtype=object)
-    kept: list[tuple[Any, ...]] = []  # what the aggregates need: (receive_sec, case code, interval, HTTP code)
+    cases = [f"case_{i}" for i in range(args.cases)]
+    kept: list[SampleColumns] = []
     done = 0
     while done < args.lines:
         n = min(CHUNK, args.lines - done)
-        receive_sec = (T0 + np.sort(rng.integers(0, args.seconds, n))).astype(np.uint32)
+        receive_sec = T0 + np.sort(rng.integers(0, args.seconds, n))
         interval = rng.lognormal(np.log(100_000.0), 0.4, n)
         tail = rng.random(n) < 0.03
         interval[tail] = rng.uniform(500_000.0, 1_500_000.0, int(tail.sum())) * tail_scale
-        interval_us = interval.astype(np.int64)
-        zeros = np.zeros(n, dtype=np.int64)
-        proto = np.where(rng.random(n) < 0.01, 500, 200).astype(np.int32)
-        codes = rng.integers(0, args.cases, n)
-        columns: dict[str, Any] = {
-            "test_id": np.full(n, test_id, dtype=np.uint64),
-            "upload_id": np.full(n, upload_id, dtype=np.uint64),
-            "receive_sec": receive_sec,
-            "send_ts_us": (receive_sec.astype(np.uint64) * 1_000_000 - interval_us.astype(np.uint64)),
-            "tag": cases[codes],
-            "interval_real_us": interval_us,
-            "connect_time_us": zeros,
-            "send_time_us": zeros,
-            "latency_us": zeros,
-            "receive_time_us": zeros,
-            "interval_event_us": zeros,
-            "size_out_bytes": zeros,
-            "size_in_bytes": zeros,
-            "net_code": np.zeros(n, dtype=np.int32),
-            "proto_code": proto,
-        }
-        client.insert_columns(samples.NAME, columns, tag="bench.compare.load", use_numpy=True)
-        kept.append((receive_sec, codes, interval_us, proto))
-        done += n
-    _insert_aggregates(test_id, upload_id, [str(c) for c in cases], kept)
-
-
-def _insert_aggregates(test_id: int, upload_id: int, cases: list[str], kept: list[tuple[Any, ...]]) -> None:
-    """The upload's per-second aggregates, as ingestion writes them, a hundred seconds at a time."""
-    import numpy as np
-
-    from analytics.aggregate import aggregate_table
-    from analytics.schema.samples import SampleColumns
-    from backend.clickhouse import client
-    from backend.clickhouse.tables import second_aggregates
-
-    receive_sec, codes, interval_us, proto = (np.concatenate(parts) for parts in zip(*kept, strict=True))
-    received_at_us = time.time_ns() // 1000
-    first, last = int(receive_sec.min()), int(receive_sec.max())
-    for start in range(first, last + 1, 100):
-        index = np.flatnonzero((receive_sec >= start) & (receive_sec < start + 100))
-        no_net_error = np.zeros(index.size, dtype=np.int32)
-        cols = SampleColumns.of_response_times(
-            receive_sec[index], codes[index], interval_us[index], no_net_error, proto[index]
+        proto = np.where(rng.random(n) < 0.01, 500, 200)
+        columns = SampleColumns.of_response_times(
+            receive_sec, rng.integers(0, args.cases, n), interval.astype(np.int64), np.zeros(n), proto
         )
-        columns = second_aggregates.columns_of(test_id, upload_id, aggregate_table(cols, cases), received_at_us)
-        with client.native_insert(
-            second_aggregates.NAME, second_aggregates.COLUMNS, tag="bench.compare.aggregates"
-        ) as insert:
-            insert.send(columns)
+        insert_upload_samples(test_id, upload_id, columns, cases, tag="bench.compare.load")
+        kept.append(columns)
+        done += n
+    # Once every sample is in: a second's aggregates come from all its samples at once, as ingestion's do.
+    all_columns = SampleColumns.concat(kept)
+    received_at_us = time.time_ns() // 1000
+    insert_upload_aggregates(
+        test_id, upload_id, all_columns, cases, tag="bench.compare.aggregates", received_at_us=received_at_us
+    )
 
 
 def main() -> None:

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from django.contrib.auth.models import User
 
-from analytics.aggregate import aggregate_table
 from analytics.histogram import bin_indexes_for_values_us
 from analytics.schema.samples import SampleColumns
 from backend.clickhouse import client
-from backend.clickhouse.tables import samples, second_aggregates
+from backend.clickhouse.tables import second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.testing import insert_upload_aggregates, insert_upload_samples
 
 T0 = 1_795_316_000
 
@@ -41,35 +41,12 @@ def insert_samples(
     proto: np.ndarray,
     net: np.ndarray,
 ) -> None:
-    n = int(receive_sec.size)
-    zeros = [0] * n
-    columns: dict[str, Any] = {
-        "test_id": [test_id] * n,
-        "upload_id": [upload_id] * n,
-        "receive_sec": receive_sec.tolist(),
-        "send_ts_us": (receive_sec * 1_000_000 - interval_us).clip(min=0).tolist(),
-        "tag": [str(t) for t in tags],
-        "interval_real_us": interval_us.tolist(),
-        "connect_time_us": zeros,
-        "send_time_us": zeros,
-        "latency_us": zeros,
-        "receive_time_us": zeros,
-        "interval_event_us": zeros,
-        "size_out_bytes": zeros,
-        "size_in_bytes": zeros,
-        "net_code": net.tolist(),
-        "proto_code": proto.tolist(),
-    }
-    assert tuple(columns) == samples.COLUMNS
-    client.insert_columns(samples.NAME, columns, tag="tests.compare.samples")
-    # The per-second aggregates ingestion derives from these samples (source_id = the upload id).
+    """An upload's samples of response times and codes, and the per-second aggregates ingestion derives from them
+    (source_id = the upload id)."""
     cases, codes = np.unique(np.asarray(tags, dtype=object).astype(str), return_inverse=True)
-    cols = SampleColumns.of_response_times(receive_sec, codes, interval_us, net, proto)
-    table = aggregate_table(cols, [str(c) for c in cases])
-    with client.native_insert(
-        second_aggregates.NAME, second_aggregates.COLUMNS, tag="tests.compare.upload_aggregates"
-    ) as insert:
-        insert.send(second_aggregates.columns_of(test_id, upload_id, table, 1))
+    columns = SampleColumns.of_response_times(receive_sec, codes, interval_us, net, proto)
+    insert_upload_samples(test_id, upload_id, columns, cases.tolist(), tag="tests.compare.samples")
+    insert_upload_aggregates(test_id, upload_id, columns, cases.tolist(), tag="tests.compare.upload_aggregates")
 
 
 def stream_rows(
