@@ -229,12 +229,12 @@ def test_several_tests_are_each_compared_with_the_first(n_tests: int) -> None:
 # Real runs: yandex-tank's BFG against a local target (analytics/tests/fixtures/real_runs/README.md), resampled by
 # blocks of seconds (analytics/tests/real_runs.py). bench/compare/power.py measures the same with more trials.
 def _real_pairs(
-    seconds: int, trials: int, seed: int, *, pauses: bool = True
+    seconds: int, trials: int, seed: int, *, pauses: bool = True, names: tuple[str, ...] = ("const_a", "const_b")
 ) -> Iterator[tuple[SparseCounts, tuple[np.ndarray, np.ndarray]]]:
     from analytics.tests import real_runs
 
     rng = np.random.default_rng(seed)
-    runs = [real_runs.load("const_a"), real_runs.load("const_b")]
+    runs = [real_runs.load(name) for name in names]
     if not pauses:
         runs = [real_runs.without_pauses(run) for run in runs]
     for _ in range(trials):
@@ -318,3 +318,38 @@ def test_real_p99_twice_is_worse_once_the_pauses_are_taken_out() -> None:
         for a, b in _real_pairs(45, 40, seed=7, pauses=False)
     )
     assert flagged <= 2
+
+
+STEADY = ("steady_a", "steady_b")  # a service whose tail is its own: warm-up and spikes, no injected pauses
+
+
+@pytest.mark.parametrize("seconds", [30, 45, 60])
+def test_real_runs_without_stalls_meet_the_goal(seconds: int) -> None:
+    """Real runs of a service with no stop-the-world pauses (warm-up, spikes of its own, 250 rps, 90 s each): A/A
+    `same` at every level, and p50 x1.5 and p99 x2 `worse`, each in >= 95% of 40 trials (docs/compare.md)."""
+    from analytics.tests import real_runs
+
+    p50, p99 = DEFAULT_LEVELS.index(50.0), DEFAULT_LEVELS.index(99.0)
+    flagged = median_found = tail_found = 0
+    for a, b in _real_pairs(seconds, 40, seed=seconds, names=STEADY):
+        flagged += any(v in ("worse", "better") for v in compare_quantiles([a, real_runs.counts(b)]).verdict[1])
+        slower = real_runs.counts((b[0], real_runs.slower_median(b[1], 1.5)))
+        median_found += compare_quantiles([a, slower]).verdict[1][p50] == "worse"
+        tail = compare_quantiles([a, real_runs.counts(real_runs.slower_tail(b, 2.0))]).verdict[1]
+        assert tail[p99] != "better"
+        tail_found += tail[p99] == "worse"
+    assert flagged <= 2
+    assert median_found >= 38
+    assert tail_found >= 38
+
+
+def test_real_slower_build_without_stalls_is_worse_at_the_median() -> None:
+    """The 1.5x slower build of the service without pauses, whole runs: `worse` at p50, and at p99."""
+    from analytics.tests import real_runs
+
+    base, slow = real_runs.load("steady_a"), real_runs.load("steady_slow")
+    result = compare_quantiles(
+        [real_runs.counts((base.second, base.time_ms)), real_runs.counts((slow.second, slow.time_ms))]
+    )
+    assert result.verdict[1][DEFAULT_LEVELS.index(50.0)] == "worse"
+    assert result.verdict[1][DEFAULT_LEVELS.index(99.0)] == "worse"

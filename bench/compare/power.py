@@ -9,10 +9,15 @@ a 1.5× slower build of the same target. For each effect and test length it prin
 any judged level is not `same`.
 
 `--runs` names the real runs trials are drawn from (two or more runs of one build; default the 50 s pause-dominated
-pair); `--slow` the run of the slower build the `slow` effect uses. `--without-pauses` replaces every steady second a
-pause hit by the nearest second none hit (a diagnostic of what the pauses cost, not real material).
+pair); `--slow` the run of the slower build the `slow` effect uses. The materials (fixtures/real_runs/README.md):
+`const_a,const_b` / `const_slow` (50 s, random 120 ms pauses), `pause_a,pause_b` / `pause_slow` (the same target,
+90 s, a quiet machine), `steady_a,steady_b` / `steady_slow` (90 s, no pauses: the tail is the service's own).
+`--without-pauses` replaces every steady second a pause hit by the nearest second none hit (a diagnostic of what the
+pauses cost, not real material).
 
     .venv/bin/python bench/compare/power.py --trials 200
+    .venv/bin/python bench/compare/power.py --trials 200 --runs steady_a,steady_b --slow steady_slow
+    .venv/bin/python bench/compare/power.py --trials 200 --runs pause_a,pause_b --slow pause_slow
     .venv/bin/python bench/compare/power.py --trials 100 --lengths 30,45,60 --effects m1.1,m1.2,m1.5,t1.5,t2
     .venv/bin/python bench/compare/power.py --trials 200 --without-pauses --lengths 30,45 --effects aa,t1.5,t2
 """
