@@ -30,7 +30,9 @@ def test_a_ramp_that_breaks_gets_an_imbalance_within_ten_percent(name: str) -> N
     assert all(v is not None for v in imbalance.as_dict()["evidence"].values())
 
 
-@pytest.mark.parametrize("name", ["const_a", "const_b", "const_slow", "ramp_keepup"])
+@pytest.mark.parametrize(
+    "name", [*(f"{kind}_{run}" for kind in ("const", "pause", "steady") for run in ("a", "b", "slow")), "ramp_keepup"]
+)
 def test_runs_that_kept_up_get_no_critical_finding(name: str) -> None:
     result = diagnose(diagnosis_input(name))
     assert not [f.title for f in result.findings if f.severity == "critical"]

@@ -5,8 +5,8 @@ the same kind would differ: the first 0-4 s and the last 0-9 s cut off, 0-20 % o
 (fewer requests, same service: a break found on the remaining ones is scaled back by the share kept), and every
 second's response times multiplied by a real second-to-second factor (per-second median of one real baseline run
 over the other's, at a random offset). A hit: a ramp to overload gets `imbalance` within ±10 % of the target's
-capacity (191 RPS). A false alarm: any critical finding on a run that kept up (the two baselines, the slower build,
-the ramp the service kept up with).
+capacity (191 RPS). A false alarm: any critical finding on a run that kept up (each material's two baselines and
+slower build, the ramp the service kept up with).
 
     .venv/bin/python bench/diagnosis/imbalance.py --trials 200
 """
@@ -27,7 +27,7 @@ from analytics.tests import real_runs, real_series
 
 TRUE_BREAK_RPS = 4 / (0.020 * float(np.exp(0.3**2 / 2)))
 BREAKING = ("step_break", "line_break")
-KEEPING_UP = ("const_a", "const_b", "const_slow", "ramp_keepup")
+KEEPING_UP = (*(f"{kind}_{run}" for kind in ("const", "pause", "steady") for run in ("a", "b", "slow")), "ramp_keepup")
 
 
 def _noise(rng: np.random.Generator, n: int) -> np.ndarray:
