@@ -150,7 +150,8 @@ def _aggregated_native(
             return np.ascontiguousarray(values)
         limits = np.iinfo(dtype)
         if values.size and (int(values.min()) < limits.min or int(values.max()) > limits.max):
-            raise ValueError(f"a sample value does not fit {np.dtype(dtype).name} (analytics.phout.VALUE_RANGES)")
+            name = np.dtype(dtype).name
+            raise ValueError(f"a sample value does not fit {name} (analytics.schema.samples.VALUE_RANGES)")
         return np.ascontiguousarray(values, dtype=dtype)
 
     levels = len(QUANTILE_LEVELS)

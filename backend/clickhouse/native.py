@@ -92,7 +92,7 @@ def encode_column(ch_type: str, data: ColumnData) -> memoryview | bytes:
             # Int64 sent as UInt64 (or back): Native is two's complement little-endian, the bytes are the same.
             return np.ascontiguousarray(source).data.cast("B")
         # No copy when it already has the type. A narrowing cast (int64 into samples' UInt32/Int16 columns) wraps
-        # what does not fit, silently: callers send only values in range (phout: analytics.phout.VALUE_RANGES).
+        # what does not fit, silently: callers send only values in range (analytics.schema.samples.VALUE_RANGES).
         return np.ascontiguousarray(source, dtype=target).data.cast("B")
     if ch_type == "String":
         if isinstance(data, CodedStrings):

@@ -208,7 +208,7 @@ def _insert_or_set_aside(parsed: list[_Parsed], result: FlushResult) -> list[_Pa
     cannot take) are found by halving and moved to the dead letters, so that they hold nothing else back. Returns
     the entries inserted. ClickHouseUnavailable passes through: then nothing is set aside, everything waits.
 
-    The door validates every value against its column (analytics.tank_push.COLUMN_RANGES), so this is for entries
+    The door validates every value against its column (analytics.schema.seconds.COLUMN_RANGES), so this is for entries
     written otherwise: an older version, a bug, a hand. Halving re-inserts rows of the good half that were already
     in an INSERT that failed; the ReplacingMergeTree tables keep one copy of each."""
     try:
