@@ -54,16 +54,8 @@ export async function getAnalysis(id: number, signal?: AbortSignal): Promise<Ana
   return { ...body, findings: Array.isArray(body.findings) ? body.findings : [] };
 }
 
-export async function getUploads(id: number, signal?: AbortSignal): Promise<UploadInfo[]> {
-  const body = await getJson<UploadInfo[] | Paginated<UploadInfo> | { uploads: UploadInfo[] }>(
-    `${API}/tests/${id}/uploads/`,
-    [],
-    signal,
-  );
-  if (Array.isArray(body)) return body;
-  if ("results" in body) return body.results;
-  return body.uploads ?? [];
-}
+export const getUploads = (id: number, signal?: AbortSignal) =>
+  getJson<UploadInfo[]>(`${API}/tests/${id}/uploads/`, [], signal);
 
 export async function updateTest(id: number, patch: Partial<TestEdit>): Promise<TestMeta> {
   const body = await sendJson<TestMeta>("PATCH", `${API}/tests/${id}/`, patch);

@@ -549,6 +549,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BadLine: {
+            /** @description 1-based line number in the (decompressed) file */
+            line: number;
+            reason: string;
+            /** @description the start of the line */
+            text: string;
+        };
         BaselineAnswer: {
             component: string;
             baseline: components["schemas"]["BaselineTest"] | null;
@@ -655,6 +662,22 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description * `phout` - phout
+         *     * `jmeter-csv` - jmeter-csv
+         *     * `jmeter-xml` - jmeter-xml
+         *     * `k6-json` - k6-json
+         *     * `k6-csv` - k6-csv
+         *     * `gatling` - gatling
+         *     * `locust` - locust
+         *     * `jtl` - jtl
+         *     * `jmeter` - jmeter
+         *     * `k6` - k6
+         *     * `pandora` - pandora
+         *     * `tank` - tank
+         * @enum {string}
+         */
+        FormatEnum: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
         /**
          * @description * `cpu` - cpu
          *     * `memory` - memory
@@ -786,7 +809,7 @@ export interface components {
             notify?: (string | number | boolean | null | {
                 [key: string]: string | number | boolean | null;
             })[];
-            readonly status?: components["schemas"]["StatusEnum"];
+            readonly status?: components["schemas"]["TestStatusEnum"];
             readonly error?: string;
             readonly exit_code?: number | null;
             readonly exit_reason?: string;
@@ -893,14 +916,6 @@ export interface components {
             id: number;
             starred: boolean;
         };
-        /**
-         * @description * `online` - Online
-         *     * `processing` - Processing
-         *     * `ready` - Ready
-         *     * `failed` - Failed
-         * @enum {string}
-         */
-        StatusEnum: "online" | "processing" | "ready" | "failed";
         StopAnswer: {
             id: number;
             status: string;
@@ -1014,7 +1029,7 @@ export interface components {
             notify?: (string | number | boolean | null | {
                 [key: string]: string | number | boolean | null;
             })[];
-            readonly status: components["schemas"]["StatusEnum"];
+            readonly status: components["schemas"]["TestStatusEnum"];
             readonly error: string;
             readonly exit_code: number | null;
             readonly exit_reason: string;
@@ -1057,6 +1072,14 @@ export interface components {
             readonly imbalance_rps: number | null;
             readonly result: components["schemas"]["Result"];
         };
+        /**
+         * @description * `online` - Online
+         *     * `processing` - Processing
+         *     * `ready` - Ready
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        TestStatusEnum: "online" | "processing" | "ready" | "failed";
         /** @description A token as lists show it: never the token itself, which exists in clear only in the create answer. */
         Token: {
             readonly id: number;
@@ -1075,6 +1098,90 @@ export interface components {
             /** @default  */
             name: string;
         };
+        /** @description One upload of a test's result file, as `upload_summary` gives it. */
+        Upload: {
+            id: number;
+            test: number;
+            /**
+             * @description receiving (pieces arriving), parsing, ready, failed (see error), superseded (a newer upload became the test's data)
+             *
+             *     * `receiving` - Receiving
+             *     * `parsing` - Parsing
+             *     * `ready` - Ready
+             *     * `failed` - Failed
+             *     * `superseded` - Superseded
+             */
+            status: components["schemas"]["UploadStatusEnum"];
+            /** @description whether it is the test's data now */
+            active: boolean;
+            /** @description the whole file's size, bytes (0 until known) */
+            size_bytes: number;
+            /** @description bytes received, then bytes parsed */
+            progress_bytes: number;
+            /** @description "xxh3-128:<hex>", or "" until received */
+            content_digest: string;
+            /** @description lines read so far */
+            lines_total: number;
+            /** @description malformed lines, skipped */
+            lines_bad: number;
+            /** @description the first malformed lines */
+            bad_examples: components["schemas"]["BadLine"][];
+            /** @description why it failed, or a note on a ready one (e.g. the same file again); "" if none */
+            error: string;
+            /**
+             * @description the format it is read as (the one asked for until detected)
+             *
+             *     * `phout` - phout
+             *     * `jmeter-csv` - jmeter-csv
+             *     * `jmeter-xml` - jmeter-xml
+             *     * `k6-json` - k6-json
+             *     * `k6-csv` - k6-csv
+             *     * `gatling` - gatling
+             *     * `locust` - locust
+             *     * `jtl` - jtl
+             *     * `jmeter` - jmeter
+             *     * `k6` - k6
+             *     * `pandora` - pandora
+             *     * `tank` - tank
+             */
+            format: components["schemas"]["FormatEnum"];
+            /** @description ISO 8601 */
+            created_at: string;
+            /** @description ISO 8601; null until ready or failed */
+            finished_at: string | null;
+        };
+        /** @description The answer to a result file's PUT (or one of its pieces). */
+        UploadReceived: {
+            /** @description the test */
+            id: number;
+            upload_id: number;
+            /**
+             * @description processing: the file is whole and queued for ingestion
+             *
+             *     * `receiving` - receiving
+             *     * `processing` - processing
+             */
+            status: components["schemas"]["UploadReceivedStatusEnum"];
+            /** @description bytes received so far */
+            received_bytes: number;
+            /** @description the whole file's size, bytes */
+            size_bytes: number;
+        };
+        /**
+         * @description * `receiving` - receiving
+         *     * `processing` - processing
+         * @enum {string}
+         */
+        UploadReceivedStatusEnum: "receiving" | "processing";
+        /**
+         * @description * `receiving` - Receiving
+         *     * `parsing` - Parsing
+         *     * `ready` - Ready
+         *     * `failed` - Failed
+         *     * `superseded` - Superseded
+         * @enum {string}
+         */
+        UploadStatusEnum: "receiving" | "parsing" | "ready" | "failed" | "superseded";
     };
     responses: never;
     parameters: never;
@@ -3422,9 +3529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["UploadReceived"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -3619,9 +3724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["UploadReceived"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -4128,9 +4231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["Upload"][];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -4200,9 +4301,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Upload"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */

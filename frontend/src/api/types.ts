@@ -9,7 +9,7 @@ import type { components } from "./schema";
 
 type Schemas = components["schemas"];
 
-export type TestStatus = Schemas["StatusEnum"];
+export type TestStatus = Schemas["TestStatusEnum"];
 
 /** The schema's figure; one found inside a free-form answer (monitoring, compare) may come without a layout. */
 export type PlotlyFigureJson = Omit<Schemas["Figure"], "layout"> & Partial<Pick<Schemas["Figure"], "layout">>;
@@ -30,16 +30,8 @@ export type Summary = Schemas["Summary"];
 
 export type ChartAnswer = Schemas["Chart"];
 
-export interface UploadInfo {
-  id: number;
-  status: string;
-  size_bytes?: number;
-  progress_bytes?: number;
-  lines_total?: number;
-  lines_bad?: number;
-  error?: string;
-  bad_examples?: { line: number; reason: string }[];
-}
+/** One upload of a result file (/uploads/ lists them, newest first). */
+export type UploadInfo = Schemas["Upload"];
 
 export interface Finding {
   kind: string;
