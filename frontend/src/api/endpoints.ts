@@ -49,10 +49,8 @@ export const getMonitoring = (id: number, params: Params, signal?: AbortSignal) 
 export const getConfig = (id: number, signal?: AbortSignal) =>
   getJson<Record<string, unknown>>(`${API}/tests/${id}/config`, [], signal);
 
-export async function getAnalysis(id: number, signal?: AbortSignal): Promise<AnalysisAnswer> {
-  const body = await getJson<Partial<AnalysisAnswer>>(`${API}/tests/${id}/analysis`, [], signal);
-  return { ...body, findings: Array.isArray(body.findings) ? body.findings : [] };
-}
+export const getAnalysis = (id: number, signal?: AbortSignal) =>
+  getJson<AnalysisAnswer>(`${API}/tests/${id}/analysis`, [], signal);
 
 export const getUploads = (id: number, signal?: AbortSignal) =>
   getJson<UploadInfo[]>(`${API}/tests/${id}/uploads/`, [], signal);

@@ -253,7 +253,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Findings of the automatic diagnosis: {"status": "ready"|"pending", "findings": [...]} */
+        /** Findings of the automatic diagnosis: ready, or pending until it is computed, or failed */
         get: operations["v1_tests_analysis_retrieve"];
         put?: never;
         post?: never;
@@ -549,6 +549,41 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description `pending` (not computed yet, or the test is not complete) and `failed` carry the status, empty findings and
+         *     figures (and `error` when failed); `ready` carries the rest too.
+         */
+        AnalysisAnswer: {
+            status: components["schemas"]["AnalysisStatusEnum"];
+            findings: components["schemas"]["Finding"][];
+            /** @description Plotly figures by name, e.g. usl */
+            figures: {
+                [key: string]: components["schemas"]["Figure"];
+            };
+            /** @description failed only: why */
+            error?: string;
+            /** @description ready only */
+            steady_stage?: components["schemas"]["SteadyStage"];
+            /** @description ready only */
+            trend_figures?: components["schemas"]["TrendFigures"];
+            /** @description ready only; ISO 8601 */
+            computed_at?: string | null;
+            /** @description ready only: did the test break its component's trend (null: no component) */
+            trend?: components["schemas"]["TrendBadge"] | null;
+        };
+        /**
+         * @description * `pending` - Pending
+         *     * `ready` - Ready
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        AnalysisStatusEnum: "pending" | "ready" | "failed";
+        /** @description A moment the finding marks on the time charts. */
+        Annotation: {
+            label: string;
+            /** @description the second to mark on the time charts, unix s */
+            ts: number;
+        };
         BadLine: {
             /** @description 1-based line number in the (decompressed) file */
             line: number;
@@ -595,6 +630,13 @@ export interface components {
             /** @description responses with HTTP code 0 (none) or >= 400 */
             http_errors: number;
         };
+        ChangePoint: {
+            /** @description into tests */
+            index: number;
+            test_id: number;
+            /** @description unix s */
+            ts: number;
+        };
         Chart: {
             figure: components["schemas"]["Figure"];
             /** @description seconds per point actually used */
@@ -638,6 +680,12 @@ export interface components {
             sent_at: string | null;
             title: string;
         };
+        /**
+         * @description * `higher_is_worse` - higher_is_worse
+         *     * `lower_is_worse` - lower_is_worse
+         * @enum {string}
+         */
+        DirectionEnum: "higher_is_worse" | "lower_is_worse";
         Error: {
             /** @description what is wrong, naming the field or parameter */
             error: string;
@@ -651,6 +699,12 @@ export interface components {
          * @enum {string}
          */
         EventsEnum: "test_finished" | "regression_found" | "test_failed";
+        /** @description A figure of the finding as a person reads it. */
+        Fact: {
+            label: string;
+            /** @description with its unit, rounded as the finding's text is */
+            value: string;
+        };
         /** @description A Plotly figure: {"data": [traces], "layout": {...}}. */
         Figure: {
             /** @description plotly traces */
@@ -661,6 +715,28 @@ export interface components {
             layout: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * @description * `q99` - q99
+         *     * `imbalance_rps` - imbalance_rps
+         *     * `error_share` - error_share
+         * @enum {string}
+         */
+        FigureNameEnum: "q99" | "imbalance_rps" | "error_share";
+        /** @description One conclusion of the diagnosis engine about a test. */
+        Finding: {
+            /** @description imbalance, overload, generator_limited, timeouts, single_core, ... */
+            kind: string;
+            severity: components["schemas"]["SeverityEnum"];
+            title: string;
+            text: string;
+            /** @description the figures for programs, by name (a figure that is unknown is left out, never null) */
+            evidence: {
+                [key: string]: unknown;
+            };
+            /** @description the evidence as a person reads it; absent on a load-scheme finding */
+            facts?: components["schemas"]["Fact"][];
+            annotations: components["schemas"]["Annotation"][];
         };
         /**
          * @description * `phout` - phout
@@ -755,6 +831,19 @@ export interface components {
             count: number;
             /** Format: double */
             percent: number;
+        };
+        /** @description What the next test will be judged against; an empty object when the component has no test with the figure. */
+        NextThresholds: {
+            /**
+             * Format: double
+             * @description null: too few tests for one
+             */
+            baseline?: number | null;
+            /** Format: double */
+            lower?: number | null;
+            /** Format: double */
+            upper?: number | null;
+            direction?: components["schemas"]["DirectionEnum"];
         };
         /** @description A second of the test marked with a text. */
         Note: {
@@ -899,6 +988,13 @@ export interface components {
             mean: number;
             max: number;
         };
+        /**
+         * @description * `critical` - critical
+         *     * `warning` - warning
+         *     * `info` - info
+         * @enum {string}
+         */
+        SeverityEnum: "critical" | "warning" | "info";
         Source: {
             source_id: number;
             kind: components["schemas"]["SourceKindEnum"];
@@ -915,6 +1011,12 @@ export interface components {
         Star: {
             id: number;
             starred: boolean;
+        };
+        SteadyStage: {
+            /** @description unix s; null: no steady stage found */
+            from_ts: number | null;
+            /** @description unix s, exclusive */
+            to_ts: number | null;
         };
         StopAnswer: {
             id: number;
@@ -1097,6 +1199,65 @@ export interface components {
         TokenName: {
             /** @default  */
             name: string;
+        };
+        /** @description A figure across a component's tests (oldest first, those the caller may read). */
+        TrendAnswer: {
+            component: string;
+            figure_name: components["schemas"]["FigureNameEnum"];
+            /** @description ms, RPS, or "" for a share (0..1) */
+            unit: string;
+            figure: components["schemas"]["Figure"];
+            tests: components["schemas"]["TrendTest"][];
+            change_points: components["schemas"]["ChangePoint"][];
+            thresholds: components["schemas"]["NextThresholds"];
+        };
+        TrendBadge: {
+            component: string;
+            broke_trend: boolean;
+            reasons: string[];
+        };
+        /** @description Only the bad side has a bound; both are null with too few earlier tests for a baseline. */
+        TrendBounds: {
+            /** Format: double */
+            lower: number | null;
+            /** Format: double */
+            upper: number | null;
+        };
+        /** @description The figures a component's trend follows, of this test; null where it has none. */
+        TrendFigures: {
+            /**
+             * Format: double
+             * @description q99 of the steady stage, ms
+             */
+            q99: number | null;
+            /**
+             * Format: double
+             * @description RPS at the imbalance point
+             */
+            imbalance_rps: number | null;
+            /**
+             * Format: double
+             * @description errors / requests, 0..1
+             */
+            error_share: number | null;
+        };
+        TrendTest: {
+            id: number;
+            /** @description the test's start, unix s */
+            ts: number;
+            /**
+             * Format: double
+             * @description the figure, in the answer's unit
+             */
+            value: number;
+            broke_trend: boolean;
+            reasons: string[];
+            /**
+             * Format: double
+             * @description median of the earlier tests it is judged against
+             */
+            baseline: number | null;
+            thresholds: components["schemas"]["TrendBounds"];
         };
         /** @description One upload of a test's result file, as `upload_summary` gives it. */
         Upload: {
@@ -2162,9 +2323,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TrendAnswer"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -2961,9 +3120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AnalysisAnswer"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */

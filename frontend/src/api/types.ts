@@ -33,23 +33,10 @@ export type ChartAnswer = Schemas["Chart"];
 /** One upload of a result file (/uploads/ lists them, newest first). */
 export type UploadInfo = Schemas["Upload"];
 
-export interface Finding {
-  kind: string;
-  severity: string;
-  title: string;
-  text: string;
-  evidence?: Record<string, unknown>;
-  /** The evidence in words: label and value with its unit, rounded as the text is. */
-  facts?: { label: string; value: string }[];
-  annotations?: { ts: number; label: string }[];
-}
+/** One conclusion of the diagnosis engine (/analysis). */
+export type Finding = Schemas["Finding"];
 
-export interface AnalysisAnswer {
-  status?: "pending" | "ready" | "failed";
-  error?: string;
-  findings: Finding[];
-  figures?: Record<string, PlotlyFigureJson>;
-}
+export type AnalysisAnswer = Schemas["AnalysisAnswer"];
 
 export interface CompareAnswer {
   tests: number[];
@@ -63,22 +50,7 @@ export interface CompareAnswer {
   method?: string;
 }
 
-export interface TrendAnswer {
-  component?: string;
-  figure_name?: string;
-  unit?: string;
-  figure?: PlotlyFigureJson;
-  tests?: {
-    id: number;
-    ts?: number;
-    value: number | null;
-    broke_trend?: boolean;
-    reasons?: string[];
-    baseline?: number | null;
-  }[];
-  change_points?: { index: number; test_id: number; ts: number }[];
-  thresholds?: { baseline?: number; lower?: number | null; upper?: number | null; direction?: string };
-}
+export type TrendAnswer = Schemas["TrendAnswer"];
 
 export type Me = Schemas["Me"];
 
