@@ -5,6 +5,7 @@ import type {
   AnalysisAnswer,
   ChartAnswer,
   CompareAnswer,
+  ComparePending,
   Me,
   MonitoringAnswer,
   Note,
@@ -86,10 +87,10 @@ export const setStar = (id: number, starred: boolean) =>
 export async function getCompare(params: Params, signal?: AbortSignal): Promise<CompareAnswer> {
   const deadline = Date.now() + 10 * 60 * 1000;
   for (;;) {
-    const body = await getJson<CompareAnswer | { status: "pending"; retry_after_s?: number }>(`${API}/compare`, params, signal);
-    if (!("status" in body) || body.status !== "pending") return body as CompareAnswer;
+    const body = await getJson<CompareAnswer | ComparePending>(`${API}/compare`, params, signal);
+    if (!("status" in body)) return body;
     if (Date.now() > deadline) throw new ApiError(504, "the comparison is still being computed; reload later");
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0.5, body.retry_after_s ?? 1) * 1000));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0.5, body.retry_after_s) * 1000));
     if (signal?.aborted) throw new DOMException("aborted", "AbortError");
   }
 }

@@ -11,6 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Compare tests with the first (the baseline); 202 while the comparison is being computed */
         get: operations["v1_compare_retrieve"];
         put?: never;
         post?: never;
@@ -550,6 +551,12 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description * `start` - start
+         *     * `absolute` - absolute
+         * @enum {string}
+         */
+        AlignEnum: "start" | "absolute";
+        /**
          * @description `pending` (not computed yet, or the test is not complete) and `failed` carry the status, empty findings and
          *     figures (and `error` when failed); `ready` carries the rest too.
          */
@@ -617,6 +624,27 @@ export interface components {
             set_by: string | null;
             set_at: string | null;
         };
+        /** @description Ramps compared band by band of common RPS; tables by level, then [test][band]. */
+        ByLoad: {
+            /** @description each band's [low, high] responses per second */
+            rps: number[][];
+            /** @description ms */
+            quantiles_ms: {
+                [key: string]: (number | null)[][];
+            };
+            /** @description test minus baseline, ms */
+            diff_ms: {
+                [key: string]: (number | null)[][];
+            };
+            /** @description interval of the difference, ms */
+            interval_ms: {
+                [key: string]: (number[] | null)[][];
+            };
+            /** @description better | worse | same */
+            verdict: {
+                [key: string]: ("better" | "worse" | "same" | null)[][];
+            };
+        };
         CaseRow: {
             case: string;
             count: number;
@@ -630,6 +658,16 @@ export interface components {
             /** @description responses with HTTP code 0 (none) or >= 400 */
             http_errors: number;
         };
+        Cases: {
+            /** @description the cases asked for (none: all) */
+            selected: string[];
+            /** @description compared one by one in per_case */
+            common: string[];
+            /** @description by test id: its cases the others lack */
+            only_in: {
+                [key: string]: string[];
+            };
+        };
         ChangePoint: {
             /** @description into tests */
             index: number;
@@ -642,6 +680,130 @@ export interface components {
             /** @description seconds per point actually used */
             compress_ratio: number;
         };
+        /** @description By code → per test: the interval of the share's difference from the baseline, [low, high]. */
+        CodeIntervals: {
+            /** @description HTTP codes */
+            http: {
+                [key: string]: (number[] | null)[];
+            };
+            /** @description net codes */
+            net: {
+                [key: string]: (number[] | null)[];
+            };
+        };
+        /** @description By code (as text) → per test; null where a test has no responses. */
+        CodeValues: {
+            /** @description HTTP codes */
+            http: {
+                [key: string]: (number | null)[];
+            };
+            /** @description net codes */
+            net: {
+                [key: string]: (number | null)[];
+            };
+        };
+        /** @description By code → per test: better | worse | same (a failing code's share that grows is worse). */
+        CodeVerdicts: {
+            /** @description HTTP codes */
+            http: {
+                [key: string]: ("better" | "worse" | "same" | null)[];
+            };
+            /** @description net codes */
+            net: {
+                [key: string]: ("better" | "worse" | "same" | null)[];
+            };
+        };
+        /** @description Tests compared with the first (the baseline) over one window: quantiles, codes, cases, ramps by load. */
+        CompareAnswer: {
+            /** @description responses, per test */
+            count: number[];
+            /** @description ms; null: no responses in the window */
+            quantiles_ms: {
+                [key: string]: (number | null)[];
+            };
+            /** @description test minus baseline, ms */
+            diff_ms: {
+                [key: string]: (number | null)[];
+            };
+            /** @description test minus baseline, % of the baseline's value */
+            diff_pct: {
+                [key: string]: (number | null)[];
+            };
+            /** @description the interval of the difference, ms: [low, high] */
+            interval_ms: {
+                [key: string]: (number[] | null)[];
+            };
+            /** @description the same in % of the baseline's value */
+            interval_pct: {
+                [key: string]: (number[] | null)[];
+            };
+            /** @description better | worse | same; null for the baseline and where a test has no responses */
+            verdict: {
+                [key: string]: ("better" | "worse" | "same" | null)[];
+            };
+            /** @description why a level is not judged (too few responses beyond it) */
+            verdict_notes: {
+                [key: string]: string;
+            };
+            /** @description as asked; the first is the baseline */
+            tests: number[];
+            align: components["schemas"]["AlignEnum"];
+            /** @description as asked: s from each start (align=start) or unix s */
+            from: number | null;
+            /** @description as asked, exclusive */
+            to: number | null;
+            /** @description per test: the window read, [from, to) in unix s */
+            windows: (number | null)[][];
+            /** @description per test: its first second, unix s (null: no data) */
+            starts: (number | null)[];
+            /** @description per test: order statistics of raw samples, or merged histograms */
+            exact: boolean[];
+            /** @description by HTTP code: responses per test */
+            http_codes: {
+                [key: string]: number[];
+            };
+            /** @description by net code: responses per test */
+            net_codes: {
+                [key: string]: number[];
+            };
+            /** @description each code's share of the test's responses, 0..1 */
+            code_share: components["schemas"]["CodeValues"];
+            /** @description test minus baseline, share */
+            code_share_diff: components["schemas"]["CodeValues"];
+            code_share_interval: components["schemas"]["CodeIntervals"];
+            code_verdicts: components["schemas"]["CodeVerdicts"];
+            cases: components["schemas"]["Cases"];
+            /** @description by case: the cases common to all tests */
+            per_case: {
+                [key: string]: components["schemas"]["Quantiles"];
+            };
+            /** @description null unless a test is a ramp */
+            by_load: components["schemas"]["ByLoad"] | null;
+            figures: components["schemas"]["CompareFigures"];
+            /** @description how the verdicts are reached, in words */
+            method: string;
+            /** @description the compare page of this comparison */
+            url: string;
+        };
+        CompareFigures: {
+            /** @description quantiles over seconds from each test's start */
+            quantiles: components["schemas"]["Figure"];
+            /** @description response time distributions */
+            distribution: components["schemas"]["Figure"];
+            /** @description ramps only: quantiles by RPS band */
+            quantiles_by_load?: components["schemas"]["Figure"];
+        };
+        /** @description The comparison is being computed: ask the same URL again after `retry_after_s`. */
+        ComparePending: {
+            status: components["schemas"]["ComparePendingStatusEnum"];
+            /** @description s (also the Retry-After header) */
+            retry_after_s: number;
+        };
+        /**
+         * @description * `pending` - pending
+         * @enum {string}
+         */
+        ComparePendingStatusEnum: "pending";
         Config: {
             configinitial: string;
             configinfo: string;
@@ -955,6 +1117,39 @@ export interface components {
             /** @description "overall" then each case */
             columns: string[];
             rows: components["schemas"]["QuantileRow"][];
+        };
+        /** @description The quantiles of each test and their differences from the baseline (the first test), by level. */
+        Quantiles: {
+            /** @description responses, per test */
+            count: number[];
+            /** @description ms; null: no responses in the window */
+            quantiles_ms: {
+                [key: string]: (number | null)[];
+            };
+            /** @description test minus baseline, ms */
+            diff_ms: {
+                [key: string]: (number | null)[];
+            };
+            /** @description test minus baseline, % of the baseline's value */
+            diff_pct: {
+                [key: string]: (number | null)[];
+            };
+            /** @description the interval of the difference, ms: [low, high] */
+            interval_ms: {
+                [key: string]: (number[] | null)[];
+            };
+            /** @description the same in % of the baseline's value */
+            interval_pct: {
+                [key: string]: (number[] | null)[];
+            };
+            /** @description better | worse | same; null for the baseline and where a test has no responses */
+            verdict: {
+                [key: string]: ("better" | "worse" | "same" | null)[];
+            };
+            /** @description why a level is not judged (too few responses beyond it) */
+            verdict_notes: {
+                [key: string]: string;
+            };
         };
         Report: {
             id: number;
@@ -1379,9 +1574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CompareAnswer"];
                 };
             };
             202: {
@@ -1389,9 +1582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ComparePending"];
                 };
             };
             /** @description not modified: the If-None-Match ETag is current (finished tests only) */
@@ -1401,14 +1592,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description bad parameter or body (named in `error`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description invalid or revoked API token, or credentials needed */
@@ -1429,14 +1619,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description no such test or object (a private test looks missing to those who may not read it) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description storage temporarily unavailable, retry later */

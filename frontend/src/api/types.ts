@@ -38,17 +38,10 @@ export type Finding = Schemas["Finding"];
 
 export type AnalysisAnswer = Schemas["AnalysisAnswer"];
 
-export interface CompareAnswer {
-  tests: number[];
-  quantiles_ms: Record<string, (number | null)[]>;
-  diff_ms?: Record<string, (number | null)[]>;
-  verdict?: Record<string, (string | null)[]>;
-  interval_ms?: Record<string, ([number, number] | null)[]>;
-  http_codes?: Record<string, number[]>;
-  net_codes?: Record<string, number[]>;
-  figures?: Record<string, PlotlyFigureJson>;
-  method?: string;
-}
+export type CompareAnswer = Schemas["CompareAnswer"];
+
+/** 202 from /compare: the comparison is being computed. */
+export type ComparePending = Schemas["ComparePending"];
 
 export type TrendAnswer = Schemas["TrendAnswer"];
 
