@@ -6,16 +6,14 @@ frontend's types are generated from the description.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from rest_framework import serializers
 
-from analytics.diagnosis.trend import FIGURES
+from analytics.diagnosis.trend import FIGURES, Direction
+from analytics.diagnosis.types import Severity
 from backend.diagnosis.models import AnalysisStatus
 from backend.reports.serializers import FigureSerializer
-
-SEVERITIES = ["critical", "warning", "info"]  # analytics.diagnosis.types.Severity
-DIRECTIONS = ["higher_is_worse", "lower_is_worse"]
 
 
 class _Labelled(serializers.Serializer[Any]):
@@ -44,7 +42,7 @@ class FindingSerializer(serializers.Serializer[Any]):
     """One conclusion of the diagnosis engine about a test."""
 
     kind = serializers.CharField(help_text="imbalance, overload, generator_limited, timeouts, single_core, ...")
-    severity = serializers.ChoiceField(choices=SEVERITIES)
+    severity = serializers.ChoiceField(choices=list(get_args(Severity)))
     title = serializers.CharField()
     text = serializers.CharField()
     evidence = serializers.DictField(
@@ -122,7 +120,7 @@ class NextThresholdsSerializer(serializers.Serializer[Any]):
     baseline = serializers.FloatField(required=False, allow_null=True, help_text="null: too few tests for one")
     lower = serializers.FloatField(required=False, allow_null=True)
     upper = serializers.FloatField(required=False, allow_null=True)
-    direction = serializers.ChoiceField(choices=DIRECTIONS, required=False)
+    direction = serializers.ChoiceField(choices=list(get_args(Direction)), required=False)
 
 
 class TrendAnswerSerializer(serializers.Serializer[Any]):
