@@ -614,14 +614,18 @@ export interface components {
             /** Format: int64 */
             test: number;
         };
+        /** @description The component's baseline test, and who marked it when. */
         BaselineTest: {
             id: number;
             name: string;
             version: string;
+            /** @description its start, unix s */
             ts: number;
             status: string;
+            /** @description its report page's path */
             url: string;
             set_by: string | null;
+            /** @description ISO 8601 */
             set_at: string | null;
         };
         /** @description Ramps compared band by band of common RPS; tables by level, then [test][band]. */
@@ -825,6 +829,26 @@ export interface components {
             /** @description the API token; shown in this answer only, store it now */
             token: string;
         };
+        Dashboard: {
+            component: string;
+            baseline: components["schemas"]["BaselineTest"] | null;
+            /** @description false: the default KPIs, set by nobody yet */
+            kpis_stored: boolean;
+            kpis: components["schemas"]["KpiSeries"][];
+            /** @description the finished tests the caller may read, oldest first */
+            tests: components["schemas"]["DashboardTest"][];
+        };
+        /** @description A test of the component, as its pages list it. */
+        DashboardTest: {
+            id: number;
+            name: string;
+            version: string;
+            /** @description its start, unix s */
+            ts: number;
+            status: string;
+            /** @description its report page's path */
+            url: string;
+        };
         Delivery: {
             id: number;
             test_id: number;
@@ -958,6 +982,49 @@ export interface components {
                 kind: "relative";
                 value: number;
             }) | null;
+        };
+        KpiPoint: {
+            test_id: number;
+            /** @description the test's start, unix s */
+            ts: number;
+            /**
+             * Format: double
+             * @description in the KPI's unit; null: not measured in this test
+             */
+            value: number | null;
+            past_threshold: boolean;
+        };
+        /** @description One KPI across the component's tests (oldest first), with its threshold and where it was passed. */
+        KpiSeries: {
+            /** @description q<percent> (q50, q99, q99.9), max_rps, imbalance_rps or error_share */
+            kpi: string;
+            title: string;
+            /** @description ms, RPS, or "" for a share (0..1) */
+            unit: string;
+            direction: components["schemas"]["DirectionEnum"];
+            threshold: ({
+                /** @enum {string} */
+                kind: "absolute";
+                value: number;
+            } | {
+                /** @enum {string} */
+                kind: "relative";
+                value: number;
+            }) | null;
+            /**
+             * Format: double
+             * @description the value past which a test fails, in the KPI's unit; null: no threshold, or a relative one without a baseline value
+             */
+            limit: number | null;
+            /**
+             * Format: double
+             * @description the baseline test's value
+             */
+            baseline_value: number | null;
+            points: components["schemas"]["KpiPoint"][];
+            /** @description ids of the tests where a new level starts */
+            change_points: number[];
+            figure: components["schemas"]["Figure"];
         };
         Kpis: {
             kpis: components["schemas"]["Kpi"][];
@@ -1972,9 +2039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Dashboard"];
                 };
             };
             400: {

@@ -58,6 +58,12 @@ export type ThresholdKind = Threshold["kind"];
 export type KpiSettings = Schemas["KpisAnswer"];
 export type BaselineTest = Schemas["BaselineTest"];
 export type BaselineAnswer = Schemas["BaselineAnswer"];
+/** The component page's answer (/components/<name>/dashboard): each KPI across the tests, the baseline, the tests. */
+export type Dashboard = Schemas["Dashboard"];
+export type KpiSeriesJson = Schemas["KpiSeries"];
+export type KpiPointJson = Schemas["KpiPoint"];
+/** A test on the dashboard: the baseline's fields without who set it. */
+export type DashboardTest = Schemas["DashboardTest"];
 export type DeliveryJson = Schemas["Delivery"];
 /** A target as listed; the answer that created one also carries a webhook's signing key, and never again. */
 export type TargetJson = Schemas["TargetCreated"];
