@@ -221,6 +221,13 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "backend.core.schema.add_common_errors",
     ],
+    # Several answers have a `status`, each with its own set: each set named for what it is the status of, not by
+    # drf-spectacular's guess (which renames a set when another field of the same name appears).
+    "ENUM_NAME_OVERRIDES": {
+        "TestStatusEnum": "backend.loadtests.models.TestStatus",
+        "UploadStatusEnum": "backend.loadtests.models.UploadStatus",
+        "AnalysisStatusEnum": "backend.diagnosis.models.AnalysisStatus",
+    },
     # Swagger UI and ReDoc from drf-spectacular-sidecar's static files, not a CDN: the docs work offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

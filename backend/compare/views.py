@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.compare import service
+from backend.compare.serializers import CompareAnswerSerializer, ComparePendingSerializer
 from backend.compare.tasks import PENDING_TTL_S, compute_comparison, pending_key
 from backend.core import schema
 from backend.loadtests.models import Test
@@ -68,12 +69,8 @@ class CompareView(APIView):
                 "align", OpenApiTypes.STR, enum=list(service.ALIGNMENTS), description="start (default) or absolute"
             ),
         ],
-        responses={
-            200: OpenApiTypes.OBJECT,
-            202: OpenApiTypes.OBJECT,
-            400: OpenApiTypes.OBJECT,
-            404: OpenApiTypes.OBJECT,
-        },
+        responses={200: CompareAnswerSerializer, 202: ComparePendingSerializer},
+        summary="Compare tests with the first (the baseline); 202 while the comparison is being computed",
     )
     def get(self, request: Request) -> HttpResponseBase:
         try:

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from backend.diagnosis import service
 from backend.diagnosis.enqueue import request_diagnosis
+from backend.diagnosis.serializers import AnalysisAnswerSerializer, TrendAnswerSerializer
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import test_or_404
 from backend.regressions.service import CheckError, check
@@ -31,8 +32,8 @@ class Conflict(APIException):
 
 class AnalysisView(APIView):
     @extend_schema(
-        responses=OpenApiTypes.OBJECT,
-        summary='Findings of the automatic diagnosis: {"status": "ready"|"pending", "findings": [...]}',
+        responses={200: AnalysisAnswerSerializer},
+        summary="Findings of the automatic diagnosis: ready, or pending until it is computed, or failed",
     )
     def get(self, request: Request, test_id: int) -> Response:
         test = _readable_test(request, test_id)
@@ -53,7 +54,7 @@ class TrendView(APIView):
                 description="figure to follow; q99 by default",
             )
         ],
-        responses=OpenApiTypes.OBJECT,
+        responses={200: TrendAnswerSerializer},
         summary="A figure across a component's tests, with change points and thresholds",
     )
     def get(self, request: Request, name: str) -> Response:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from analytics.regressions import MAX_KPIS
+from analytics.regressions import MAX_KPIS, Direction
+from backend.reports.serializers import FigureSerializer
 
 # The KPI names analytics.regressions.kpi_spec takes: q<percent> with 0 < percent <= 100 (three decimals at most).
 # `\\Z`, not `$`: `$` would also match before a final newline, which kpi_spec refuses for the named KPIs.
@@ -67,15 +68,22 @@ class BaselineRequestSerializer(serializers.Serializer[Any]):
     test = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
 
 
-class BaselineTestSerializer(serializers.Serializer[Any]):
+class DashboardTestSerializer(serializers.Serializer[Any]):
+    """A test of the component, as its pages list it."""
+
     id = serializers.IntegerField()
     name = serializers.CharField()
     version = serializers.CharField()
-    ts = serializers.IntegerField()
+    ts = serializers.IntegerField(help_text="its start, unix s")
     status = serializers.CharField()
-    url = serializers.CharField()
+    url = serializers.CharField(help_text="its report page's path")
+
+
+class BaselineTestSerializer(DashboardTestSerializer):
+    """The component's baseline test, and who marked it when."""
+
     set_by = serializers.CharField(allow_null=True)
-    set_at = serializers.CharField(allow_null=True)
+    set_at = serializers.CharField(allow_null=True, help_text="ISO 8601")
 
 
 class BaselineHistorySerializer(serializers.Serializer[Any]):
@@ -89,3 +97,39 @@ class BaselineAnswerSerializer(serializers.Serializer[Any]):
     component = serializers.CharField()
     baseline = BaselineTestSerializer(allow_null=True)
     history = BaselineHistorySerializer(many=True)
+
+
+class KpiPointSerializer(serializers.Serializer[Any]):
+    test_id = serializers.IntegerField()
+    ts = serializers.IntegerField(help_text="the test's start, unix s")
+    value = serializers.FloatField(allow_null=True, help_text="in the KPI's unit; null: not measured in this test")
+    past_threshold = serializers.BooleanField()
+
+
+class KpiSeriesSerializer(serializers.Serializer[Any]):
+    """One KPI across the component's tests (oldest first), with its threshold and where it was passed."""
+
+    kpi = KpiNameField()
+    title = serializers.CharField()
+    unit = serializers.CharField(allow_blank=True, help_text='ms, RPS, or "" for a share (0..1)')
+    direction = serializers.ChoiceField(choices=list(get_args(Direction)))
+    threshold = ThresholdField(allow_null=True)
+    limit = serializers.FloatField(
+        allow_null=True,
+        help_text="the value past which a test fails, in the KPI's unit; null: no threshold, or a "
+        "relative one without a baseline value",
+    )
+    baseline_value = serializers.FloatField(allow_null=True, help_text="the baseline test's value")
+    points = KpiPointSerializer(many=True)
+    change_points = serializers.ListField(
+        child=serializers.IntegerField(), help_text="ids of the tests where a new level starts"
+    )
+    figure = FigureSerializer()
+
+
+class DashboardSerializer(serializers.Serializer[Any]):
+    component = serializers.CharField()
+    baseline = BaselineTestSerializer(allow_null=True)
+    kpis_stored = serializers.BooleanField(help_text="false: the default KPIs, set by nobody yet")
+    kpis = KpiSeriesSerializer(many=True)
+    tests = DashboardTestSerializer(many=True, help_text="the finished tests the caller may read, oldest first")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, ValidationError
 from rest_framework.request import Request
@@ -46,7 +45,7 @@ def readable_test(request: Request, test_id: int) -> Test:
 
 class DashboardView(APIView):
     @extend_schema(
-        responses={200: OpenApiTypes.OBJECT, **ERRORS},
+        responses={200: s.DashboardSerializer, **ERRORS},
         summary="A component's KPIs across its tests: thresholds, points past them, change points, baseline",
     )
     def get(self, request: Request, name: str) -> Response:

@@ -27,7 +27,7 @@ from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.loadtests.permissions import test_or_404
 from backend.tankapi.socket_body import SocketBody
 from backend.uploads import formats, receive
-from backend.uploads.serializers import upload_summary
+from backend.uploads.serializers import UploadReceivedSerializer, UploadSerializer, upload_summary
 from backend.uploads.storage import Readable
 
 
@@ -77,7 +77,7 @@ class PhoutUploadView(APIView):
             ),
         ],
         responses={
-            202: dict,
+            202: UploadReceivedSerializer,
             409: OpenApiResponse(
                 response=OpenApiTypes.OBJECT,
                 description="the upload is already complete, or another request is sending it",
@@ -135,7 +135,7 @@ class _Empty:
 
 class UploadListView(APIView):
     @extend_schema(
-        responses={200: {"type": "array", "items": {"type": "object", "additionalProperties": True}}},
+        responses={200: UploadSerializer(many=True)},
         summary="The test's phout uploads, newest first, with their progress",
         operation_id="v1_tests_uploads_list",  # the detail view would otherwise get the same id (check --deploy)
     )
@@ -191,7 +191,7 @@ class UploadDetailView(APIView):
                 "(ready, failed or superseded) before answering",
             )
         ],
-        responses={200: dict},
+        responses={200: UploadSerializer},
         summary="One phout upload: status, progress, bad lines, error",
     )
     def get(self, request: Request, test_id: int, upload_id: int) -> Response:

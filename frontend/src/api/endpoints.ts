@@ -5,6 +5,7 @@ import type {
   AnalysisAnswer,
   ChartAnswer,
   CompareAnswer,
+  ComparePending,
   Me,
   MonitoringAnswer,
   Note,
@@ -49,21 +50,11 @@ export const getMonitoring = (id: number, params: Params, signal?: AbortSignal) 
 export const getConfig = (id: number, signal?: AbortSignal) =>
   getJson<Record<string, unknown>>(`${API}/tests/${id}/config`, [], signal);
 
-export async function getAnalysis(id: number, signal?: AbortSignal): Promise<AnalysisAnswer> {
-  const body = await getJson<Partial<AnalysisAnswer>>(`${API}/tests/${id}/analysis`, [], signal);
-  return { ...body, findings: Array.isArray(body.findings) ? body.findings : [] };
-}
+export const getAnalysis = (id: number, signal?: AbortSignal) =>
+  getJson<AnalysisAnswer>(`${API}/tests/${id}/analysis`, [], signal);
 
-export async function getUploads(id: number, signal?: AbortSignal): Promise<UploadInfo[]> {
-  const body = await getJson<UploadInfo[] | Paginated<UploadInfo> | { uploads: UploadInfo[] }>(
-    `${API}/tests/${id}/uploads/`,
-    [],
-    signal,
-  );
-  if (Array.isArray(body)) return body;
-  if ("results" in body) return body.results;
-  return body.uploads ?? [];
-}
+export const getUploads = (id: number, signal?: AbortSignal) =>
+  getJson<UploadInfo[]>(`${API}/tests/${id}/uploads/`, [], signal);
 
 export async function updateTest(id: number, patch: Partial<TestEdit>): Promise<TestMeta> {
   const body = await sendJson<TestMeta>("PATCH", `${API}/tests/${id}/`, patch);
@@ -96,10 +87,10 @@ export const setStar = (id: number, starred: boolean) =>
 export async function getCompare(params: Params, signal?: AbortSignal): Promise<CompareAnswer> {
   const deadline = Date.now() + 10 * 60 * 1000;
   for (;;) {
-    const body = await getJson<CompareAnswer | { status: "pending"; retry_after_s?: number }>(`${API}/compare`, params, signal);
-    if (!("status" in body) || body.status !== "pending") return body as CompareAnswer;
+    const body = await getJson<CompareAnswer | ComparePending>(`${API}/compare`, params, signal);
+    if (!("status" in body)) return body;
     if (Date.now() > deadline) throw new ApiError(504, "the comparison is still being computed; reload later");
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0.5, body.retry_after_s ?? 1) * 1000));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0.5, body.retry_after_s) * 1000));
     if (signal?.aborted) throw new DOMException("aborted", "AbortError");
   }
 }

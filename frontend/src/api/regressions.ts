@@ -3,57 +3,18 @@ import { getJson, sendJson } from "./client";
 import type { components } from "./schema";
 import type {
   BaselineAnswer,
-  BaselineTest,
+  Dashboard,
   DeliveryJson,
   KpiSetting,
   KpiSettings,
-  PlotlyFigureJson,
   SubscriptionJson,
   TargetJson,
-  Threshold,
 } from "./types";
 
 const API = "/api/v1";
 const comp = (name: string) => `${API}/components/${encodeURIComponent(name)}`;
 
 type Schemas = components["schemas"];
-
-
-/*
- * The dashboard's answer is a free-form object in the schema (its view has no serializer yet): written here from
- * the schema's parts; it becomes an alias once the schema describes it.
- */
-
-/** A test on the dashboard: the baseline's fields without who set it. */
-export type DashboardTest = Omit<BaselineTest, "set_by" | "set_at">;
-
-export interface KpiPointJson {
-  test_id: number;
-  ts: number;
-  value: number | null;
-  past_threshold: boolean;
-}
-
-export interface KpiSeriesJson {
-  kpi: string;
-  title: string;
-  unit: string;
-  direction: "higher_is_worse" | "lower_is_worse";
-  threshold: Threshold | null;
-  limit: number | null;
-  baseline_value: number | null;
-  points: KpiPointJson[];
-  change_points: number[];
-  figure: PlotlyFigureJson;
-}
-
-export interface Dashboard {
-  component: string;
-  baseline: BaselineTest | null;
-  kpis_stored: boolean;
-  kpis: KpiSeriesJson[];
-  tests: DashboardTest[];
-}
 
 export const getDashboard = (name: string, signal?: AbortSignal) =>
   getJson<Dashboard>(`${comp(name)}/dashboard`, [], signal);

@@ -11,6 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Compare tests with the first (the baseline); 202 while the comparison is being computed */
         get: operations["v1_compare_retrieve"];
         put?: never;
         post?: never;
@@ -253,7 +254,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Findings of the automatic diagnosis: {"status": "ready"|"pending", "findings": [...]} */
+        /** Findings of the automatic diagnosis: ready, or pending until it is computed, or failed */
         get: operations["v1_tests_analysis_retrieve"];
         put?: never;
         post?: never;
@@ -549,6 +550,54 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description * `start` - start
+         *     * `absolute` - absolute
+         * @enum {string}
+         */
+        AlignEnum: "start" | "absolute";
+        /**
+         * @description `pending` (not computed yet, or the test is not complete) and `failed` carry the status, empty findings and
+         *     figures (and `error` when failed); `ready` carries the rest too.
+         */
+        AnalysisAnswer: {
+            status: components["schemas"]["AnalysisStatusEnum"];
+            findings: components["schemas"]["Finding"][];
+            /** @description Plotly figures by name, e.g. usl */
+            figures: {
+                [key: string]: components["schemas"]["Figure"];
+            };
+            /** @description failed only: why */
+            error?: string;
+            /** @description ready only */
+            steady_stage?: components["schemas"]["SteadyStage"];
+            /** @description ready only */
+            trend_figures?: components["schemas"]["TrendFigures"];
+            /** @description ready only; ISO 8601 */
+            computed_at?: string | null;
+            /** @description ready only: did the test break its component's trend (null: no component) */
+            trend?: components["schemas"]["TrendBadge"] | null;
+        };
+        /**
+         * @description * `pending` - Pending
+         *     * `ready` - Ready
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        AnalysisStatusEnum: "pending" | "ready" | "failed";
+        /** @description A moment the finding marks on the time charts. */
+        Annotation: {
+            label: string;
+            /** @description the second to mark on the time charts, unix s */
+            ts: number;
+        };
+        BadLine: {
+            /** @description 1-based line number in the (decompressed) file */
+            line: number;
+            reason: string;
+            /** @description the start of the line */
+            text: string;
+        };
         BaselineAnswer: {
             component: string;
             baseline: components["schemas"]["BaselineTest"] | null;
@@ -565,15 +614,40 @@ export interface components {
             /** Format: int64 */
             test: number;
         };
+        /** @description The component's baseline test, and who marked it when. */
         BaselineTest: {
             id: number;
             name: string;
             version: string;
+            /** @description its start, unix s */
             ts: number;
             status: string;
+            /** @description its report page's path */
             url: string;
             set_by: string | null;
+            /** @description ISO 8601 */
             set_at: string | null;
+        };
+        /** @description Ramps compared band by band of common RPS; tables by level, then [test][band]. */
+        ByLoad: {
+            /** @description each band's [low, high] responses per second */
+            rps: number[][];
+            /** @description ms */
+            quantiles_ms: {
+                [key: string]: (number | null)[][];
+            };
+            /** @description test minus baseline, ms */
+            diff_ms: {
+                [key: string]: (number | null)[][];
+            };
+            /** @description interval of the difference, ms */
+            interval_ms: {
+                [key: string]: (number[] | null)[][];
+            };
+            /** @description better | worse | same */
+            verdict: {
+                [key: string]: ("better" | "worse" | "same" | null)[][];
+            };
         };
         CaseRow: {
             case: string;
@@ -588,11 +662,152 @@ export interface components {
             /** @description responses with HTTP code 0 (none) or >= 400 */
             http_errors: number;
         };
+        Cases: {
+            /** @description the cases asked for (none: all) */
+            selected: string[];
+            /** @description compared one by one in per_case */
+            common: string[];
+            /** @description by test id: its cases the others lack */
+            only_in: {
+                [key: string]: string[];
+            };
+        };
+        ChangePoint: {
+            /** @description into tests */
+            index: number;
+            test_id: number;
+            /** @description unix s */
+            ts: number;
+        };
         Chart: {
             figure: components["schemas"]["Figure"];
             /** @description seconds per point actually used */
             compress_ratio: number;
         };
+        /** @description By code → per test: the interval of the share's difference from the baseline, [low, high]. */
+        CodeIntervals: {
+            /** @description HTTP codes */
+            http: {
+                [key: string]: (number[] | null)[];
+            };
+            /** @description net codes */
+            net: {
+                [key: string]: (number[] | null)[];
+            };
+        };
+        /** @description By code (as text) → per test; null where a test has no responses. */
+        CodeValues: {
+            /** @description HTTP codes */
+            http: {
+                [key: string]: (number | null)[];
+            };
+            /** @description net codes */
+            net: {
+                [key: string]: (number | null)[];
+            };
+        };
+        /** @description By code → per test: better | worse | same (a failing code's share that grows is worse). */
+        CodeVerdicts: {
+            /** @description HTTP codes */
+            http: {
+                [key: string]: ("better" | "worse" | "same" | null)[];
+            };
+            /** @description net codes */
+            net: {
+                [key: string]: ("better" | "worse" | "same" | null)[];
+            };
+        };
+        /** @description Tests compared with the first (the baseline) over one window: quantiles, codes, cases, ramps by load. */
+        CompareAnswer: {
+            /** @description responses, per test */
+            count: number[];
+            /** @description ms; null: no responses in the window */
+            quantiles_ms: {
+                [key: string]: (number | null)[];
+            };
+            /** @description test minus baseline, ms */
+            diff_ms: {
+                [key: string]: (number | null)[];
+            };
+            /** @description test minus baseline, % of the baseline's value */
+            diff_pct: {
+                [key: string]: (number | null)[];
+            };
+            /** @description the interval of the difference, ms: [low, high] */
+            interval_ms: {
+                [key: string]: (number[] | null)[];
+            };
+            /** @description the same in % of the baseline's value */
+            interval_pct: {
+                [key: string]: (number[] | null)[];
+            };
+            /** @description better | worse | same; null for the baseline and where a test has no responses */
+            verdict: {
+                [key: string]: ("better" | "worse" | "same" | null)[];
+            };
+            /** @description why a level is not judged (too few responses beyond it) */
+            verdict_notes: {
+                [key: string]: string;
+            };
+            /** @description as asked; the first is the baseline */
+            tests: number[];
+            align: components["schemas"]["AlignEnum"];
+            /** @description as asked: s from each start (align=start) or unix s */
+            from: number | null;
+            /** @description as asked, exclusive */
+            to: number | null;
+            /** @description per test: the window read, [from, to) in unix s */
+            windows: (number | null)[][];
+            /** @description per test: its first second, unix s (null: no data) */
+            starts: (number | null)[];
+            /** @description per test: order statistics of raw samples, or merged histograms */
+            exact: boolean[];
+            /** @description by HTTP code: responses per test */
+            http_codes: {
+                [key: string]: number[];
+            };
+            /** @description by net code: responses per test */
+            net_codes: {
+                [key: string]: number[];
+            };
+            /** @description each code's share of the test's responses, 0..1 */
+            code_share: components["schemas"]["CodeValues"];
+            /** @description test minus baseline, share */
+            code_share_diff: components["schemas"]["CodeValues"];
+            code_share_interval: components["schemas"]["CodeIntervals"];
+            code_verdicts: components["schemas"]["CodeVerdicts"];
+            cases: components["schemas"]["Cases"];
+            /** @description by case: the cases common to all tests */
+            per_case: {
+                [key: string]: components["schemas"]["Quantiles"];
+            };
+            /** @description null unless a test is a ramp */
+            by_load: components["schemas"]["ByLoad"] | null;
+            figures: components["schemas"]["CompareFigures"];
+            /** @description how the verdicts are reached, in words */
+            method: string;
+            /** @description the compare page of this comparison */
+            url: string;
+        };
+        CompareFigures: {
+            /** @description quantiles over seconds from each test's start */
+            quantiles: components["schemas"]["Figure"];
+            /** @description response time distributions */
+            distribution: components["schemas"]["Figure"];
+            /** @description ramps only: quantiles by RPS band */
+            quantiles_by_load?: components["schemas"]["Figure"];
+        };
+        /** @description The comparison is being computed: ask the same URL again after `retry_after_s`. */
+        ComparePending: {
+            status: components["schemas"]["ComparePendingStatusEnum"];
+            /** @description s (also the Retry-After header) */
+            retry_after_s: number;
+        };
+        /**
+         * @description * `pending` - pending
+         * @enum {string}
+         */
+        ComparePendingStatusEnum: "pending";
         Config: {
             configinitial: string;
             configinfo: string;
@@ -614,6 +829,26 @@ export interface components {
             /** @description the API token; shown in this answer only, store it now */
             token: string;
         };
+        Dashboard: {
+            component: string;
+            baseline: components["schemas"]["BaselineTest"] | null;
+            /** @description false: the default KPIs, set by nobody yet */
+            kpis_stored: boolean;
+            kpis: components["schemas"]["KpiSeries"][];
+            /** @description the finished tests the caller may read, oldest first */
+            tests: components["schemas"]["DashboardTest"][];
+        };
+        /** @description A test of the component, as its pages list it. */
+        DashboardTest: {
+            id: number;
+            name: string;
+            version: string;
+            /** @description its start, unix s */
+            ts: number;
+            status: string;
+            /** @description its report page's path */
+            url: string;
+        };
         Delivery: {
             id: number;
             test_id: number;
@@ -631,6 +866,12 @@ export interface components {
             sent_at: string | null;
             title: string;
         };
+        /**
+         * @description * `higher_is_worse` - higher_is_worse
+         *     * `lower_is_worse` - lower_is_worse
+         * @enum {string}
+         */
+        DirectionEnum: "higher_is_worse" | "lower_is_worse";
         Error: {
             /** @description what is wrong, naming the field or parameter */
             error: string;
@@ -644,6 +885,12 @@ export interface components {
          * @enum {string}
          */
         EventsEnum: "test_finished" | "regression_found" | "test_failed";
+        /** @description A figure of the finding as a person reads it. */
+        Fact: {
+            label: string;
+            /** @description with its unit, rounded as the finding's text is */
+            value: string;
+        };
         /** @description A Plotly figure: {"data": [traces], "layout": {...}}. */
         Figure: {
             /** @description plotly traces */
@@ -655,6 +902,44 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description * `q99` - q99
+         *     * `imbalance_rps` - imbalance_rps
+         *     * `error_share` - error_share
+         * @enum {string}
+         */
+        FigureNameEnum: "q99" | "imbalance_rps" | "error_share";
+        /** @description One conclusion of the diagnosis engine about a test. */
+        Finding: {
+            /** @description imbalance, overload, generator_limited, timeouts, single_core, ... */
+            kind: string;
+            severity: components["schemas"]["SeverityEnum"];
+            title: string;
+            text: string;
+            /** @description the figures for programs, by name (a figure that is unknown is left out, never null) */
+            evidence: {
+                [key: string]: unknown;
+            };
+            /** @description the evidence as a person reads it; absent on a load-scheme finding */
+            facts?: components["schemas"]["Fact"][];
+            annotations: components["schemas"]["Annotation"][];
+        };
+        /**
+         * @description * `phout` - phout
+         *     * `jmeter-csv` - jmeter-csv
+         *     * `jmeter-xml` - jmeter-xml
+         *     * `k6-json` - k6-json
+         *     * `k6-csv` - k6-csv
+         *     * `gatling` - gatling
+         *     * `locust` - locust
+         *     * `jtl` - jtl
+         *     * `jmeter` - jmeter
+         *     * `k6` - k6
+         *     * `pandora` - pandora
+         *     * `tank` - tank
+         * @enum {string}
+         */
+        FormatEnum: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
         /**
          * @description * `cpu` - cpu
          *     * `memory` - memory
@@ -698,6 +983,49 @@ export interface components {
                 value: number;
             }) | null;
         };
+        KpiPoint: {
+            test_id: number;
+            /** @description the test's start, unix s */
+            ts: number;
+            /**
+             * Format: double
+             * @description in the KPI's unit; null: not measured in this test
+             */
+            value: number | null;
+            past_threshold: boolean;
+        };
+        /** @description One KPI across the component's tests (oldest first), with its threshold and where it was passed. */
+        KpiSeries: {
+            /** @description q<percent> (q50, q99, q99.9), max_rps, imbalance_rps or error_share */
+            kpi: string;
+            title: string;
+            /** @description ms, RPS, or "" for a share (0..1) */
+            unit: string;
+            direction: components["schemas"]["DirectionEnum"];
+            threshold: ({
+                /** @enum {string} */
+                kind: "absolute";
+                value: number;
+            } | {
+                /** @enum {string} */
+                kind: "relative";
+                value: number;
+            }) | null;
+            /**
+             * Format: double
+             * @description the value past which a test fails, in the KPI's unit; null: no threshold, or a relative one without a baseline value
+             */
+            limit: number | null;
+            /**
+             * Format: double
+             * @description the baseline test's value
+             */
+            baseline_value: number | null;
+            points: components["schemas"]["KpiPoint"][];
+            /** @description ids of the tests where a new level starts */
+            change_points: number[];
+            figure: components["schemas"]["Figure"];
+        };
         Kpis: {
             kpis: components["schemas"]["Kpi"][];
         };
@@ -732,6 +1060,19 @@ export interface components {
             count: number;
             /** Format: double */
             percent: number;
+        };
+        /** @description What the next test will be judged against; an empty object when the component has no test with the figure. */
+        NextThresholds: {
+            /**
+             * Format: double
+             * @description null: too few tests for one
+             */
+            baseline?: number | null;
+            /** Format: double */
+            lower?: number | null;
+            /** Format: double */
+            upper?: number | null;
+            direction?: components["schemas"]["DirectionEnum"];
         };
         /** @description A second of the test marked with a text. */
         Note: {
@@ -786,7 +1127,7 @@ export interface components {
             notify?: (string | number | boolean | null | {
                 [key: string]: string | number | boolean | null;
             })[];
-            readonly status?: components["schemas"]["StatusEnum"];
+            readonly status?: components["schemas"]["TestStatusEnum"];
             readonly error?: string;
             readonly exit_code?: number | null;
             readonly exit_reason?: string;
@@ -844,6 +1185,39 @@ export interface components {
             columns: string[];
             rows: components["schemas"]["QuantileRow"][];
         };
+        /** @description The quantiles of each test and their differences from the baseline (the first test), by level. */
+        Quantiles: {
+            /** @description responses, per test */
+            count: number[];
+            /** @description ms; null: no responses in the window */
+            quantiles_ms: {
+                [key: string]: (number | null)[];
+            };
+            /** @description test minus baseline, ms */
+            diff_ms: {
+                [key: string]: (number | null)[];
+            };
+            /** @description test minus baseline, % of the baseline's value */
+            diff_pct: {
+                [key: string]: (number | null)[];
+            };
+            /** @description the interval of the difference, ms: [low, high] */
+            interval_ms: {
+                [key: string]: (number[] | null)[];
+            };
+            /** @description the same in % of the baseline's value */
+            interval_pct: {
+                [key: string]: (number[] | null)[];
+            };
+            /** @description better | worse | same; null for the baseline and where a test has no responses */
+            verdict: {
+                [key: string]: ("better" | "worse" | "same" | null)[];
+            };
+            /** @description why a level is not judged (too few responses beyond it) */
+            verdict_notes: {
+                [key: string]: string;
+            };
+        };
         Report: {
             id: number;
             status: string;
@@ -876,6 +1250,13 @@ export interface components {
             mean: number;
             max: number;
         };
+        /**
+         * @description * `critical` - critical
+         *     * `warning` - warning
+         *     * `info` - info
+         * @enum {string}
+         */
+        SeverityEnum: "critical" | "warning" | "info";
         Source: {
             source_id: number;
             kind: components["schemas"]["SourceKindEnum"];
@@ -893,14 +1274,12 @@ export interface components {
             id: number;
             starred: boolean;
         };
-        /**
-         * @description * `online` - Online
-         *     * `processing` - Processing
-         *     * `ready` - Ready
-         *     * `failed` - Failed
-         * @enum {string}
-         */
-        StatusEnum: "online" | "processing" | "ready" | "failed";
+        SteadyStage: {
+            /** @description unix s; null: no steady stage found */
+            from_ts: number | null;
+            /** @description unix s, exclusive */
+            to_ts: number | null;
+        };
         StopAnswer: {
             id: number;
             status: string;
@@ -1014,7 +1393,7 @@ export interface components {
             notify?: (string | number | boolean | null | {
                 [key: string]: string | number | boolean | null;
             })[];
-            readonly status: components["schemas"]["StatusEnum"];
+            readonly status: components["schemas"]["TestStatusEnum"];
             readonly error: string;
             readonly exit_code: number | null;
             readonly exit_reason: string;
@@ -1057,6 +1436,14 @@ export interface components {
             readonly imbalance_rps: number | null;
             readonly result: components["schemas"]["Result"];
         };
+        /**
+         * @description * `online` - Online
+         *     * `processing` - Processing
+         *     * `ready` - Ready
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        TestStatusEnum: "online" | "processing" | "ready" | "failed";
         /** @description A token as lists show it: never the token itself, which exists in clear only in the create answer. */
         Token: {
             readonly id: number;
@@ -1075,6 +1462,149 @@ export interface components {
             /** @default  */
             name: string;
         };
+        /** @description A figure across a component's tests (oldest first, those the caller may read). */
+        TrendAnswer: {
+            component: string;
+            figure_name: components["schemas"]["FigureNameEnum"];
+            /** @description ms, RPS, or "" for a share (0..1) */
+            unit: string;
+            figure: components["schemas"]["Figure"];
+            tests: components["schemas"]["TrendTest"][];
+            change_points: components["schemas"]["ChangePoint"][];
+            thresholds: components["schemas"]["NextThresholds"];
+        };
+        TrendBadge: {
+            component: string;
+            broke_trend: boolean;
+            reasons: string[];
+        };
+        /** @description Only the bad side has a bound; both are null with too few earlier tests for a baseline. */
+        TrendBounds: {
+            /** Format: double */
+            lower: number | null;
+            /** Format: double */
+            upper: number | null;
+        };
+        /** @description The figures a component's trend follows, of this test; null where it has none. */
+        TrendFigures: {
+            /**
+             * Format: double
+             * @description q99 of the steady stage, ms
+             */
+            q99: number | null;
+            /**
+             * Format: double
+             * @description RPS at the imbalance point
+             */
+            imbalance_rps: number | null;
+            /**
+             * Format: double
+             * @description errors / requests, 0..1
+             */
+            error_share: number | null;
+        };
+        TrendTest: {
+            id: number;
+            /** @description the test's start, unix s */
+            ts: number;
+            /**
+             * Format: double
+             * @description the figure, in the answer's unit
+             */
+            value: number;
+            broke_trend: boolean;
+            reasons: string[];
+            /**
+             * Format: double
+             * @description median of the earlier tests it is judged against
+             */
+            baseline: number | null;
+            thresholds: components["schemas"]["TrendBounds"];
+        };
+        /** @description One upload of a test's result file, as `upload_summary` gives it. */
+        Upload: {
+            id: number;
+            test: number;
+            /**
+             * @description receiving (pieces arriving), parsing, ready, failed (see error), superseded (a newer upload became the test's data)
+             *
+             *     * `receiving` - Receiving
+             *     * `parsing` - Parsing
+             *     * `ready` - Ready
+             *     * `failed` - Failed
+             *     * `superseded` - Superseded
+             */
+            status: components["schemas"]["UploadStatusEnum"];
+            /** @description whether it is the test's data now */
+            active: boolean;
+            /** @description the whole file's size, bytes (0 until known) */
+            size_bytes: number;
+            /** @description bytes received, then bytes parsed */
+            progress_bytes: number;
+            /** @description "xxh3-128:<hex>", or "" until received */
+            content_digest: string;
+            /** @description lines read so far */
+            lines_total: number;
+            /** @description malformed lines, skipped */
+            lines_bad: number;
+            /** @description the first malformed lines */
+            bad_examples: components["schemas"]["BadLine"][];
+            /** @description why it failed, or a note on a ready one (e.g. the same file again); "" if none */
+            error: string;
+            /**
+             * @description the format it is read as (the one asked for until detected)
+             *
+             *     * `phout` - phout
+             *     * `jmeter-csv` - jmeter-csv
+             *     * `jmeter-xml` - jmeter-xml
+             *     * `k6-json` - k6-json
+             *     * `k6-csv` - k6-csv
+             *     * `gatling` - gatling
+             *     * `locust` - locust
+             *     * `jtl` - jtl
+             *     * `jmeter` - jmeter
+             *     * `k6` - k6
+             *     * `pandora` - pandora
+             *     * `tank` - tank
+             */
+            format: components["schemas"]["FormatEnum"];
+            /** @description ISO 8601 */
+            created_at: string;
+            /** @description ISO 8601; null until ready or failed */
+            finished_at: string | null;
+        };
+        /** @description The answer to a result file's PUT (or one of its pieces). */
+        UploadReceived: {
+            /** @description the test */
+            id: number;
+            upload_id: number;
+            /**
+             * @description processing: the file is whole and queued for ingestion
+             *
+             *     * `receiving` - receiving
+             *     * `processing` - processing
+             */
+            status: components["schemas"]["UploadReceivedStatusEnum"];
+            /** @description bytes received so far */
+            received_bytes: number;
+            /** @description the whole file's size, bytes */
+            size_bytes: number;
+        };
+        /**
+         * @description * `receiving` - receiving
+         *     * `processing` - processing
+         * @enum {string}
+         */
+        UploadReceivedStatusEnum: "receiving" | "processing";
+        /**
+         * @description * `receiving` - Receiving
+         *     * `parsing` - Parsing
+         *     * `ready` - Ready
+         *     * `failed` - Failed
+         *     * `superseded` - Superseded
+         * @enum {string}
+         */
+        UploadStatusEnum: "receiving" | "parsing" | "ready" | "failed" | "superseded";
     };
     responses: never;
     parameters: never;
@@ -1111,9 +1641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CompareAnswer"];
                 };
             };
             202: {
@@ -1121,9 +1649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ComparePending"];
                 };
             };
             /** @description not modified: the If-None-Match ETag is current (finished tests only) */
@@ -1133,14 +1659,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description bad parameter or body (named in `error`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description invalid or revoked API token, or credentials needed */
@@ -1161,14 +1686,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description no such test or object (a private test looks missing to those who may not read it) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description storage temporarily unavailable, retry later */
@@ -1515,9 +2039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Dashboard"];
                 };
             };
             400: {
@@ -2055,9 +2577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TrendAnswer"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -2239,7 +2759,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["TargetCreate"];
             };
@@ -2854,9 +3374,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AnalysisAnswer"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -3422,9 +3940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["UploadReceived"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -3619,9 +4135,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["UploadReceived"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -4128,9 +4642,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["Upload"][];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -4200,9 +4712,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Upload"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */

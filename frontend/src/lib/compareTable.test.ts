@@ -19,8 +19,14 @@ describe("quantileRows", () => {
     expect(rows[2]?.cells[1]?.text).toBe("204.000 (+4.000)");
   });
 
-  it("computes the difference when the API gives none", () => {
-    const rows = quantileRows({ tests: [1, 2, 3], quantiles_ms: { "99": [10, 12.5, 9] } });
+  it("computes the difference where the API gives none", () => {
+    const rows = quantileRows({
+      tests: [1, 2, 3],
+      quantiles_ms: { "99": [10, 12.5, 9] },
+      diff_ms: {},
+      verdict: {},
+      interval_ms: {},
+    });
     expect(rows[0]?.cells.map((c) => c.text)).toEqual(["10.000 ms", "12.500 (+2.500)", "9.000 (−1.000)"]);
     expect(rows[0]?.cells[1]?.verdict).toBeNull();
     expect(rows[0]?.cells.map((c) => c.pct)).toEqual([null, "+25.0 %", "−10.0 %"]);

@@ -26,14 +26,17 @@ export interface CompareRow {
   cells: CompareCell[];
 }
 
+/** The parts of the compare answer the table reads. */
+export type CompareTables = Pick<CompareAnswer, "tests" | "quantiles_ms" | "diff_ms" | "verdict" | "interval_ms">;
+
 /** Rows from the highest level down, as Overload's table read (99 %, 98 %, ... 50 %). */
-export function quantileRows(answer: CompareAnswer): CompareRow[] {
+export function quantileRows(answer: CompareTables): CompareRow[] {
   const levels = Object.keys(answer.quantiles_ms).sort((a, b) => Number(b) - Number(a));
   return levels.map((level) => {
     const values = answer.quantiles_ms[level] ?? [];
-    const diffs = answer.diff_ms?.[level] ?? [];
-    const verdicts = answer.verdict?.[level] ?? [];
-    const intervals = answer.interval_ms?.[level] ?? [];
+    const diffs = answer.diff_ms[level] ?? [];
+    const verdicts = answer.verdict[level] ?? [];
+    const intervals = answer.interval_ms[level] ?? [];
     return {
       level,
       cells: answer.tests.map((_, i) => {

@@ -2,13 +2,9 @@
 import type { PlotlyFigureJson } from "../api/types";
 
 export function isFigure(value: unknown): value is PlotlyFigureJson {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    Array.isArray((value as Record<string, unknown>).data) &&
-    ((value as Record<string, unknown>).layout === undefined ||
-      typeof (value as Record<string, unknown>).layout === "object")
-  );
+  if (typeof value !== "object" || value === null) return false;
+  const { data, layout } = value as Record<string, unknown>;
+  return Array.isArray(data) && typeof layout === "object" && layout !== null;
 }
 
 export interface FoundFigure {

@@ -44,7 +44,7 @@ export interface PlotlyFigureProps {
 
 /** Why a figure has nothing to draw, as the backend said (analytics.figures.empty_figure), if it did. */
 function emptyReason(figure: PlotlyFigureJson): string | null {
-  const meta = figure.layout?.meta as { empty_reason?: unknown } | undefined;
+  const meta = figure.layout.meta as { empty_reason?: unknown } | undefined;
   return typeof meta?.empty_reason === "string" ? meta.empty_reason : null;
 }
 
@@ -114,7 +114,7 @@ export function PlotlyFigure({
     loadPlotly()
       .then((Plotly) => {
         if (cancelled) return null;
-        const own = figure.layout ?? {};
+        const own = figure.layout;
         // The figures are built for the chat preview too (a fixed small PNG); on the page the legend goes under
         // the x axis and its title, placed in pixels (plotly's legend y is a fraction of the plot area), so it
         // never overlaps the axis title whatever the chart's height. Everything else is the figure's own.

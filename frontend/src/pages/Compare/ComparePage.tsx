@@ -256,9 +256,9 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
             <CodeDiff title="Net codes" codes={data.net_codes} tests={tests} names={netCodeName} isOk={netOk} />
           </div>
           <div className="charts">
-            {Object.entries(data.figures ?? {}).map(([name, figure]) => (
+            {Object.entries(data.figures).map(([name, figure]) => (
               <section className="card chart-box" key={name} aria-label={FIGURE_TITLES[name] ?? name}>
-                <h2 className={figure.layout?.title ? "sr-only" : undefined}>{FIGURE_TITLES[name] ?? name}</h2>
+                <h2 className={figure.layout.title ? "sr-only" : undefined}>{FIGURE_TITLES[name] ?? name}</h2>
                 <PlotlyFigure figure={figure} name={FIGURE_TITLES[name] ?? name} height={380} />
               </section>
             ))}

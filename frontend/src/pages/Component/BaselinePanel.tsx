@@ -1,7 +1,7 @@
 /** The component's baseline: which test it is, who chose it, and (for those who may) choosing another or none. */
 import { useState } from "react";
-import { clearBaseline, setBaseline, type DashboardTest } from "../../api/regressions";
-import type { BaselineTest } from "../../api/types";
+import { clearBaseline, setBaseline } from "../../api/regressions";
+import type { BaselineTest, DashboardTest } from "../../api/types";
 import { formatIso, formatUnix } from "../../lib/format";
 
 export function BaselinePanel({

@@ -7,7 +7,8 @@
  */
 import { useEffect } from "react";
 import { getMe } from "../../api/endpoints";
-import { getDashboard, type Dashboard, type KpiSeriesJson } from "../../api/regressions";
+import { getDashboard } from "../../api/regressions";
+import type { Dashboard, KpiSeriesJson } from "../../api/types";
 import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { TableCard } from "../../components/TableCard";

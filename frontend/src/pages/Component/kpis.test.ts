@@ -1,6 +1,6 @@
 /** Tests: KPI titles, values and threshold sentences on the component page. */
 import { describe, expect, it } from "vitest";
-import type { KpiSeriesJson } from "../../api/regressions";
+import type { KpiSeriesJson } from "../../api/types";
 import { rowsToKpis } from "./KpiEditor";
 import { formatKpi, kpiTitle, thresholdText } from "./kpis";
 
@@ -14,7 +14,7 @@ const series = (patch: Partial<KpiSeriesJson>): KpiSeriesJson => ({
   baseline_value: 100,
   points: [],
   change_points: [],
-  figure: { data: [] },
+  figure: { data: [], layout: {} },
   ...patch,
 });
 

@@ -1,5 +1,5 @@
 /** KPI names and values as the component page shows them (pure, unit-tested). */
-import type { KpiSeriesJson } from "../../api/regressions";
+import type { KpiSeriesJson } from "../../api/types";
 import { formatCount, formatMs, formatPercent } from "../../lib/format";
 
 export const KPI_CHOICES = ["q50", "q75", "q90", "q95", "q98", "q99", "q99.9", "max_rps", "imbalance_rps", "error_share"];

@@ -9,6 +9,7 @@ const finding = (kind: string, more: Partial<Finding> = {}): Finding => ({
   title: "",
   text: "",
   evidence: { planned_rps: 186, recommended_instances: null },
+  annotations: [],
   ...more,
 });
 

@@ -19,10 +19,13 @@ function evidenceText(key: string, value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** What a finding shows under its text: its facts in words, or (from an older engine) its evidence without nulls. */
+/**
+ * What a finding shows under its text: its facts in words, or (a finding without them, such as the unreadable load
+ * scheme's) its evidence without nulls.
+ */
 export function findingRows(f: Finding): { label: string; value: string }[] {
   if (f.facts && f.facts.length > 0) return f.facts;
-  return Object.entries(f.evidence ?? {})
+  return Object.entries(f.evidence)
     .filter(([, v]) => v !== null && v !== undefined)
     .map(([k, v]) => ({ label: k.replace(/_/g, " "), value: evidenceText(k, v) }));
 }
@@ -68,7 +71,7 @@ export function AnalysisPanel({
   if (data.status === "failed") {
     return <div className="analysis hint">The analysis failed{data.error ? `: ${data.error}` : "."}</div>;
   }
-  const figures = Object.entries(data.figures ?? {});
+  const figures = Object.entries(data.figures);
   if (data.findings.length === 0 && figures.length === 0) return null;
   return (
     <section className="analysis card" aria-label="Analysis">
@@ -90,7 +93,7 @@ export function AnalysisPanel({
                 ))}
               </dl>
             )}
-            {f.annotations && f.annotations.length > 0 && (
+            {f.annotations.length > 0 && (
               <div className="annotations">
                 {f.annotations.map((a) => (
                   <button type="button" className="link" key={`${a.ts}-${a.label}`} onClick={() => onJump(a.ts)}>

@@ -27,7 +27,7 @@ export function ChartBox({
   const chart = useApi(testKey(testId, "chart", name, params), (signal) => getChart(testId, name, params, signal));
   // The backend's figures carry their own title; then the heading stays for screen readers only.
   // An empty chart is one line that names itself, so its heading goes too.
-  const titled = Boolean(chart.data?.figure.layout?.title) || (chart.data !== null && chart.data.figure.data.length === 0);
+  const titled = Boolean(chart.data?.figure.layout.title) || (chart.data !== null && chart.data.figure.data.length === 0);
   return (
     <section className="chart-box card" aria-label={title}>
       <h2 className={titled ? "sr-only" : undefined}>{title}</h2>

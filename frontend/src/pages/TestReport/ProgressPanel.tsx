@@ -6,7 +6,7 @@ import { formatCount, formatPercent } from "../../lib/format";
 export function ProgressPanel({ testId, testError }: { testId: number; testError: string }) {
   const uploads = useApi(testKey(testId, "uploads"), (signal) => getUploads(testId, signal));
   const latest = uploads.data?.[0];
-  const share = latest?.size_bytes ? Math.min(1, (latest.progress_bytes ?? 0) / latest.size_bytes) : null;
+  const share = latest?.size_bytes ? Math.min(1, latest.progress_bytes / latest.size_bytes) : null;
   // A refused or failed upload will not become figures by waiting: say why, and how to go on, instead of
   // promising a refresh that never comes.
   const refused = latest?.status === "failed" ? latest.error || "the upload failed" : testError || null;
@@ -28,8 +28,8 @@ export function ProgressPanel({ testId, testError }: { testId: number; testError
         <>
           <progress max={1} value={share ?? undefined} aria-label="Upload processed" />
           <p>
-            {share !== null ? formatPercent(share, 1) : "starting"} · {formatCount(latest.progress_bytes ?? 0)} of{" "}
-            {formatCount(latest.size_bytes ?? 0)} bytes · {formatCount(latest.lines_total ?? 0)} lines
+            {share !== null ? formatPercent(share, 1) : "starting"} · {formatCount(latest.progress_bytes)} of{" "}
+            {formatCount(latest.size_bytes)} bytes · {formatCount(latest.lines_total)} lines
             {latest.lines_bad ? `, ${formatCount(latest.lines_bad)} bad` : ""} · {latest.status}
           </p>
         </>
@@ -56,20 +56,19 @@ export function UploadNotice({ testId }: { testId: number }) {
   const uploads = useApi(testKey(testId, "uploads"), (signal) => getUploads(testId, signal));
   const latest = uploads.data?.[0];
   if (!latest || (!latest.lines_bad && !latest.error)) return null;
-  const examples = latest.bad_examples ?? [];
   // An upload that did not fail may still carry a note (e.g. "same file as upload 1 … nothing ingested twice"):
   // that is information, not an error, and must not paint a ready test red.
   const failed = latest.status === "failed";
   const skipped = latest.lines_bad
-    ? `${formatCount(latest.lines_bad)} of ${formatCount(latest.lines_total ?? 0)} lines of the phout were skipped as malformed`
+    ? `${formatCount(latest.lines_bad)} of ${formatCount(latest.lines_total)} lines of the phout were skipped as malformed`
     : null;
   return (
     <section className={`card upload-notice ${failed ? "failed" : ""}`} aria-label="Upload problems">
       <h2>{failed ? `The upload failed: ${latest.error}` : (skipped ?? `Latest upload: ${latest.error}`)}</h2>
       {!failed && skipped && latest.error && <p className="hint">Latest upload: {latest.error}</p>}
-      {examples.length > 0 && (
+      {latest.bad_examples.length > 0 && (
         <ul>
-          {examples.slice(0, 5).map((e) => (
+          {latest.bad_examples.slice(0, 5).map((e) => (
             <li key={e.line}>
               line {e.line}: {e.reason}
             </li>
