@@ -131,20 +131,38 @@ def run(test: Test) -> TestAnalysis:
     return analysis
 
 
-def mark_failed(test_id: int, message: str) -> None:
+def mark_failed(test: Test, message: str) -> None:
+    """The diagnosis of this data by this engine failed: the answer until either changes (`failed_on_present_data`)."""
     TestAnalysis.objects.update_or_create(
-        test_id=test_id,
-        defaults={"status": AnalysisStatus.FAILED, "error": message[:2000], "computed_at": timezone.now()},
+        test=test,
+        defaults={
+            "status": AnalysisStatus.FAILED,
+            "engine_version": ENGINE_VERSION,
+            "source_id": source_id_of(test),
+            "error": message[:2000],
+            "computed_at": timezone.now(),
+        },
+    )
+
+
+def _of_present_data(analysis: TestAnalysis | None, test: Test, status: AnalysisStatus) -> bool:
+    return (
+        analysis is not None
+        and analysis.status == status
+        and analysis.engine_version == ENGINE_VERSION
+        and analysis.source_id == source_id_of(test)
     )
 
 
 def is_current(analysis: TestAnalysis | None, test: Test) -> bool:
-    return (
-        analysis is not None
-        and analysis.status == AnalysisStatus.READY
-        and analysis.engine_version == ENGINE_VERSION
-        and analysis.source_id == source_id_of(test)
-    )
+    """A ready result of this engine on the test's present data."""
+    return _of_present_data(analysis, test, AnalysisStatus.READY)
+
+
+def failed_on_present_data(analysis: TestAnalysis | None, test: Test) -> bool:
+    """This engine failed on the test's present data: it would fail again, so it is not retried on every read of
+    the report, only after a new upload or a new engine."""
+    return _of_present_data(analysis, test, AnalysisStatus.FAILED)
 
 
 def stored_analysis(test: Test) -> TestAnalysis | None:
@@ -152,10 +170,11 @@ def stored_analysis(test: Test) -> TestAnalysis | None:
 
 
 def needs_diagnosis(test: Test, analysis: TestAnalysis | None) -> bool:
-    """A closed test whose stored analysis is not current, and none was requested recently (its worker may have
-    died). A test running or still being processed (an upload mid-way) is not: the post-processing queues the
-    diagnosis when the data is complete; diagnosing now would store an analysis of half the data."""
-    if is_current(analysis, test) or test.status not in CLOSED:
+    """A closed test whose stored analysis is neither current nor a failure on its present data, and none was
+    requested recently (its worker may have died). A test running or still being processed (an upload mid-way) is
+    not: the post-processing queues the diagnosis when the data is complete; diagnosing now would store an analysis
+    of half the data."""
+    if is_current(analysis, test) or failed_on_present_data(analysis, test) or test.status not in CLOSED:
         return False
     waiting = (
         analysis is not None
@@ -175,12 +194,10 @@ def mark_pending(test: Test) -> None:
 
 def analysis_payload(test: Test, analysis: TestAnalysis | None, user: Any) -> dict[str, Any]:
     """What `GET /tests/<id>/analysis` answers from the stored analysis."""
+    if analysis is not None and analysis.status == AnalysisStatus.FAILED:
+        return {"status": "failed", "error": analysis.error, "findings": [], "figures": {}}
     if analysis is None or not is_current(analysis, test):
-        failed = analysis is not None and analysis.status == AnalysisStatus.FAILED
-        body: dict[str, Any] = {"status": "failed" if failed else "pending", "findings": [], "figures": {}}
-        if failed and analysis is not None:
-            body["error"] = analysis.error
-        return body
+        return {"status": "pending", "findings": [], "figures": {}}
     return {
         "status": "ready",
         "findings": analysis.findings,

@@ -36,7 +36,7 @@ def diagnose_test(test_id: int) -> dict[str, Any]:
         raise
     except Exception as exc:
         log.exception("diagnose_test: test %s failed", test_id)
-        service.mark_failed(test_id, f"{type(exc).__name__}: {exc}")
+        service.mark_failed(test, f"{type(exc).__name__}: {exc}")
         notify_test.delay(test_id)
         return {"test": test_id, "status": "failed"}
     # The last step of a test's post-processing: its KPIs are known now, so subscribers can hear of it.

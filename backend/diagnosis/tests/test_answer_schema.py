@@ -55,7 +55,7 @@ def test_analysis_answers_match_the_schema(owner: User, clickhouse: None, owner_
 
     # A diagnosis that crashed, read while a new upload is processed (a closed test would have it queued again).
     crashed = new_test(owner, status="processing")
-    service.mark_failed(crashed.pk, "ValueError: no seconds")
+    service.mark_failed(crashed, "ValueError: no seconds")
     failed = owner_api.get(f"/api/v1/tests/{crashed.pk}/analysis")
     assert failed.json()["status"] == "failed", failed.json()
     assert_answer_in_schema(failed, ANALYSIS)

@@ -146,6 +146,44 @@ def test_analysis_is_queued_once_and_pending_until_done(
     assert owner_api.get(f"/api/v1/tests/{test.pk}/analysis").json()["status"] == "ready"
 
 
+def test_a_failed_diagnosis_is_the_answer_until_the_data_changes(
+    owner: User,
+    clickhouse: None,
+    owner_api: APIClient,
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A diagnosis that crashes on a test's data is not queued again on every read of its report (it would crash
+    again, and the page would say `pending` for ever): it answers `failed` with the error; a new upload retries."""
+    from backend.diagnosis import service
+
+    test = new_test(owner, loadscheme=["const(200, 5m)"])
+    insert_rows(const_rows(test.pk))
+
+    def crash(test: Test) -> TestAnalysis:
+        raise ValueError("no seconds")
+
+    monkeypatch.setattr(service, "run", crash)
+    url = f"/api/v1/tests/{test.pk}/analysis"
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        assert owner_api.get(url).json()["status"] == "pending"
+    assert len(callbacks) == 1
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        for _ in range(3):
+            assert owner_api.get(url).json() == {
+                "status": "failed",
+                "error": "ValueError: no seconds",
+                "findings": [],
+                "figures": {},
+            }
+    assert callbacks == []  # read three times, queued no more
+    failed_on = TestAnalysis.objects.get(test=test).source_id
+    monkeypatch.setattr(service, "source_id_of", lambda test: failed_on + 1)  # a new upload's data
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        assert owner_api.get(url).json()["status"] == "pending"
+    assert len(callbacks) == 1
+
+
 @pytest.mark.parametrize("status", [TestStatus.ONLINE, TestStatus.PROCESSING])
 def test_unfinished_test_is_pending_without_queueing(owner: User, owner_api: APIClient, status: str) -> None:
     test = new_test(owner, status=status)
