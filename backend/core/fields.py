@@ -32,15 +32,17 @@ class CheckedJSONField(serializers.JSONField):
 
 
 TEXT = {"type": "string", "pattern": NO_NUL}
-SCALAR = {"anyOf": [TEXT, {"type": "number"}, {"type": "boolean"}, {"type": "null"}]}
-FLAT_OBJECT = {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": SCALAR}
+# OpenAPI 3.0 has no type "null": a null is allowed by `nullable` (schemathesis and openapi-typescript read it so).
+SCALAR = {"anyOf": [TEXT, {"type": "number"}, {"type": "boolean"}], "nullable": True}
+# Keys may not hold a NUL either (PostgreSQL's JSON cannot store one), which OpenAPI 3.0 cannot say (no propertyNames).
+FLAT_OBJECT = {"type": "object", "additionalProperties": SCALAR}
 
 
 def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
 
-@extend_schema_field({"type": "array", "items": {"anyOf": [*SCALAR["anyOf"], FLAT_OBJECT]}})
+@extend_schema_field({"type": "array", "items": {"anyOf": [*SCALAR["anyOf"], FLAT_OBJECT], "nullable": True}})
 class JSONListField(CheckedJSONField):
     """A list of scalars or of flat objects of scalars (the tank's loadscheme: strings, or dicts of one step)."""
 

@@ -72,8 +72,8 @@ def _inexpressible(recorder: Any, case_id: str, check_name: str) -> bool:
     - a result file's content (phout, JTL, k6, ...): a file body's validity is its content's, which is parsed after
       the upload is accepted (202; a file that is not its format fails the upload with the reason) or, when it is
       refused at once, refused with a 400 that says what it does not look like;
-    - a NUL in an object key of free-form JSON (the schema says `propertyNames`, a JSON Schema keyword that 3.0's
-      generator does not apply; PostgreSQL cannot store the key);
+    - a NUL in an object key of free-form JSON (OpenAPI 3.0 has no `propertyNames`; PostgreSQL cannot store the
+      key);
     - a field a shape of a `oneOf` body does not have (each shape says `additionalProperties: false`, which the
       engine's generator does not apply inside `oneOf`).
     And one design choice the engine reads as a bug: DELETE on an API token revokes it, and the revoked token stays

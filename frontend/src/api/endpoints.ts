@@ -6,12 +6,14 @@ import type {
   ChartAnswer,
   CompareAnswer,
   ComparePending,
+  ConfigAnswer,
   Me,
   MonitoringAnswer,
   Note,
   TestEdit,
   Paginated,
   ReportInfo,
+  StopAnswer,
   Summary,
   TablesAnswer,
   TestMeta,
@@ -48,7 +50,7 @@ export const getMonitoring = (id: number, params: Params, signal?: AbortSignal) 
   getJson<MonitoringAnswer>(`${API}/tests/${id}/monitoring`, params, signal);
 
 export const getConfig = (id: number, signal?: AbortSignal) =>
-  getJson<Record<string, unknown>>(`${API}/tests/${id}/config`, [], signal);
+  getJson<ConfigAnswer>(`${API}/tests/${id}/config`, [], signal);
 
 export const getAnalysis = (id: number, signal?: AbortSignal) =>
   getJson<AnalysisAnswer>(`${API}/tests/${id}/analysis`, [], signal);
@@ -65,7 +67,7 @@ export async function updateTest(id: number, patch: Partial<TestEdit>): Promise<
 export const deleteTest = (id: number) => sendJson<unknown>("DELETE", `${API}/tests/${id}/`);
 
 /** Asks the tank to stop: 202 {"id", "status": "stopping"}; 409 when the test is no longer online. */
-export const stopTest = (id: number) => sendJson<{ id: number; status: string }>("POST", `${API}/tests/${id}/stop`);
+export const stopTest = (id: number) => sendJson<StopAnswer>("POST", `${API}/tests/${id}/stop`);
 
 export const getNotes = (id: number, signal?: AbortSignal) => getJson<Note[]>(`${API}/tests/${id}/notes`, [], signal);
 

@@ -1124,9 +1124,9 @@ export interface components {
             instances?: number | null;
             /** @description the schedule, as the tank sent it: line(1,400,20s) const(400,20s) step(10,100,10,30s) */
             loadscheme?: string[];
-            notify?: (string | number | boolean | null | {
-                [key: string]: string | number | boolean | null;
-            })[];
+            notify?: ((string | number | boolean | {
+                [key: string]: (string | number | boolean) | null;
+            }) | null)[];
             readonly status?: components["schemas"]["TestStatusEnum"];
             readonly error?: string;
             readonly exit_code?: number | null;
@@ -1390,9 +1390,9 @@ export interface components {
             instances?: number | null;
             /** @description the schedule, as the tank sent it: line(1,400,20s) const(400,20s) step(10,100,10,30s) */
             loadscheme?: string[];
-            notify?: (string | number | boolean | null | {
-                [key: string]: string | number | boolean | null;
-            })[];
+            notify?: ((string | number | boolean | {
+                [key: string]: (string | number | boolean) | null;
+            }) | null)[];
             readonly status: components["schemas"]["TestStatusEnum"];
             readonly error: string;
             readonly exit_code: number | null;

@@ -46,6 +46,11 @@ export type TrendAnswer = Schemas["TrendAnswer"];
 
 export type Me = Schemas["Me"];
 
+/** The tank's configs sent with the test, each as it was sent ("" when not sent). */
+export type ConfigAnswer = Schemas["Config"];
+
+export type StopAnswer = Schemas["StopAnswer"];
+
 export type TablesAnswer = Schemas["Tables"];
 
 export type MonitoringAnswer = Schemas["Monitoring"];

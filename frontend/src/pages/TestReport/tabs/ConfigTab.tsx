@@ -13,16 +13,14 @@ export function ConfigTab({ testId }: { testId: number }) {
   const answer = useApi(testKey(testId, "config"), (signal) => getConfig(testId, signal));
   if (answer.error) return <ErrorBox error={answer.error} what="the configs" />;
   if (!answer.data) return <Loading what="configs" />;
-  const entries = Object.entries(answer.data).filter(
-    ([, v]) => (typeof v === "string" && v.trim() !== "") || (v !== null && typeof v === "object"),
-  );
+  const entries = Object.entries(answer.data).filter(([, value]) => value.trim() !== "");
   if (entries.length === 0) return <Empty>The tank sent no configs with this test.</Empty>;
   return (
     <div className="configs">
       {entries.map(([name, value]) => (
         <section className="card" key={name} aria-label={LABELS[name] ?? name}>
           <h2>{LABELS[name] ?? name}</h2>
-          <pre tabIndex={0}>{typeof value === "string" ? value : JSON.stringify(value, null, 2)}</pre>
+          <pre tabIndex={0}>{value}</pre>
         </section>
       ))}
     </div>
