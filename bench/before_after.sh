@@ -33,9 +33,9 @@ BENCHES=(
   "tank_run|.venv/bin/python bench/tank_push/run.py --tanks 100,300 --seconds 15|p50|p99|lost|503|ceiling"
   "report_api|.venv/bin/python bench/report_api/run.py --samples 1000000 --other-tests 20 --other-samples 50000|p50|p95"
   "report_burst|.venv/bin/python bench/report_burst/run.py --lines 1000000 --users 200 --spread-s 5|p50|p95|page|static"
-  "compare_run|.venv/bin/python bench/compare/run.py --lines 1000000|cold|cached"
+  "compare_run|.venv/bin/python bench/compare/run.py --lines 1000000|cold_s|cached_ms|median|python_cpu|load_average"
   "compare_fp|.venv/bin/python bench/compare/false_positives.py --ar 0.7 --trials 200|same|pairs|level"
-  "compare_power|.venv/bin/python bench/compare/power.py --trials 100|aa|m1|t1|t2|slow|length"
+  "compare_power|.venv/bin/python bench/compare/power.py --trials 100|A/A|p50 x|p99 x|slow|trials per cell"
   "imbalance|.venv/bin/python bench/diagnosis/imbalance.py --trials 100|hit|false|within|median"
   "upload_bomb|.venv/bin/python bench/faults/upload_bomb.py --timeout 120 --baseline-tree $BASE|tree|baseline"
   "parse_block|.venv/bin/python bench/phout_parse_block.py $PHOUT --mb 140 $(for t in "$ROOT" "$BASE"; do echo --build "$(ls "$t"/analytics/_phout_fast*.so)"; done)|MB/s|ns"
@@ -62,6 +62,9 @@ for entry in "${BENCHES[@]}"; do
     else
       echo "== $name ($side: $(git -C "$tree" rev-parse --short HEAD))"
     fi
+    # The tree's own packages first: the .venv's editable install points at the checkout it was made in, and a
+    # bench that does not put its tree on sys.path itself would otherwise measure that checkout's code.
+    export PYTHONPATH="$tree"
     if [[ $name == sharding ]]; then
       # the cluster's settings are what sharding.py reads; the cluster itself is started by deploy/cluster.sh
       (cd "$tree" && source <("$ROOT/deploy/cluster.sh" env) && flock -x "$LOCK" bash -c "$cmd") >"$log" 2>&1 || echo "   (exit $?: see $log)"
