@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+if __name__ == "__main__":  # imported (cpu.py), the importer has put the tree it measures first
+    sys.path.insert(0, str(ROOT))
 
 from analytics.histogram import BIN_EDGES_US, bin_indexes_for_values_us  # noqa: E402
 
