@@ -5,6 +5,7 @@
 # var/bench/before_after/<bench>.<side>.txt and the lines that carry the figures are printed.
 #
 #   git worktree add --detach var/base <commit> && ln -s ../../.venv var/base/.venv && cp analytics/_phout_fast*.so var/base/analytics/
+#   cp -r frontend/dist var/base/frontend/      # report_burst serves the built page (else every page is a 503)
 #   bench/before_after.sh var/base                 # every bench
 #   bench/before_after.sh var/base tank_cpu report_api   # some of them (names below)
 #
