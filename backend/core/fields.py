@@ -33,7 +33,8 @@ class CheckedJSONField(serializers.JSONField):
 
 TEXT = {"type": "string", "pattern": NO_NUL}
 # OpenAPI 3.0 has no type "null": a null is allowed by `nullable` (schemathesis and openapi-typescript read it so).
-SCALAR = {"anyOf": [TEXT, {"type": "number"}, {"type": "boolean"}], "nullable": True}
+SCALAR_SHAPES: list[dict[str, str]] = [TEXT, {"type": "number"}, {"type": "boolean"}]
+SCALAR = {"anyOf": SCALAR_SHAPES, "nullable": True}
 # Keys may not hold a NUL either (PostgreSQL's JSON cannot store one), which OpenAPI 3.0 cannot say (no propertyNames).
 FLAT_OBJECT = {"type": "object", "additionalProperties": SCALAR}
 
@@ -42,7 +43,7 @@ def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
 
-@extend_schema_field({"type": "array", "items": {"anyOf": [*SCALAR["anyOf"], FLAT_OBJECT], "nullable": True}})
+@extend_schema_field({"type": "array", "items": {"anyOf": [*SCALAR_SHAPES, FLAT_OBJECT], "nullable": True}})
 class JSONListField(CheckedJSONField):
     """A list of scalars or of flat objects of scalars (the tank's loadscheme: strings, or dicts of one step)."""
 
