@@ -107,6 +107,25 @@ class CompareSettings:
     seed: int = 20170424  # fixed: the same data always gives the same verdicts (and cache entries agree)
 
 
+def method_text(cfg: CompareSettings | None = None) -> str:
+    """The method in one paragraph, from the settings it runs with (the answer's `method`; docs/compare.md says
+    it at length)."""
+    cfg = cfg or CompareSettings()
+    return (
+        "Paired sign-flip test over stretches of seconds: each test's seconds since its own start are cut into "
+        f"blocks (as short as leaves {cfg.min_block_tail:g} responses beyond a level), and per level the mean of "
+        f"the blocks' log ratio of quantiles (test / baseline), clipped at ±{CLIP_LOG:g}, estimates the change; "
+        f"warm-up seconds (a median over {WARMUP_RATIO:g}× the steady one) are left out. Swapping the tests within "
+        f"units of consecutive blocks (at least {MIN_UNIT_SLOTS} time slots and the correlation time) gives its "
+        "distribution under no difference. Intervals hold for all judged levels at once "
+        f"({cfg.flip_confidence:.2%}), found by inverting the test; 'worse'/'better' only when the whole interval "
+        f"lies beyond {cfg.rel_floor:.0%} of the baseline (and one histogram bin for streamed data); levels with "
+        f"fewer than {cfg.min_tail} responses beyond them are not judged. Code shares: a block bootstrap, floor "
+        f"{cfg.share_floor * 100:g} percentage point. Values are exact order statistics when raw samples exist. "
+        "Details: docs/compare.md."
+    )
+
+
 @dataclass(frozen=True)
 class SparseCounts:
     """Counts of (second, key) pairs: key is a histogram bin index or a code. Seconds are unix or relative."""

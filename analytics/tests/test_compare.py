@@ -25,6 +25,7 @@ from analytics.compare import (
     correlation_time_s,
     hist_from_values_ms,
     hist_quantiles_ms,
+    method_text,
 )
 from analytics.histogram import bin_indexes_for_values_us
 
@@ -224,6 +225,13 @@ def test_several_tests_are_each_compared_with_the_first(n_tests: int) -> None:
     result = compare_quantiles(runs, (50.0, 99.0))
     assert len(result.verdict) == n_tests
     assert result.verdict[-1][1] == "worse"
+
+
+def test_the_method_text_says_the_settings_it_runs_with() -> None:
+    """The paragraph the compare page shows is made from the settings, so it cannot describe an older method."""
+    assert "(99.25%)" in method_text() and "clipped at ±0.5" in method_text()
+    text = method_text(CompareSettings(flip_confidence=0.95, rel_floor=0.02, min_tail=20))
+    assert "(95.00%)" in text and "beyond 2% of the baseline" in text and "fewer than 20 responses" in text
 
 
 # Real runs: yandex-tank's BFG against a local target (analytics/tests/fixtures/real_runs/README.md), resampled by

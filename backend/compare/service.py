@@ -25,6 +25,7 @@ from analytics.compare import (
     SparseCounts,
     compare_codes,
     compare_quantiles,
+    method_text,
     time_step_s,
 )
 from analytics.compare_load import LoadComparison, compare_by_load, rps_per_second
@@ -44,17 +45,7 @@ _READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="compare-read")
 RESULT_TTL_S = 24 * 3600
 MAX_ID = 2**63 - 1  # PostgreSQL bigint
 ALIGNMENTS = ("start", "absolute")
-METHOD = (
-    "Paired sign-flip test over stretches of seconds: each test's seconds since its own start are cut into "
-    "blocks (as short as leaves 5 responses beyond a level), and per level the 20%-trimmed mean of the blocks' "
-    "log ratio of quantiles (test / baseline) estimates the change; swapping the tests within units of "
-    "consecutive blocks (at least 4 s and the correlation time) gives its distribution under no difference. "
-    "Intervals hold for all judged levels at once (98%, Bonferroni), found by inverting the test; "
-    "'worse'/'better' only when the "
-    "whole interval lies beyond 1% of the baseline (and one histogram bin for streamed data); levels with "
-    "fewer than 10 responses beyond them are not judged. Code shares: a block bootstrap, floor 0.1 percentage "
-    "point. Values are exact order statistics when raw samples exist. Details: docs/compare.md."
-)
+METHOD = method_text()
 
 
 @dataclass(frozen=True)
