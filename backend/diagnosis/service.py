@@ -18,6 +18,7 @@ from analytics.diagnosis import DiagnosisInput, MonitoringSeries, TestSeries, di
 from analytics.diagnosis.figures import trend_figure
 from analytics.diagnosis.trend import FIGURES, FigureSpec, TrendAnalysis, TrendInput, analyse_trend, judge
 from analytics.quantiles import sparse_histogram_quantiles_us
+from backend.clickhouse.client import ClickHouseUnavailable
 from backend.clickhouse.queries import diagnosis as queries
 from backend.diagnosis.models import ENGINE_VERSION, AnalysisStatus, TestAnalysis
 from backend.loadtests.models import Test, TestStatus
@@ -129,6 +130,38 @@ def run(test: Test) -> TestAnalysis:
         },
     )
     return analysis
+
+
+def run_or_mark_failed(test: Test) -> TestAnalysis | None:
+    """`run`, or None when the diagnosis fails on the test's data: the failure is stored as the analysis (the
+    report says so, and neither reads nor checks run it again until the data or the engine changes). ClickHouse
+    being unreachable is raised: that is not the data's fault, and the caller retries or answers 503."""
+    try:
+        return run(test)
+    except ClickHouseUnavailable:
+        raise
+    except Exception as exc:
+        log.exception("the diagnosis of test %s failed", test.pk)
+        mark_failed(test, f"{type(exc).__name__}: {exc}")
+        return None
+
+
+def analysis_for_check(test: Test) -> TestAnalysis | None:
+    """What a CI check judges with: the current analysis, or one computed now (the job waits for its answer);
+    None when the diagnosis failed on the test's present data."""
+    analysis = stored_analysis(test)
+    if is_current(analysis, test):
+        return analysis
+    if failed_on_present_data(analysis, test):
+        return None
+    return run_or_mark_failed(test)
+
+
+def diagnosis_failure(test: Test) -> str:
+    """Why a test has no analysis to judge with, for a CI check's reasons or notes."""
+    analysis = stored_analysis(test)
+    error = analysis.error if analysis is not None and analysis.status == AnalysisStatus.FAILED else "no result"
+    return f"the diagnosis of test {test.pk} failed ({error})"
 
 
 def mark_failed(test: Test, message: str) -> None:
@@ -298,11 +331,11 @@ def check_test(component: str, test: Test, user: Any) -> dict[str, Any]:
         raise CheckError(f"test {test.pk} belongs to component {test.component!r}, not {component!r}", 400)
     if test.status not in CLOSED:
         raise CheckError(f"test {test.pk} is still {test.status}; check it once it is ready", 409)
-    analysis = TestAnalysis.objects.filter(test=test).first()
-    if not is_current(analysis, test):
-        # A CI job waits for its answer: diagnose now rather than answer "pending".
-        analysis = run(test)
-    assert analysis is not None
+    analysis = analysis_for_check(test)
+    if analysis is None:  # nothing to judge the trend with: the gate stays closed and says why
+        reasons = [f"{diagnosis_failure(test)}: it cannot be judged against its component's trend"]
+        base = {"pass": False, "reasons": reasons, "notes": [], "test_id": int(test.pk), "component": component}
+        return {**base, "figures": {}, "findings": []}
     passed, reasons, notes, figures = _verdict(component, test, analysis, user)
     critical = [f for f in analysis.findings if f.get("severity") == "critical"]
     notes.extend(f"{f['title']}" for f in critical)

@@ -30,13 +30,8 @@ def diagnose_test(test_id: int) -> dict[str, Any]:
     if test is None:
         log.info("diagnose_test: test %s is gone", test_id)
         return {"test": test_id, "skipped": "deleted"}
-    try:
-        analysis = service.run(test)
-    except ClickHouseUnavailable:
-        raise
-    except Exception as exc:
-        log.exception("diagnose_test: test %s failed", test_id)
-        service.mark_failed(test, f"{type(exc).__name__}: {exc}")
+    analysis = service.run_or_mark_failed(test)
+    if analysis is None:
         notify_test.delay(test_id)
         return {"test": test_id, "status": "failed"}
     # The last step of a test's post-processing: its KPIs are known now, so subscribers can hear of it.

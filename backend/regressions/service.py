@@ -191,12 +191,14 @@ def check(component: str, test: Test, user: Any) -> dict[str, Any]:
             raise CheckError(exc.message, exc.status) from exc
         return {**legacy, "mode": "trend", "baseline": None, "report_url": report_url(int(test.pk))}
     analysis = TestAnalysis.objects.filter(test=test).first()
-    if not diagnosis.is_current(analysis, test) and test.status == TestStatus.READY:
+    if test.status == TestStatus.READY:
         # A CI job waits for its answer: diagnose now rather than judge without imbalance and errors.
-        analysis = diagnosis.run(test)
+        analysis = diagnosis.analysis_for_check(test)
     values = kpis.values_of(test, configs, analysis)
     base_values = kpis.values_of(baseline, configs) if baseline is not None else None
     reasons, notes, rows = _judge_kpis(configs, values, base_values, baseline)
+    if test.status == TestStatus.READY and analysis is None:
+        notes.append(f"{diagnosis.diagnosis_failure(test)}: its KPIs (imbalance, error share) are not judged")
     verdicts: dict[str, Any] = {}
     if test.status == TestStatus.FAILED:
         reasons.insert(0, f"test {test.pk} failed: {test.error or 'no data'}")

@@ -102,3 +102,33 @@ def test_check_diagnoses_a_test_not_yet_analysed(owner: User, clickhouse: None, 
     assert TestAnalysis.objects.get(test=test).status == AnalysisStatus.READY
     assert body["pass"] is False, body
     assert body["figures"]["q99"]["value"] == pytest.approx(60.0 * np.exp(2.326 * 0.05), rel=0.03)
+
+
+def test_check_of_a_test_whose_diagnosis_crashes_fails_and_says_why(
+    owner: User, clickhouse: None, owner_api: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never a 5xx to a CI job: a diagnosis that crashes on the test's data closes the gate with the reason, once
+    (the failure is stored; the next check does not run it again)."""
+    from backend.diagnosis import service
+
+    history(owner, [24.0, 24.5, 23.8, 24.2])
+    test = new_test(owner, component="api", first_ts=T0 + 10 * 3600, loadscheme=["const(200, 5m)"])
+    insert_rows([(r[0], r[1], r[2] + 10 * 3600, *r[3:]) for r in const_rows(test.pk)])
+    runs: list[int] = []
+
+    def crash(test: Test) -> TestAnalysis:
+        runs.append(int(test.pk))
+        raise ValueError("boom")
+
+    monkeypatch.setattr(service, "run", crash)
+    for _ in range(2):
+        response = owner_api.get(f"/api/v1/components/api/check/{test.pk}")
+        assert response.status_code == 200, response.content
+        body = response.json()
+        assert body["pass"] is False
+        assert body["reasons"] == [
+            f"the diagnosis of test {test.pk} failed (ValueError: boom): it cannot be judged against its "
+            "component's trend"
+        ]
+    assert runs == [test.pk]
+    assert TestAnalysis.objects.get(test=test).status == AnalysisStatus.FAILED

@@ -157,3 +157,31 @@ def test_kpis_are_warmed_after_the_post_processing_and_follow_a_new_upload(
     test.refresh_from_db()
     with pytest.raises(AssertionError, match="computed again"):
         kpis.values_of(test, configs)
+
+
+def test_a_check_whose_diagnosis_crashes_judges_the_rest_and_says_so(
+    upload_test: Upload, owner_api: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A diagnosis that crashes on the test's data: the check still answers (never a 5xx to a CI job), judges the
+    KPIs that do not need it, and says which it could not."""
+    from backend.diagnosis import service
+    from backend.diagnosis.models import TestAnalysis
+
+    base = upload_test("api", seed=1)
+    same = upload_test("api", seed=2, day=1)
+    owner_api.post("/api/v1/components/api/baseline", {"test": base.pk}, format="json")
+    assert owner_api.put("/api/v1/components/api/kpis", Q99_20_PERCENT, format="json").status_code == 200
+    TestAnalysis.objects.filter(test=same).delete()
+
+    def crash(test: Test) -> TestAnalysis:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(service, "run", crash)
+    response = owner_api.get(f"/api/v1/components/api/check/{same.pk}")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["pass"] is True and body["reasons"] == []  # q99 is read from the samples, not the diagnosis
+    assert (
+        f"the diagnosis of test {same.pk} failed (ValueError: boom): its KPIs (imbalance, error share) are not judged"
+        in body["notes"]
+    )
