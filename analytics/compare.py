@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +37,7 @@ import numpy.typing as npt
 from analytics.histogram import BIN_COUNT, BIN_EDGES_US, histogram_quantiles
 
 FloatArray = npt.NDArray[np.float64]
+Verdict = Literal["better", "worse", "same"]  # of a difference: beyond noise either way, or within it
 IntArray = npt.NDArray[np.int64]
 
 DEFAULT_LEVELS: tuple[float, ...] = (50.0, 75.0, 80.0, 85.0, 90.0, 95.0, 98.0, 99.0, 100.0)
@@ -328,7 +330,7 @@ def _band_constant(deviations: FloatArray, sd: FloatArray, confidence: float) ->
     return float(np.quantile(t.max(axis=1), confidence))
 
 
-def _verdict(low: float, high: float, floor: float, higher_is_worse: bool) -> str:
+def _verdict(low: float, high: float, floor: float, higher_is_worse: bool) -> Verdict:
     if low > floor:
         return "worse" if higher_is_worse else "better"
     if high < -floor:

@@ -7,14 +7,15 @@ text ("99", "99.9") and hold one entry per test, the first test being the baseli
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from rest_framework import serializers
 
+from analytics.compare import Verdict
 from backend.compare.service import ALIGNMENTS
 from backend.reports.serializers import FigureSerializer
 
-VERDICTS = ["better", "worse", "same"]  # analytics.compare._verdict
+VERDICTS = list(get_args(Verdict))
 
 
 def _verdicts(help_text: str) -> serializers.DictField:
