@@ -333,9 +333,15 @@ def check_test(component: str, test: Test, user: Any) -> dict[str, Any]:
         raise CheckError(f"test {test.pk} is still {test.status}; check it once it is ready", 409)
     analysis = analysis_for_check(test)
     if analysis is None:  # nothing to judge the trend with: the gate stays closed and says why
-        reasons = [f"{diagnosis_failure(test)}: it cannot be judged against its component's trend"]
-        base = {"pass": False, "reasons": reasons, "notes": [], "test_id": int(test.pk), "component": component}
-        return {**base, "figures": {}, "findings": []}
+        return {
+            "pass": False,
+            "reasons": [f"{diagnosis_failure(test)}: it cannot be judged against its component's trend"],
+            "notes": [],
+            "test_id": int(test.pk),
+            "component": component,
+            "figures": {},
+            "findings": [],
+        }
     passed, reasons, notes, figures = _verdict(component, test, analysis, user)
     critical = [f for f in analysis.findings if f.get("severity") == "critical"]
     notes.extend(f"{f['title']}" for f in critical)

@@ -190,14 +190,13 @@ def check(component: str, test: Test, user: Any) -> dict[str, Any]:
         except diagnosis.CheckError as exc:
             raise CheckError(exc.message, exc.status) from exc
         return {**legacy, "mode": "trend", "baseline": None, "report_url": report_url(int(test.pk))}
-    analysis = TestAnalysis.objects.filter(test=test).first()
-    if test.status == TestStatus.READY:
-        # A CI job waits for its answer: diagnose now rather than judge without imbalance and errors.
-        analysis = diagnosis.analysis_for_check(test)
+    # A CI job waits for its answer: a ready test is diagnosed now rather than judged without imbalance and errors.
+    ready = test.status == TestStatus.READY
+    analysis = diagnosis.analysis_for_check(test) if ready else diagnosis.stored_analysis(test)
     values = kpis.values_of(test, configs, analysis)
     base_values = kpis.values_of(baseline, configs) if baseline is not None else None
     reasons, notes, rows = _judge_kpis(configs, values, base_values, baseline)
-    if test.status == TestStatus.READY and analysis is None:
+    if ready and analysis is None:
         notes.append(f"{diagnosis.diagnosis_failure(test)}: its KPIs (imbalance, error share) are not judged")
     verdicts: dict[str, Any] = {}
     if test.status == TestStatus.FAILED:
