@@ -338,8 +338,9 @@ def insert_upload_samples(
 def insert_upload_aggregates(
     test_id: int, upload_id: int, columns: SampleColumns, cases: Sequence[str], *, tag: str, received_at_us: int = 1
 ) -> None:
-    """The per-second aggregates ingestion derives from an upload's samples, a hundred seconds at a time (every
-    sample of a second in one piece: rows of one second and case with one `received_at_us` would replace each other)."""
+    """The per-second aggregates ingestion derives from an upload's samples, one INSERT of a block per hundred
+    seconds (every sample of a second in one block: rows of one second and case with one `received_at_us` would
+    replace each other)."""
     import numpy as np
 
     from analytics.aggregate import aggregate_table
@@ -347,8 +348,8 @@ def insert_upload_aggregates(
     from backend.clickhouse.tables import second_aggregates
 
     receive_sec = np.asarray(columns.receive_sec)
-    for start in range(int(receive_sec.min()), int(receive_sec.max()) + 1, 100):
-        piece = columns.take(np.flatnonzero((receive_sec >= start) & (receive_sec < start + 100)))
-        rows = second_aggregates.columns_of(test_id, upload_id, aggregate_table(piece, list(cases)), received_at_us)
-        with client.native_insert(second_aggregates.NAME, second_aggregates.COLUMNS, tag=tag) as insert:
-            insert.send(rows)
+    with client.native_insert(second_aggregates.NAME, second_aggregates.COLUMNS, tag=tag) as insert:
+        for start in range(int(receive_sec.min()), int(receive_sec.max()) + 1, 100):
+            piece = columns.take(np.flatnonzero((receive_sec >= start) & (receive_sec < start + 100)))
+            table = aggregate_table(piece, list(cases))
+            insert.send(second_aggregates.columns_of(test_id, upload_id, table, received_at_us))
