@@ -3,8 +3,9 @@
     tankodrom upload phout.log [--test ID] [--name NAME ...] [--server URL] [--token TOKEN] [--wait] [--format NAME]
     tankodrom check --component NAME --test ID [--server URL] [--token TOKEN]   (CI gate: see check.py)
 
-phout, JMeter JTL (CSV, XML), k6 (--out json/csv), Gatling simulation.log (3.x text) and Locust stats history are
-recognised by the server from the content (docs/formats.md); `--format` names it for an ambiguous file.
+phout, JMeter JTL (CSV, XML), k6 (--out json/csv), Gatling simulation.log (3.0-3.12 text, 3.13+ binary) and Locust
+stats history are recognised by the server from the content (docs/formats.md); `--format` names it for an ambiguous
+file.
 
 The file goes as the body of `PUT /api/v1/tests/<id>/phout` (plain or gzip, sent as it is on disk), streamed from
 disk with a progress bar. Files larger than --chunk-mb go in pieces with `Content-Range`; a piece that fails
@@ -207,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="result_format",
         default="",
         help="the file's format when the server cannot tell from its content: phout, jmeter-csv, jmeter-xml, "
-        "k6-json, k6-csv, gatling, locust (default: recognised from the content)",
+        "k6-json, k6-csv, gatling (text or binary), gatling-binary, locust (default: recognised from the content)",
     )
     up.add_argument("--test", type=int, help="upload into this existing test instead of creating one")
     for name in ("name", "description", "component", "version", "task"):
