@@ -170,6 +170,25 @@ def test_k6_json_points_are_assembled_into_requests() -> None:
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize(("cls", "name"), [(K6JsonParser, "k6.json"), (K6CsvParser, "k6.csv")])
+def test_k6_requests_of_a_growing_file_come_out_as_soon_as_the_next_request_is_written(
+    cls: type[RecordParser], name: str
+) -> None:
+    """A followed file (tankodrom follow) is parsed as it grows: a request's tracer samples are written together, so
+    it is complete once a sample of another request follows, not seconds later."""
+    parser = cls()
+    lines = (FIXTURES / name).read_bytes().splitlines(keepends=True)
+    released: list[PhoutBatch] = []
+    requests_begun = 0
+    for line in lines:
+        released += parser.feed(line) + parser.parse_buffered()
+        if line.startswith(b"http_reqs,") or (b'"Point"' in line and b'"http_reqs"' in line):
+            requests_begun += 1  # a request's first sample: the one before it is complete now
+            assert sum(b.rows for b in released) == requests_begun - 1
+    assert sum(b.rows for b in released) == 4
+    assert sum(b.rows for b in released + parser.finish()) == 5
+
+
 def test_k6_csv_gives_the_requests_of_the_json_at_one_second_resolution() -> None:
     _, json_cols = parse(K6JsonParser(), (FIXTURES / "k6.json").read_bytes())
     parser, cols = parse(K6CsvParser(block_bytes=200), (FIXTURES / "k6.csv").read_bytes(), piece=33)
