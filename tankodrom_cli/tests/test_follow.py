@@ -183,4 +183,4 @@ def test_a_real_k6_run_followed_live_is_online_within_2_s_and_exact_and_its_csv_
                  "k6 csv", "--wait", "--quiet"]) == 0  # fmt: skip
     csv_test = Test.objects.get(name="k6 csv")
     assert csv_test.active_upload is not None and csv_test.active_upload.lines_bad == 0
-    check_against_k6(api, csv_test.pk, figures, exact_times_ms(csv_test.pk, csv_test.active_upload_id))
+    check_against_k6(api, csv_test.pk, figures, exact_times_ms(csv_test.pk, csv_test.active_upload.pk))
