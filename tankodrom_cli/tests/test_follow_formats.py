@@ -70,7 +70,8 @@ def test_each_format_followed_while_written_is_streamed_and_ends_exact(
     path = tmp_path / name
     writer = write_in_pieces(path, data)
     argv = ["follow", str(path), "--server", live_asgi.url, "--token", live_user.raw_token, "--name", name,
-            "--idle-s", "0.7", "--wait", "--quiet"] + (["--format", result_format] if result_format else [])  # fmt: skip
+            "--idle-s", "0.7", "--wait", "--quiet"]  # fmt: skip
+    argv += ["--format", result_format] if result_format else []
     with BeatFlusher(period_s=0.2):
         assert main(argv) == 0
     writer.join()
