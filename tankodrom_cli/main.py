@@ -219,14 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="upload a result file (plain or gzip) as a new test or into --test ID: phout, JMeter JTL, k6, "
         "Gatling simulation.log, Locust stats history",
     )
-    up.add_argument("file", help="result file, plain or gzip")
-    up.add_argument(
-        "--format",
-        dest="result_format",
-        default="",
-        help="the file's format when the server cannot tell from its content: phout, jmeter-csv, jmeter-xml, "
-        "k6-json, k6-csv, gatling (text or binary), gatling-binary, locust (default: recognised from the content)",
-    )
+    _add_file_and_format(up, "result file, plain or gzip", "locust")
     up.add_argument("--test", type=int, help="upload into this existing test instead of creating one")
     for name in ("name", "description", "component", "version", "task"):
         up.add_argument(f"--{name}", help=f"the new test's {name}")
@@ -250,6 +243,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_file_and_format(parser: Any, file_help: str, *more_formats: str) -> None:
+    parser.add_argument("file", help=file_help)
+    names = ("phout", "jmeter-csv", "jmeter-xml", "k6-json", "k6-csv", "gatling", "gatling-binary", *more_formats)
+    parser.add_argument(
+        "--format",
+        dest="result_format",
+        default="",
+        help=f"the file's format when its content does not tell: {', '.join(names)} (default: recognised from the "
+        "content; gatling takes the text and the binary log)",
+    )
+
+
 def _add_follow_parser(sub: Any) -> None:
     live = sub.add_parser(
         "follow",
@@ -259,13 +264,7 @@ def _add_follow_parser(sub: Any) -> None:
         "tank's), the file is sent in resumable pieces, and the follow ends when the command after -- or the "
         "process --pid exits, or when the file stops growing. A stop from the web stops the generator (SIGINT).",
     )
-    live.add_argument("file", help="the result file the generator writes (plain, not gzip)")
-    live.add_argument(
-        "--format",
-        dest="result_format",
-        default="",
-        help="phout, jmeter-csv, jmeter-xml, k6-json, k6-csv, gatling, gatling-binary (default: from the content)",
-    )
+    _add_file_and_format(live, "the result file the generator writes (plain, not gzip)")
     live.add_argument("--pid", type=int, help="the generator's process: the follow ends when it exits")
     for name in META_FIELDS:
         live.add_argument(f"--{name}", help=f"the test's {name}")

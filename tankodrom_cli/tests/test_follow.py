@@ -26,10 +26,10 @@ import pytest
 import requests
 
 from backend.clickhouse import client as ch
-from backend.clickhouse.tables import second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.testing import BeatFlusher, LiveASGIServer, QuietHandler, TokenUser, serving_http
 from tankodrom_cli.main import main
+from tankodrom_cli.tests.support import overall_resps
 
 K6 = shutil.which("k6") or str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "k6")
 RUN_S = 5
@@ -125,16 +125,6 @@ def exact_times_ms(test_id: int, upload_id: int) -> list[float]:
         tag="tests.k6_samples",
     )
     return [r[0] / 1000 for r in rows]
-
-
-def overall_resps(test_id: int, source_id: int) -> dict[int, int]:
-    rows = ch.execute(
-        f"SELECT ts, resps FROM {second_aggregates.NAME} FINAL WHERE test_id = %(t)s AND source_id = %(s)s "
-        "AND case = '' ORDER BY ts",
-        {"t": test_id, "s": source_id},
-        tag="tests.k6_seconds",
-    )
-    return {int(ts): int(n) for ts, n in rows}
 
 
 def test_a_real_k6_run_followed_live_is_online_within_2_s_and_exact_and_its_csv_too(

@@ -15,25 +15,14 @@ from pathlib import Path
 import pytest
 
 from analytics.formats.tests.gatling_binary_writer import sample_run
-from backend.clickhouse import client as ch
-from backend.clickhouse.tables import second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.testing import BeatFlusher, LiveASGIServer, TokenUser
 from tankodrom_cli.main import main
+from tankodrom_cli.tests.support import overall_resps
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "analytics" / "formats" / "tests" / "fixtures"
 GOLDEN = ROOT / "analytics" / "tests" / "golden" / "phout"
-
-
-def overall_resps(test_id: int, source_id: int) -> dict[int, int]:
-    rows = ch.execute(
-        f"SELECT ts, resps FROM {second_aggregates.NAME} FINAL WHERE test_id = %(t)s AND source_id = %(s)s "
-        "AND case = '' ORDER BY ts",
-        {"t": test_id, "s": source_id},
-        tag="tests.follow_seconds",
-    )
-    return {int(ts): int(n) for ts, n in rows}
 
 
 def write_in_pieces(path: Path, data: bytes, pieces: int = 4, pause_s: float = 0.1) -> threading.Thread:
