@@ -191,6 +191,15 @@ class Follow:
         """Follow until the generator is done; the generator's exit code (0 when unknown)."""
         self.job = TankJob.create(self.api, self.api_token, self.meta)
         self._say(f"test {self.job.id} is online: {self.api.server}/{self.job.id}")
+        try:
+            self._follow()
+        except FollowError:
+            with contextlib.suppress(TransportError):
+                self.job.close(1)  # not left online until the server's silence closer
+            raise
+        return self._finish()
+
+    def _follow(self) -> None:
         grew_at = time.monotonic()
         while True:
             running = self.generator.running()
@@ -205,9 +214,8 @@ class Follow:
                 self.generator.stop()
             if not grown:
                 if running is False or (running is None and now - grew_at > self.options.idle_s):
-                    break  # the generator is done and its file read to the end
+                    return  # the generator is done and its file read to the end
                 time.sleep(POLL_S)
-        return self._finish()
 
     def _finish(self) -> int:
         assert self.job is not None

@@ -116,3 +116,16 @@ def test_a_stop_from_the_web_stops_the_generator_the_follow_runs(
     lines = path.read_bytes().splitlines()
     assert lines[-1].split(b"\t")[1] == b"last"  # what it wrote on its way out is in the test too
     assert test.active_upload is not None and test.active_upload.lines_total == len(lines)
+
+
+def test_a_file_that_cannot_be_read_on_ends_the_follow_and_closes_its_test(
+    live_asgi: LiveASGIServer, live_user: TokenUser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "simulation.log"
+    path.write_bytes(sample_run("3.15.1")[0] + bytes([9]) + bytes(40))  # a record of no kind Gatling writes
+    argv = ["follow", str(path), "--server", live_asgi.url, "--token", live_user.raw_token, "--name", "damaged",
+            "--idle-s", "0.5"]  # fmt: skip
+    assert main(argv) == 1
+    assert "is damaged at record" in capsys.readouterr().err
+    test = Test.objects.get(name="damaged")
+    assert test.status != TestStatus.ONLINE and test.exit_code == 1  # not left online until the silence closer
