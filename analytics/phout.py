@@ -252,6 +252,11 @@ class PhoutParser(BatchParser):
             batches += batch
         return batches
 
+    def parse_buffered(self) -> list[PhoutBatch]:
+        """The batches of every whole line fed so far, without waiting for a full block (a file that is still being
+        written, followed as it grows: tankodrom_cli/follow.py)."""
+        return self._parse_through_last_line() or []
+
     def read_from(self, stream: SupportsReadinto, early_verdict_lines: int | None = None) -> Iterator[PhoutBatch]:
         """Parse a whole binary stream (a file, a GzipFile), then `finish()`; yields batches as blocks complete.
 

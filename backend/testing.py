@@ -270,6 +270,41 @@ def worker_env(**overrides: str) -> dict[str, str]:
     return env
 
 
+class BeatFlusher:
+    """Drains the tank buffer every `period_s` in a thread, as the Celery beat does every second in production
+    (use with the transactional_db fixture: the thread has its own database connection)."""
+
+    def __init__(self, period_s: float = 0.5) -> None:
+        import threading
+
+        self.period_s = period_s
+        self.stop = threading.Event()
+        self.errors: list[str] = []
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        from django.db import connection
+
+        from backend.tankapi import flush
+
+        try:
+            while not self.stop.is_set():
+                result = flush.flush_all(max_seconds=5)
+                if result.error:
+                    self.errors.append(result.error)
+                self.stop.wait(self.period_s)
+        finally:
+            connection.close()
+
+    def __enter__(self) -> BeatFlusher:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(30)
+
+
 class LiveASGIServer:
     """The production entry (backend.asgi's TankPushASGI in front of Django) under uvicorn with httptools and uvloop,
     as gunicorn's worker runs it, in a thread of the test process, so the suite's database is the one it serves.

@@ -2,9 +2,11 @@
 
     tankodrom upload phout.log [--test ID] [--name NAME ...] [--server URL] [--token TOKEN] [--wait] [--format NAME]
     tankodrom check --component NAME --test ID [--server URL] [--token TOKEN]   (CI gate: see check.py)
+    tankodrom follow FILE [--format NAME] [--pid PID | -- COMMAND ...]   (live: see follow.py)
 
-phout, JMeter JTL (CSV, XML), k6 (--out json/csv), Gatling simulation.log (3.x text) and Locust stats history are
-recognised by the server from the content (docs/formats.md); `--format` names it for an ambiguous file.
+phout, JMeter JTL (CSV, XML), k6 (--out json/csv), Gatling simulation.log (3.0-3.12 text, 3.13+ binary) and Locust
+stats history are recognised by the server from the content (docs/formats.md); `--format` names it for an ambiguous
+file.
 
 The file goes as the body of `PUT /api/v1/tests/<id>/phout` (plain or gzip, sent as it is on disk), streamed from
 disk with a progress bar. Files larger than --chunk-mb go in pieces with `Content-Range`; a piece that fails
@@ -27,8 +29,9 @@ from urllib.parse import quote
 
 from tqdm import tqdm
 
-from tankodrom_cli import check
+from tankodrom_cli import check, follow
 from tankodrom_cli.options import add_server_options, token_of
+from tankodrom_cli.tank import TankError
 from tankodrom_cli.transport import Api, FileRange, TransportError
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -154,6 +157,19 @@ def wait_for_upload(api: Api, test_id: int, upload_id: int, timeout_s: float, qu
             time.sleep(next(delays))
 
 
+def waited_upload_code(api: Api, test_id: int, upload_id: int, timeout_s: float, quiet: bool) -> int:
+    """Wait for the upload to be final and say how it went; the exit status (0: ready)."""
+    status = wait_for_upload(api, test_id, upload_id, timeout_s, quiet)
+    print(
+        f"upload {upload_id} {status['status']}: {status['lines_total']} lines, {status['lines_bad']} bad"
+        + (f" ({status['error']})" if status["error"] else ""),
+        file=sys.stderr,
+    )
+    for bad in status["bad_examples"][:5]:
+        print(f"  line {bad['line']}: {bad['reason']}", file=sys.stderr)
+    return 0 if status["status"] == "ready" else 1
+
+
 def wait_for_test(api: Api, test_id: int, timeout_s: float) -> str | None:
     """Wait for the server's post-processing: the test's status `ready` (or `failed`); None if it has no status."""
     deadline = time.monotonic() + timeout_s
@@ -170,11 +186,13 @@ def wait_for_test(api: Api, test_id: int, timeout_s: float) -> str | None:
         time.sleep(next(delays))
 
 
+META_FIELDS = ("name", "description", "component", "version", "task")
+
+
 def _meta(args: argparse.Namespace) -> dict[str, Any]:
-    fields = ("name", "description", "component", "version", "task")
-    meta: dict[str, Any] = {name: getattr(args, name) for name in fields if getattr(args, name) is not None}
+    meta: dict[str, Any] = {name: getattr(args, name) for name in META_FIELDS if getattr(args, name) is not None}
     meta.setdefault("name", Path(args.file).name)
-    if args.schedule:
+    if getattr(args, "schedule", None):
         meta["loadscheme"] = [args.schedule]
     return meta
 
@@ -201,14 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="upload a result file (plain or gzip) as a new test or into --test ID: phout, JMeter JTL, k6, "
         "Gatling simulation.log, Locust stats history",
     )
-    up.add_argument("file", help="result file, plain or gzip")
-    up.add_argument(
-        "--format",
-        dest="result_format",
-        default="",
-        help="the file's format when the server cannot tell from its content: phout, jmeter-csv, jmeter-xml, "
-        "k6-json, k6-csv, gatling, locust (default: recognised from the content)",
-    )
+    _add_file_and_format(up, "result file, plain or gzip", "locust")
     up.add_argument("--test", type=int, help="upload into this existing test instead of creating one")
     for name in ("name", "description", "component", "version", "task"):
         up.add_argument(f"--{name}", help=f"the new test's {name}")
@@ -228,13 +239,92 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
     up.add_argument("--quiet", action="store_true", help="no progress bar")
     check.add_parser(sub, DEFAULT_SERVER)
+    _add_follow_parser(sub)
     return parser
 
 
+def _add_file_and_format(parser: Any, file_help: str, *more_formats: str) -> None:
+    parser.add_argument("file", help=file_help)
+    names = ("phout", "jmeter-csv", "jmeter-xml", "k6-json", "k6-csv", "gatling", "gatling-binary", *more_formats)
+    parser.add_argument(
+        "--format",
+        dest="result_format",
+        default="",
+        help=f"the file's format when its content does not tell: {', '.join(names)} (default: recognised from the "
+        "content; gatling takes the text and the binary log)",
+    )
+
+
+def _add_follow_parser(sub: Any) -> None:
+    live = sub.add_parser(
+        "follow",
+        help="stream a result file to a new online test while the generator writes it (JMeter CSV, k6 JSON/CSV, "
+        "Gatling, phout); the finished test is exact",
+        description="Follow a result file as the generator writes it: the test is online (pushed per second as a "
+        "tank's), the file is sent in resumable pieces, and the follow ends when the command after -- or the "
+        "process --pid exits, or when the file stops growing. A stop from the web stops the generator (SIGINT).",
+    )
+    _add_file_and_format(live, "the result file the generator writes (plain, not gzip)")
+    live.add_argument("--pid", type=int, help="the generator's process: the follow ends when it exits")
+    for name in META_FIELDS:
+        live.add_argument(f"--{name}", help=f"the test's {name}")
+    add_server_options(live, DEFAULT_SERVER)
+    live.add_argument("--lag-s", type=float, default=follow.DEFAULT_LAG_S, help="push a second this long after it ends")
+    live.add_argument(
+        "--idle-s",
+        type=float,
+        default=follow.DEFAULT_IDLE_S,
+        help="without a command or --pid: the file is done when it has not grown for this long",
+    )
+    live.add_argument(
+        "--piece-mb", type=float, default=follow.DEFAULT_PIECE_MB, help="send the file in pieces of at most this size"
+    )
+    live.add_argument(
+        "--wait", action="store_true", help="wait until the file is ingested (exit status 1 if it failed)"
+    )
+    live.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
+    live.add_argument("--quiet", action="store_true", help="say nothing but the report URL")
+    live.epilog = "-- COMMAND ...: run the generator and follow it (everything after -- is its command line)"
+
+
+def run_follow(args: argparse.Namespace, command: list[str]) -> int:
+    if command and args.pid is not None:
+        raise CliError("give a command to run or --pid to watch, not both")
+    token = _token(args)
+    try:
+        api = Api(args.server, token)
+    except ValueError as exc:
+        raise CliError(f"--server: {exc}") from exc
+    options = follow.Options(
+        lag_s=args.lag_s,
+        idle_s=args.idle_s,
+        piece_bytes=max(1, int(args.piece_mb * 1024 * 1024)),
+        quiet=args.quiet,
+    )
+    try:
+        generator: follow.Generator = (
+            follow.Child(command) if command else follow.WatchedPid(args.pid) if args.pid else follow.Unwatched()
+        )
+        live = follow.Follow(api, token, Path(args.file), _meta(args), generator, args.result_format, options)
+        code = live.run()
+    except (follow.FollowError, TankError) as exc:
+        raise CliError(str(exc)) from exc
+    assert live.job is not None
+    if args.wait and live.upload_id is not None:
+        code = code or waited_upload_code(api, live.job.id, live.upload_id, args.timeout, args.quiet)
+    print(f"{api.server}/{live.job.id}")
+    return code
+
+
 def run(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # `follow FILE ... -- COMMAND ...`: the generator's command line is not ours to parse.
+    generator = words[words.index("--") + 1 :] if "--" in words else []
+    args = build_parser().parse_args(words[: words.index("--")] if "--" in words else words)
     if args.command == "check":
         return check.run(args)
+    if args.command == "follow":
+        return run_follow(args, generator)
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"no such file: {path}")
@@ -250,15 +340,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     print(f"test {test_id}: upload {upload_id} received", file=sys.stderr)
     code = 0
     if args.wait or args.wait_report:
-        status = wait_for_upload(api, test_id, upload_id, args.timeout, args.quiet)
-        print(
-            f"upload {upload_id} {status['status']}: {status['lines_total']} lines, {status['lines_bad']} bad"
-            + (f" ({status['error']})" if status["error"] else ""),
-            file=sys.stderr,
-        )
-        for bad in status["bad_examples"][:5]:
-            print(f"  line {bad['line']}: {bad['reason']}", file=sys.stderr)
-        code = 0 if status["status"] == "ready" else 1
+        code = waited_upload_code(api, test_id, upload_id, args.timeout, args.quiet)
         if code == 0 and args.wait_report:
             test_status = wait_for_test(api, test_id, args.timeout)
             if test_status is not None:

@@ -137,6 +137,13 @@ class RecordParser(BatchParser):
             self._buf.clear()
         return batches
 
+    def parse_buffered(self) -> list[PhoutBatch]:
+        """The batches of every whole record fed so far, without waiting for a full block (a file that is still
+        being written, followed as it grows: tankodrom_cli/follow.py)."""
+        if self.fatal or not self._buf:
+            return []
+        return self._parse_complete(final=False) or []
+
     def read_from(self, stream: SupportsReadinto, early_verdict_lines: int | None = None) -> Iterator[PhoutBatch]:
         """Parse a whole binary stream; with `early_verdict_lines`, raise NotThisFormat as soon as that many
         records are in and most are bad."""

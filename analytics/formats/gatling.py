@@ -1,4 +1,4 @@
-"""Gatling's `simulation.log` of the 3.x text formats (3.0 to 3.12); the binary log of 3.13+ is refused by name.
+"""Gatling's `simulation.log` of the 3.x text formats (3.0 to 3.12); 3.13+'s binary log: gatling_binary.py.
 
 Tab-separated records, the first field naming the kind (gatling/gatling gatling-core .../stats/writer/
 LogFileDataWriter.scala and RawRecords.scala at each tag):
@@ -10,7 +10,8 @@ LogFileDataWriter.scala and RawRecords.scala at each tag):
 - `GROUP ...`, `ERROR  message  timestamp_ms`, `ASSERTION ...`: valid records that make no request.
 An empty message is written as a single space; groups are joined with ','.
 Gatling 3.13 replaced the text log with a binary one (commit efd3ec7 "switch to a binary log file"): its first byte
-is the RUN record's header, 0.
+is the RUN record's header, 0, and analytics/formats/gatling_binary.py reads it (format `gatling-binary`; the name
+`gatling` picks whichever of the two the content is).
 
 Mapping (docs/formats.md): the request name → case (under its groups: `group / name`); start → send time;
 end − start → interval_real; OK → HTTP 200 unless the message says otherwise; KO → the HTTP code a failed status
@@ -40,8 +41,8 @@ from analytics.schema.samples import PhoutBatch
 US_PER_MS = 1000
 MS_PER_S = 1000
 BINARY_REFUSAL = (
-    "this is the binary simulation.log of Gatling 3.13 or later, which Gatling only reads itself: upload the "
-    "simulation.log of Gatling 3.0-3.12 (text), or export the results another way"
+    "this is the binary simulation.log of Gatling 3.13 or later, not the text log of 3.0-3.12: upload it with the "
+    "format gatling-binary, or gatling (which recognises either)"
 )
 KNOWN_RECORDS = frozenset({"RUN", "USER", "GROUP", "ERROR", "ASSERTION"})
 FOUND_STATUS = re.compile(r"found (\d{3})\b")
@@ -58,6 +59,12 @@ NET_CODE_OF_MESSAGE: tuple[tuple[str, int], ...] = (
     ("UnknownHostException", NET_UNREACHABLE),
 )
 OK_HTTP_CODE = 200
+
+
+def case_of(groups: list[str], name: str) -> str:
+    """The case of a request: its name under its groups, outermost first (`Checkout / Payment / pay`)."""
+    path = " / ".join(g for g in groups if g.strip())
+    return f"{path} / {name}" if path else name
 
 
 def codes_of(status: str, message: str) -> tuple[int, int]:
@@ -124,8 +131,7 @@ class GatlingParser(RecordParser):
             return f"start {start[:20]!r} or end {end[:20]!r} is not an integer (ms)"
         if end_ms < start_ms:
             return f"the request ends ({end_ms}) before it starts ({start_ms})"
-        path = " / ".join(g for g in groups.split(",") if g.strip())
-        case = self.case_code(f"{path} / {name}" if path else name)
+        case = self.case_code(case_of(groups.split(","), name))
         proto, net = codes_of(status, message.strip())
         ints = request_ints((end_ms - start_ms) * US_PER_MS, net_code=net, proto_code=proto)
         return rows.add(start_ms * US_PER_MS, case, ints)

@@ -61,7 +61,11 @@ PHASES = {
     "http_req_waiting": "waiting",
     "http_req_receiving": "receiving",
 }
-REQUEST_METRICS = frozenset({DURATION, "http_reqs", "http_req_failed", *PHASES})
+# The samples the tracer saves for every request (Trail.SaveSamples); http_req_failed follows them when the script
+# has a response callback (the default). A request's samples are written one after the other: the output writes each
+# sample container whole (internal/output/json/json.go flushMetrics, csv/output.go).
+TRACER_METRICS = frozenset({DURATION, "http_reqs", *PHASES})
+REQUEST_METRICS = frozenset({*TRACER_METRICS, "http_req_failed"})
 # k6 error codes (lib/netext/httpext/error_codes.go) that have an errno of their own; others stay k6's code.
 NET_CODE_OF_K6: dict[int, int] = {
     1050: NET_TIMEOUT,  # requestTimeoutErrorCode
@@ -92,17 +96,25 @@ class _Request:
 
 
 class _Assembler:
-    """Groups samples into requests; requests complete when a sample of another request (or the end) comes."""
+    """Groups samples into requests. A request is complete when a sample of another request follows its tracer's
+    samples (all of them come together), or when the output has moved 10 s past it, or at the end; so a file
+    followed as it grows gives each request as soon as the next one is written."""
 
     def __init__(self, parser: RecordParser) -> None:
         self._parser = parser
         self._pending: dict[tuple[int, str], _Request] = {}
         self._done: list[_Request] = []
+        self._last: tuple[int, str] | None = None  # the request the previous sample belonged to
 
     def add(self, line_no: int, metric: str, end_us: int, value: float, tags: dict[str, str], key: str) -> None:
         if metric not in REQUEST_METRICS:
             return
         pending_key = (end_us, key)
+        if self._last is not None and self._last != pending_key:
+            last = self._pending.get(self._last)
+            if last is not None and last.values.keys() >= TRACER_METRICS:
+                self._done.append(self._pending.pop(self._last))
+        self._last = pending_key
         request = self._pending.get(pending_key)
         if request is not None and metric in request.values:
             self._pending.pop(pending_key)

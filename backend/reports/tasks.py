@@ -56,7 +56,9 @@ def postprocess_test(test_id: int) -> dict[str, Any]:
         log.info("postprocess_test: test %s is gone", test_id)
         return {"test": test_id, "skipped": "deleted"}
     written = warm_default_views(test)
-    if test.status != TestStatus.FAILED:
-        Test.objects.filter(pk=test_id).exclude(status=TestStatus.FAILED).update(status=TestStatus.READY)
+    # A test still online (a file uploaded into it while its tank or follow streams) becomes ready when it closes.
+    settled = (TestStatus.FAILED, TestStatus.ONLINE)
+    if test.status not in settled:
+        Test.objects.filter(pk=test_id).exclude(status__in=settled).update(status=TestStatus.READY)
     diagnose_test.delay(test_id)
     return {"test": test_id, "cached": written}

@@ -41,7 +41,8 @@ def expire_abandoned_uploads(now: datetime | None = None) -> list[int]:
             continue
         error = (
             f"abandoned: no bytes arrived for {idle_limit.total_seconds() / 3600:g} h "
-            f"({upload.progress_bytes} of {upload.size_bytes} received); upload the file again"
+            f"({upload.progress_bytes} of {upload.size_bytes or 'a size not yet known'} received); "
+            "upload the file again"
         )
         # Only if it is still receiving: a piece may have completed it since the query above.
         if not outcome.fail_upload(int(upload.pk), error, only_from=(UploadStatus.RECEIVING,), now=now):

@@ -5,6 +5,10 @@ series of PUTs with `Content-Range: bytes START-END/TOTAL`: the first (START = 0
 name it with `?upload=<id>`; a piece must start where the stored bytes end (the answer to a mismatch says where),
 so a client resumes after a broken connection by asking the upload's `received_bytes` and sending from there.
 When the last byte is in, the upload is queued for ingestion (`ingest` queue).
+
+A file still being written (a generator's results, followed as they grow: `tankodrom follow`) is sent the same way
+before its size is known: `bytes START-END/*` (RFC 9110's unknown complete length) until the piece that names the
+total, which is the last. Meanwhile the upload's `size_bytes` is 0 (no file of its own is empty).
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ from backend.uploads.storage import (
     write_body,
 )
 
-CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+)$")
+CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+|\*)$")
+UNKNOWN_TOTAL = 0  # Upload.size_bytes of an upload whose pieces have not named the file's size yet
 PIECE_LOCK_NAMESPACE = 4021  # pg advisory locks are (namespace, id) pairs: this one is "writing an upload's file"
 log = logging.getLogger(__name__)
 
@@ -53,12 +58,14 @@ class Received:
     complete: bool
 
 
-def parse_content_range(header: str) -> tuple[int, int, int]:
+def parse_content_range(header: str) -> tuple[int, int, int | None]:
+    """(START, END, TOTAL) of a piece; TOTAL None for `*`, a file whose size is not known yet."""
     match = CONTENT_RANGE.match(header.strip())
     if not match:
-        raise ReceiveError(400, f"bad Content-Range {header!r}: expected 'bytes START-END/TOTAL'")
-    start, end, total = (int(g) for g in match.groups())
-    if not start <= end < total:
+        raise ReceiveError(400, f"bad Content-Range {header!r}: expected 'bytes START-END/TOTAL' (TOTAL may be '*')")
+    start, end = int(match.group(1)), int(match.group(2))
+    total = None if match.group(3) == "*" else int(match.group(3))
+    if not start <= end < (end + 1 if total is None else total):
         raise ReceiveError(400, f"bad Content-Range {header!r}: need START <= END < TOTAL")
     return start, end, total
 
@@ -73,6 +80,7 @@ def receive(
 ) -> Received:
     """Store this request's bytes; queue the ingestion when the file is complete. `result_format`: the format
     asked for (backend/uploads/formats.py), '' to recognise it from the content."""
+    total: int | None
     if content_range is None:
         if length <= 0:
             raise ReceiveError(400, "empty body: send the phout file as the request body")
@@ -82,10 +90,11 @@ def receive(
         if end - start + 1 != length:
             raise ReceiveError(400, f"Content-Range covers {end - start + 1} bytes but the body has {length}")
     limit = int(settings.TANKODROM_MAX_UPLOAD_BYTES)
-    if total > limit:
-        # Pieces pass the middleware one by one: the announced total is checked here.
+    if (end + 1 if total is None else total) > limit:
+        # Pieces pass the middleware one by one: the announced total (or, while it is not known, the piece's end) is
+        # checked here.
         raise ReceiveError(
-            413, f"a file of {total} bytes exceeds the limit of {limit} bytes (TANKODROM_MAX_UPLOAD_BYTES)"
+            413, f"a file of {total or end + 1} bytes exceeds the limit of {limit} bytes (TANKODROM_MAX_UPLOAD_BYTES)"
         )
     upload = _upload_for(test, start, total, upload_id)
     with _writing(upload, start):
@@ -145,7 +154,7 @@ def _store(
     stream: Readable | Fillable,
     start: int,
     end: int,
-    total: int,
+    total: int | None,
     length: int,
     *,
     whole_request: bool,
@@ -160,7 +169,7 @@ def _store(
         if error:
             raise BodyRefused(error)
 
-    follow = _Follow(upload.pk, total, hashed_here=hasher is not None) if start == 0 else None
+    follow = _Follow(upload.pk, total, hashed_here=hasher is not None) if start == 0 and total is not None else None
 
     def committed(end_offset: int) -> None:
         # Bytes before end_offset are in the file for good: a broken piece resumes after them, a follow reads them.
@@ -196,9 +205,11 @@ def _store(
         raise _storage_error(upload, path, exc, whole_request=whole_request) from exc
     upload.progress_bytes = end + 1
     upload.file_path = str(path)
-    if end + 1 < total:
+    if total is not None:
+        upload.size_bytes = total
+    if total is None or end + 1 < total:
         if not Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(
-            progress_bytes=upload.progress_bytes, file_path=upload.file_path
+            progress_bytes=upload.progress_bytes, file_path=upload.file_path, size_bytes=upload.size_bytes
         ):
             raise ReceiveError(400, _failure_of(upload.pk), {"upload_id": upload.pk})
         return Received(upload, complete=False)
@@ -210,6 +221,7 @@ def _store(
     upload.content_digest = digest.digest_of(hasher) if hasher is not None else ""
     upload.status = UploadStatus.PARSING
     completed = Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(
+        size_bytes=upload.size_bytes,
         progress_bytes=upload.progress_bytes,
         file_path=upload.file_path,
         content_digest=upload.content_digest,
@@ -260,16 +272,18 @@ def _storage_error(upload: Upload, path: Path, exc: OSError, *, whole_request: b
     )
 
 
-def _upload_for(test: Test, start: int, total: int, upload_id: str | None) -> Upload:
+def _upload_for(test: Test, start: int, total: int | None, upload_id: str | None) -> Upload:
     if start == 0 and not upload_id:
-        return Upload.objects.create(test=test, size_bytes=total, status=UploadStatus.RECEIVING)
+        size = UNKNOWN_TOTAL if total is None else total
+        return Upload.objects.create(test=test, size_bytes=size, status=UploadStatus.RECEIVING)
     if not upload_id or not upload_id.isdigit():
         raise ReceiveError(400, "a piece after the first must name its upload: ?upload=<id> (from the first answer)")
     upload = Upload.objects.filter(pk=int(upload_id), test=test).first()
     if upload is None:
         raise ReceiveError(404, f"upload {upload_id} of test {test.pk} not found")
-    if upload.size_bytes != total:
-        raise ReceiveError(400, f"upload {upload.pk} was announced as {upload.size_bytes} bytes, not {total}")
+    if upload.size_bytes != UNKNOWN_TOTAL and upload.size_bytes != total:
+        announced = "an unknown size ('*')" if total is None else f"{total} bytes"
+        raise ReceiveError(400, f"upload {upload.pk} was announced as {upload.size_bytes} bytes, not {announced}")
     return upload  # its status and where the piece starts are checked once it is held (_writing)
 
 

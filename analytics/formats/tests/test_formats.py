@@ -65,7 +65,9 @@ def test_each_fixture_is_recognised_from_its_first_bytes(name: str, expected: st
 
 def test_phout_and_gatling_binary_are_recognised_and_a_family_name_picks_the_member_the_content_shows() -> None:
     assert detect(b"1700000000.123\tcase1\t1000\t10\t10\t900\t80\t1000\t100\t200\t0\t200\n") == "phout"
-    assert detect(b"\x00\x00\x00\x00\x053.13.1") == "gatling"
+    assert detect(b"\x00\x00\x00\x00\x053.13.1") == "gatling-binary"
+    assert resolve("gatling", "gatling-binary") == "gatling-binary"
+    assert resolve("gatling", "phout") == "gatling"
     assert resolve("jtl", "jmeter-xml") == "jmeter-xml"
     assert resolve("jtl", "phout") == "jmeter-csv"
     assert resolve("k6-csv", "phout") == "k6-csv"
@@ -168,6 +170,25 @@ def test_k6_json_points_are_assembled_into_requests() -> None:
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize(("cls", "name"), [(K6JsonParser, "k6.json"), (K6CsvParser, "k6.csv")])
+def test_k6_requests_of_a_growing_file_come_out_as_soon_as_the_next_request_is_written(
+    cls: type[RecordParser], name: str
+) -> None:
+    """A followed file (tankodrom follow) is parsed as it grows: a request's tracer samples are written together, so
+    it is complete once a sample of another request follows, not seconds later."""
+    parser = cls()
+    lines = (FIXTURES / name).read_bytes().splitlines(keepends=True)
+    released: list[PhoutBatch] = []
+    requests_begun = 0
+    for line in lines:
+        released += parser.feed(line) + parser.parse_buffered()
+        if line.startswith(b"http_reqs,") or (b'"Point"' in line and b'"http_reqs"' in line):
+            requests_begun += 1  # a request's first sample: the one before it is complete now
+            assert sum(b.rows for b in released) == requests_begun - 1
+    assert sum(b.rows for b in released) == 4
+    assert sum(b.rows for b in released + parser.finish()) == 5
+
+
 def test_k6_csv_gives_the_requests_of_the_json_at_one_second_resolution() -> None:
     _, json_cols = parse(K6JsonParser(), (FIXTURES / "k6.json").read_bytes())
     parser, cols = parse(K6CsvParser(block_bytes=200), (FIXTURES / "k6.csv").read_bytes(), piece=33)
@@ -207,9 +228,9 @@ def test_gatling_bad_request_line_is_named() -> None:
     assert [(b.line, b.reason[:5]) for b in parser.stats.bad_examples] == [(11, "start")]
 
 
-def test_gatling_binary_log_is_refused_naming_the_version() -> None:
+def test_the_text_parser_sends_a_binary_log_to_its_own_format() -> None:
     parser = GatlingParser()
-    with pytest.raises(NotThisFormat, match=r"binary simulation.log of Gatling 3\.13"):
+    with pytest.raises(NotThisFormat, match=r"binary simulation.log of Gatling 3\.13.*gatling-binary"):
         list(parser.read_from(io.BytesIO(b"\x00\x00\x00\x00\x063.13.1" + bytes(range(256)) * 100)))
 
 
@@ -248,7 +269,7 @@ def test_locust_summary_csv_is_refused_with_what_to_upload_instead() -> None:
 
 
 def test_every_format_has_a_parser() -> None:
-    for name in ("phout", "jmeter-csv", "jmeter-xml", "k6-json", "k6-csv", "gatling", "locust"):
+    for name in ("phout", "jmeter-csv", "jmeter-xml", "k6-json", "k6-csv", "gatling", "gatling-binary", "locust"):
         assert parser_class(name) is not None
 
 

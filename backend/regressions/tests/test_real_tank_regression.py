@@ -17,8 +17,16 @@ import pytest
 from backend.loadtests.models import Test, TestStatus
 from backend.notify.tests.receivers import Receiver
 from backend.tankapi import push
-from backend.tankapi.tests.test_real_tank import _BeatFlusher, _job_from, _run, _tank_config, tank_venv  # noqa: F401
-from backend.testing import LiveASGIServer, QuietHandler, WorkerProcess, make_token_user, serving_http, worker_env
+from backend.tankapi.tests.test_real_tank import _job_from, _run, _tank_config, tank_venv  # noqa: F401
+from backend.testing import (
+    BeatFlusher,
+    LiveASGIServer,
+    QuietHandler,
+    WorkerProcess,
+    make_token_user,
+    serving_http,
+    worker_env,
+)
 from tankodrom_cli.main import main
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("clickhouse", "redis_db")]
@@ -61,7 +69,7 @@ def shoot(live: LiveASGIServer, target: str, venv: Path, work: Path, token: str,
         f"  component: {COMPONENT}\n", f"  component: {COMPONENT}\n  notify: [{notify}]\n"
     )
     config.write_text(text)
-    with _BeatFlusher() as beat:
+    with BeatFlusher() as beat:
         output = _run([str(venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
     assert not beat.errors
     return _job_from(output)

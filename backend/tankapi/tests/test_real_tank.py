@@ -35,7 +35,7 @@ from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
 from backend.loadtests.tokens import create_token
 from backend.tankapi import flush, push
-from backend.testing import LiveASGIServer, QuietHandler, serving_http
+from backend.testing import BeatFlusher, LiveASGIServer, QuietHandler, serving_http
 
 YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
 E2E_DIR = Path(__file__).parent / "e2e"
@@ -88,33 +88,6 @@ def live_app(transactional_db: None) -> Iterator[LiveASGIServer]:
     fast path served."""
     with LiveASGIServer() as server:
         yield server
-
-
-class _BeatFlusher:
-    """Drains the buffer twice a second in a thread, as the Celery beat does every second in production."""
-
-    def __init__(self) -> None:
-        self.stop = threading.Event()
-        self.errors: list[str] = []
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        try:
-            while not self.stop.is_set():
-                result = flush.flush_all(max_seconds=5)
-                if result.error:
-                    self.errors.append(result.error)
-                self.stop.wait(0.5)
-        finally:
-            pg_connection.close()
-
-    def __enter__(self) -> _BeatFlusher:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        self.thread.join(30)
 
 
 def _tank_config(
@@ -252,7 +225,7 @@ _ARTIFACTS: list[Path] = []  # the first test's artifacts, replayed by the secon
 def _shoot(live_app: Any, target_url: str, venv: Path, work: Path, token: str) -> tuple[int, Path, str]:
     (work / "token.txt").write_text(token + "\n")
     config = _tank_config(work, live_app.url, target_url, venv)
-    with _BeatFlusher() as beat:
+    with BeatFlusher() as beat:
         output = _run([str(venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
     flush.flush_all()
     assert not beat.errors
@@ -329,7 +302,7 @@ def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     work = tmp_path_factory.mktemp("postloader")
     token_file = work / "token.txt"
     token_file.write_text(raw + "\n")
-    with _BeatFlusher():
+    with BeatFlusher():
         output = _run(
             [
                 str(tank_venv / "bin" / "tank-postloader"),
@@ -412,7 +385,7 @@ def test_a_stop_from_the_web_ends_the_tanks_upload(
     work = tmp_path_factory.mktemp("tank-stop")
     (work / "token.txt").write_text(raw + "\n")
     config = _tank_config(work, live_app.url, target, tank_venv, schedule="const(10, 16s)")
-    with _BeatFlusher() as beat, _StopFromTheWeb(live_app.url, raw) as stop:
+    with BeatFlusher() as beat, _StopFromTheWeb(live_app.url, raw) as stop:
         output = _run([str(tank_venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
     flush.flush_all()
     assert not beat.errors

@@ -11,10 +11,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+from analytics.formats.tests.gatling_binary_writer import VERSIONS, sample_run
 from backend.diagnosis.tasks import diagnose_test
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.testing import LiveASGIServer, TokenUser, free_port
@@ -118,7 +120,33 @@ def test_a_wrong_or_unknown_format_is_refused_with_json(server: Any, account: tu
     wrong = api_upload(api, test, data, "?format=k6-csv")
     assert wrong.status_code == 400 and "k6 CSV" in wrong.json()["error"]
     binary = api_upload(api, test, b"\x00\x00\x00\x00\x063.13.1" + bytes(range(256)) * 8)
-    assert binary.status_code == 400 and "Gatling 3.13" in binary.json()["error"]
+    assert binary.status_code == 400 and "Gatling 3.13+ simulation.log is damaged" in binary.json()["error"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_gatling_binary_log_of_each_layout_version_uploads_exactly(
+    server: Any, account: tuple[User, str], tmp_path: Path, version: str
+) -> None:
+    """A fixture per Gatling 3.13+ release line, written from the documented layout: recognised from its content,
+    every request stored, its counts, codes and order-statistic quantiles those of the requests written."""
+    data, expected, _users = sample_run(version)
+    path = tmp_path / "simulation.log"
+    path.write_bytes(data)
+    _user, token = account
+    test = cli_upload(server, token, path)
+    upload = Upload.objects.get(test=test)
+    assert upload.status == UploadStatus.READY, upload.error
+    assert UploadFormat.objects.get(upload=upload).detected == "gatling-binary"
+    assert (upload.lines_total, upload.lines_bad) == (len(expected), 0)
+    summary = api_of(token).get(f"/api/v1/tests/{test.pk}/summary", {"q": "50,90,100"}).json()
+    times_ms = sorted(e.interval_us / 1000 for e in expected)
+    assert summary["exact"] is True and summary["count"] == len(expected)
+    for level in ("50", "90", "100"):
+        lower = float(np.percentile(times_ms, float(level), method="lower"))
+        higher = float(np.percentile(times_ms, float(level), method="higher"))
+        assert lower <= summary["quantiles_ms"][level] <= higher
+    assert summary["http_codes"] == {"0": 2, "200": 7, "500": 1}
+    assert summary["net_codes"] == {"0": 8, "110": 1, "111": 1}
 
 
 def test_a_jtl_in_resumable_gzip_pieces_through_the_cli(server: Any, account: tuple[User, str], tmp_path: Path) -> None:

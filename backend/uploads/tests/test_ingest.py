@@ -171,6 +171,48 @@ def test_resumable_upload_in_pieces(owner: TokenUser, test_row: Test, django_cap
     assert Path(upload.file_path).exists() is False
 
 
+def test_a_file_still_growing_goes_in_pieces_of_an_unknown_total_until_the_last(
+    owner: TokenUser, test_row: Test, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """`bytes S-E/*` while the generator writes (tankodrom follow); the piece naming the total completes it."""
+    body = (GOLDEN / "bfg_capture.phout").read_bytes()
+    url = f"/api/v1/tests/{test_row.pk}/results"
+
+    def piece(start: int, end: int, total: str, upload: int | None = None) -> Any:
+        suffix = f"?upload={upload}" if upload else ""
+        with django_capture_on_commit_callbacks(execute=True):
+            return owner.client().generic(
+                "PUT", url + suffix, cast(Any, body[start:end]), HTTP_CONTENT_RANGE=f"bytes {start}-{end - 1}/{total}"
+            )
+
+    first = piece(0, 3000, "*")
+    assert first.status_code == 202, first.content
+    assert (first.json()["status"], first.json()["size_bytes"], first.json()["received_bytes"]) == (
+        "receiving",
+        0,
+        3000,
+    )
+    upload_id = first.json()["upload_id"]
+    assert piece(3000, 6000, "*", upload_id).json()["received_bytes"] == 6000
+    assert piece(3000, 6000, "*", upload_id).status_code == 409  # a piece sent twice: the stored bytes say where
+    status = owner.client().get(f"/api/v1/tests/{test_row.pk}/uploads/{upload_id}/").json()
+    assert (status["status"], status["size_bytes"], status["progress_bytes"]) == ("receiving", 0, 6000)
+    last = piece(6000, len(body), str(len(body)), upload_id)
+    assert last.status_code == 202 and last.json()["status"] == "processing"
+    upload = Upload.objects.get(pk=upload_id)
+    assert (upload.status, upload.size_bytes, upload.lines_total) == (UploadStatus.READY, len(body), 203)
+    assert sample_count(test_row.pk, upload_id) == 203
+    # A total named once holds: a later piece may not say another, nor '*' again.
+    settings.TANKODROM_MAX_UPLOAD_BYTES = 5000
+    open_ended = piece(0, 4000, "*")
+    upload_id = open_ended.json()["upload_id"]
+    assert piece(4000, 6000, "*", upload_id).status_code == 413  # the piece's end passes the limit
+    assert piece(4000, 4500, "5000", upload_id).json()["size_bytes"] == 5000
+    changed = piece(4500, 4600, "*", upload_id)
+    assert changed.status_code == 400 and "announced as 5000 bytes" in changed.json()["error"]
+    assert piece(0, 10, "x").status_code == 400
+
+
 def test_the_total_of_a_piecewise_upload_is_limited(
     owner: TokenUser, test_row: Test, settings: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
