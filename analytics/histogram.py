@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from analytics.definitions import quantile_ranks
+
 
 def _build_edges_us() -> npt.NDArray[np.int64]:
     parts = [
@@ -103,18 +105,6 @@ def native_grid() -> NativeGrid:
 LOWER_EDGES_US: npt.NDArray[np.int64] = np.concatenate([[0], BIN_EDGES_US[:-1]]).astype(np.int64)
 
 
-def lower_rank(n: int | npt.NDArray[np.int64], levels_pct: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    """0-based rank of the quantile at each level among n values: floor((n - 1) * p), the "lower" order statistic.
-
-    Shape: levels for a scalar n, (rows, levels) for an array of n. Exact and histogram quantiles share it.
-    """
-    fractions = np.asarray(levels_pct, dtype=np.float64) / 100.0
-    n_arr = np.asarray(n, dtype=np.float64)
-    # Rounding guard: (n-1)*p computed in float may land a hair under an integer it equals exactly.
-    raw = (np.maximum(n_arr, 1.0)[..., None] - 1.0) * fractions
-    return np.floor(raw + 1e-9).astype(np.int64)
-
-
 def histogram_quantiles(
     counts: npt.ArrayLike,
     levels_pct: npt.ArrayLike,
@@ -123,7 +113,7 @@ def histogram_quantiles(
 ) -> npt.NDArray[np.float64]:
     """The one rule for a quantile read off a histogram, used by the report, compare, diagnosis and trends.
 
-    The quantile is the order statistic of rank floor((n - 1) * p) (as for raw samples, `lower_rank`); it lies in
+    The quantile is the order statistic of the exact rule's rank (analytics.definitions.quantile_ranks); it lies in
     the bin where the cumulative count first exceeds that rank, and the k values of that bin are taken as spread
     evenly over it, the rank's own value at the middle of its share: lower + width * (rank - before + 0.5) / k.
     So the estimate never leaves the bin of the exact value. `counts` is one histogram or a matrix of them (one per
@@ -142,7 +132,7 @@ def histogram_quantiles(
     out = np.full((n_rows, levels.size), np.nan)
     if n_bins == 0:
         return out[0] if single else out
-    ranks = lower_rank(np.round(totals).astype(np.int64), levels)  # (rows, levels)
+    ranks = quantile_ranks(np.round(totals).astype(np.int64), levels)  # (rows, levels)
     rows = np.arange(n_rows)
     for j in range(levels.size):
         rank = ranks[:, j].astype(np.float64)

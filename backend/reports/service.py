@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analytics import figures, figures_monitoring
-from analytics.codes import code_shares, http_code_name, merge_counts
+from analytics.definitions import code_rows, merge_counts, outcomes, rps_figures
 from analytics.downsample import auto_compress_ratio
 from analytics.histogram import BIN_COUNT, BIN_EDGES_US, LOWER_EDGES_US
 from analytics.intervals import interval_table
@@ -26,7 +26,7 @@ from analytics.quantiles import (
     histogram_quantiles_us,
     level_key,
 )
-from analytics.series import MONITORING_GROUPS, metric_group, rps_stats
+from analytics.series import MONITORING_GROUPS, metric_group
 from analytics.stats import case_summary
 from backend.clickhouse.queries import monitoring as q_monitoring
 from backend.clickhouse.queries import series as q_series
@@ -152,8 +152,8 @@ def summary(test: Test, window: Window) -> dict[str, Any]:
     count = sum(t.resps for t in totals)
     http = merge_counts(*(t.http_codes for t in totals))
     net = merge_counts(*(t.net_codes for t in totals))
-    ts, resps = q_series.rps_per_second(sel)
-    rps = rps_stats(ts, resps)
+    # Several selected cases: their rows of one second add up (rps_figures sums them per second).
+    rps = rps_figures([s for t in totals for s in t.seconds], [n for t in totals for n in t.resps_per_second])
     if source.exact:
         values_us, counted = q_summary.exact_quantiles_us(sel, levels)
         quantiles = as_ms_dict(levels, values_us if counted else [float("nan")] * len(levels))
@@ -172,6 +172,7 @@ def summary(test: Test, window: Window) -> dict[str, Any]:
         "http_codes": _str_keys(http),
         "net_codes": _str_keys(net),
         "rps": {"mean": rps.mean, "max": rps.max},
+        "outcomes": outcomes(http, net).as_dict(),
     }
 
 
@@ -404,14 +405,8 @@ def tables(test: Test, window: Window) -> dict[str, Any]:
     return {
         "exact": source.exact,
         "quantiles": {"columns": columns, "rows": quantile_rows},
-        "http_codes": [
-            {"code": r.code, "name": http_code_name(r.code), "count": r.count, "percent": r.percent}
-            for r in code_shares(http)
-        ],
-        "net_codes": [
-            {"code": r.code, "name": r.name, "count": r.count, "percent": r.percent}
-            for r in code_shares(net, with_names=True)
-        ],
+        "http_codes": [r.as_dict() for r in code_rows("http", http)],
+        "net_codes": [r.as_dict() for r in code_rows("net", net)],
         "cases": case_rows,
         "intervals": [asdict(r) for r in interval_table(_window_hist(by_case, window))],
     }
@@ -427,30 +422,16 @@ def _window_hist(by_case: dict[str, q_series.CaseTotals], window: Window) -> npt
 
 def _case_row(name: str, t: q_series.CaseTotals | None) -> dict[str, Any]:
     if t is None:
-        return asdict(
-            case_summary(
-                name,
-                count=0,
-                first_ts=None,
-                last_ts=None,
-                max_rps=0,
-                expect_ms_x_resps=0.0,
-                net_codes={},
-                http_codes={},
-            )
-        )
-    return asdict(
-        case_summary(
-            name,
-            count=t.resps,
-            first_ts=t.first_ts,
-            last_ts=t.last_ts,
-            max_rps=t.max_rps,
-            expect_ms_x_resps=t.expect_ms_x_resps,
-            net_codes=t.net_codes,
-            http_codes=t.http_codes,
-        )
-    )
+        t = q_series.CaseTotals(name, 0, [], [], 0.0, {}, {}, [], [])
+    return case_summary(
+        name,
+        count=t.resps,
+        seconds=t.seconds,
+        resps_per_second=t.resps_per_second,
+        expect_ms_x_resps=t.expect_ms_x_resps,
+        net_codes=t.net_codes,
+        http_codes=t.http_codes,
+    ).as_dict()
 
 
 # ── monitoring ──────────────────────────────────────────────────────────────────────────────────────────

@@ -86,9 +86,10 @@ def test_list_sorts_by_figures_with_missing_ones_last(owner, anon_api, db) -> No
     assert bad.status_code == 400 and "ordering" in bad.json()["error"]
     rows = {t["id"]: t for t in anon_api.get("/api/v1/tests/").json()["results"]}
     assert (rows[slow.pk]["q99_ms"], rows[slow.pk]["max_rps"], rows[slow.pk]["imbalance_rps"]) == (900.0, 50, 42.0)
-    assert rows[slow.pk]["result"] == {"kind": "errors", "text": "10.0 % errors"}
+    assert rows[slow.pk]["result"] == {"kind": "errors", "text": "10.00 % errors"}
+    assert rows[slow.pk]["error_share"] == 0.1
     assert rows[fast.pk]["result"]["kind"] == "ok" and rows[online.pk]["result"]["kind"] == "running"
-    assert TestFigures.objects.get(test=fast).ok_share == 1.0
+    assert TestFigures.objects.get(test=fast).failed == 0
 
 
 def test_failed_test_shows_its_reason_as_the_result(owner, anon_api, db) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from analytics.tests import reference
 from backend.celery_app import app as celery_app
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.reports import service
@@ -87,14 +88,17 @@ def test_tables_of_an_uploaded_test_are_exact(uploaded, anon_api) -> None:
             hi = np.percentile(part.interval_real_us, level, method="higher") / 1000
             assert lo <= value <= hi
     assert sum(r["count"] for r in body["http_codes"]) == len(s)
-    assert sum(r["percent"] for r in body["http_codes"]) == pytest.approx(100, abs=0.01)
+    assert sum(r["share"] for r in body["http_codes"]) == pytest.approx(1)
     names = {r["code"]: r["name"] for r in body["net_codes"]}
     assert names[110] == "Connection timed out" and names[777].startswith("Discarded")
     overall = body["cases"][0]
     assert overall["case"] == "overall" and overall["count"] == len(s)
-    assert overall["net_errors"] == int((s.net_code != 0).sum())
-    assert overall["http_errors"] == int(((s.proto_code == 0) | (s.proto_code >= 400)).sum())
-    assert overall["rps_max"] == int(np.unique(s.receive_sec, return_counts=True)[1].max())
+    outcomes = overall["outcomes"]
+    assert outcomes["net_errors"] == int((s.net_code != 0).sum())
+    assert outcomes["http_errors"] == int(((s.proto_code == 0) | (s.proto_code >= 400)).sum())
+    assert outcomes["failed"] == reference.failed(s.net_code, s.proto_code)
+    assert outcomes["failed_share"] == outcomes["failed"] / len(s)
+    assert overall["rps_max"] == reference.max_rps(s.receive_sec)
     # HTTP codes carry their meaning; Overload's interval table counts every timed response once.
     http_names = {r["code"]: r["name"] for r in body["http_codes"]}
     assert http_names[200] == "OK"
@@ -102,7 +106,7 @@ def test_tables_of_an_uploaded_test_are_exact(uploaded, anon_api) -> None:
     # (The factory's rows histogram every sample; ingestion leaves 777 out: the table counts what the rows hold.)
     intervals = body["intervals"]
     assert sum(r["count"] for r in intervals) == len(s)
-    assert sum(r["percent"] for r in intervals) == pytest.approx(100, abs=0.01)
+    assert sum(r["share"] for r in intervals) == pytest.approx(1)
     for r in intervals:
         inside = (s.interval_real_us >= r["from_ms"] * 1000) & (s.interval_real_us < r["to_ms"] * 1000)
         assert r["count"] == int(inside.sum()), r
@@ -229,7 +233,7 @@ def test_tables_of_a_streamed_test_are_within_one_bin(streamed, anon_api) -> Non
     for row in body["quantiles"]["rows"]:
         for column, value in zip(body["quantiles"]["columns"], row["values"], strict=True):
             part = s if column == "overall" else s.mask(s.tag == column)
-            exact = np.percentile(part.interval_real_us, float(row["level"]), method="lower")
+            exact = reference.order_statistic(part.interval_real_us, float(row["level"]))
             assert abs(value * 1000 - exact) <= bin_width_us(exact) + 1, (column, row["level"])
     counts = {r["case"]: r["count"] for r in body["cases"]}
     assert counts == {"overall": len(s), **{t: int((s.tag == t).sum()) for t in ("index", "missing", "search")}}
