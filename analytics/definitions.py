@@ -428,3 +428,12 @@ def format_count(value: float | None) -> str:
     whole, _, fraction = digits.partition(".")
     grouped = f"{int(whole):,}".replace(",", THIN_SPACE)
     return sign + grouped + (f".{fraction}" if fraction else "")
+
+
+def format_in_unit(value: float, unit: str) -> str:
+    """A figure in its unit as the pages write it: ms to the µs, a rate or count with its unit, a share ("") in %."""
+    if unit == "":
+        return format_percent(value)
+    if unit == "ms":
+        return f"{format_ms(value)} ms"
+    return f"{format_count(value)} {unit}"
