@@ -72,9 +72,10 @@ CLIP_LOG = 0.5
 NOT_ENOUGH_TAIL = "fewer than {min_tail} responses beyond this level in a test: cannot be told from noise"
 NOT_ENOUGH_STRETCHES = "too few responses beyond this level in stretches of the tests' seconds to tell it from noise"
 OPPOSITE_SIGNS = (
-    "the typical stretch and the whole test differ in opposite directions (a few seconds decide the whole-test "
-    "figure): not judged"
+    "not judged: the typical stretch and the whole window moved in opposite directions (a few seconds decide the "
+    "whole-window figure)"
 )
+WARMUP_IN_WINDOW = "; its first {warmup_s} s, a warm-up the verdicts leave out, count in it: compare from {warmup_s} s"
 
 
 def _coarse_grid() -> tuple[IntArray, FloatArray]:
@@ -702,7 +703,9 @@ def compare_quantiles(
             if judged_verdict != "same" and not (d[j] > 0 if slower else d[j] < 0):
                 # Stretch by stretch one way, the whole test the other (or not at all): a verdict either way would
                 # contradict one of the two figures the page shows.
-                pair_notes[level] = OPPOSITE_SIGNS
+                pair_notes[level] = OPPOSITE_SIGNS + (
+                    WARMUP_IN_WINDOW.format(warmup_s=skip * step) if skip and paired is not None else ""
+                )
                 row_ver.append(None)
                 continue
             row_ver.append(judged_verdict)
