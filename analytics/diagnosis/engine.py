@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from analytics.definitions import SUSTAINED_S, format_count, format_percent, sustained_max_rps
 from analytics.diagnosis.figures import usl_figure
@@ -95,22 +96,33 @@ def is_closed_model(series: TestSeries) -> bool:
 
     Then the load scheme, if any, describes instances, not RPS, and must not be read as a planned rate.
     """
-    return float(series.planned_rps.max(initial=0.0)) <= 0 and float(series.instances.max(initial=0.0)) > 0
+    return closed_model(series.planned_rps, series.instances)
+
+
+def closed_model(planned_rps: npt.ArrayLike, instances: npt.ArrayLike) -> bool:
+    """`is_closed_model` of a planned-RPS and an instances series (per second or per chart point)."""
+    planned, active = np.asarray(planned_rps, dtype=np.float64), np.asarray(instances, dtype=np.float64)
+    return float(np.nanmax(planned, initial=0.0)) <= 0 and float(np.nanmax(active, initial=0.0)) > 0
+
+
+def plan_of_scheme(scheme: LoadScheme, first_ts: int, ts: npt.ArrayLike) -> FloatArray:
+    """The scheme's planned RPS at each second of `ts`, laid out from the test's first second (NaN outside it)."""
+    seconds = np.asarray(ts, dtype=np.int64)
+    from_scheme = scheme.planned_rps()
+    planned = np.full(seconds.size, np.nan)
+    offsets = seconds - int(first_ts)
+    inside = (offsets >= 0) & (offsets < from_scheme.size)
+    planned[inside] = from_scheme[offsets[inside]]
+    return planned
 
 
 def planned_series(series: TestSeries, scheme: LoadScheme) -> FloatArray:
     """Planned RPS per second: the generator's own figure when it sent one, else the scheme from the first second."""
     if float(series.planned_rps.max(initial=0.0)) > 0:
         return series.planned_rps.astype(np.float64)
-    if is_closed_model(series):
+    if is_closed_model(series) or not len(series):
         return np.full(len(series), np.nan)
-    from_scheme = scheme.planned_rps()
-    planned = np.full(len(series), np.nan)
-    if from_scheme.size and len(series):
-        offsets = (series.ts - series.ts[0]).astype(np.int64)
-        inside = offsets < from_scheme.size
-        planned[inside] = from_scheme[offsets[inside]]
-    return planned
+    return plan_of_scheme(scheme, int(series.ts[0]), series.ts)
 
 
 def inferred_plan(series: TestSeries, starts: FloatArray | None) -> InferredSchedule | None:

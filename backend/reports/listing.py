@@ -35,8 +35,9 @@ DEFAULT_ORDERING = "-created_at"
 def with_list_fields(tests: QuerySet[Test]) -> QuerySet[Test]:
     """The annotations the list sorts on and the serializer reads, in the list's one query."""
     return tests.select_related("figures").annotate(
-        # The author is who the tank says ran it, else the owner of the token that sent it.
-        author_name=Coalesce(NullIf("person", Value("")), F("owner__username"), output_field=CharField()),
+        # The author is the owner of the token that created the test (a person of this service); the tank's
+        # `person` (its machine's OS user) only where there is no owner.
+        author_name=Coalesce(F("owner__username"), NullIf("person", Value("")), output_field=CharField()),
         duration_s=F("last_ts") - F("first_ts"),
         imbalance_rps=F("analysis__imbalance_rps"),
         # The test's latest upload: a refused file leaves its test waiting, and the list must say why.

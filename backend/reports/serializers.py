@@ -85,7 +85,9 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         max_length=20,
         help_text="labels; a write replaces the whole list",
     )
-    author = serializers.SerializerMethodField(help_text="`person` as the tank sent it, else the owner's username")
+    author = serializers.SerializerMethodField(
+        help_text="the owner's username (the token that created the test), else `person` as the tank sent it"
+    )
     q99_ms = serializers.SerializerMethodField(help_text="the whole test's q99, ms (null until processed)")
     max_rps = serializers.SerializerMethodField(help_text="the whole test's max RPS (the most held for 5 s)")
     error_share = serializers.SerializerMethodField(help_text="the whole test's failed requests / requests, 0..1")
@@ -154,7 +156,8 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         return bool(request is not None and can_write(request.user, instance))
 
     def get_author(self, instance: Test) -> str:
-        return instance.person or (instance.owner.username if instance.owner_id else "")
+        # The tank's `person` is its machine's OS user (root, tester): not who ran the test here.
+        return instance.owner.username if instance.owner_id else instance.person
 
     def get_q99_ms(self, instance: Test) -> float | None:
         figures = listing.figures_of(instance)

@@ -54,13 +54,14 @@ def test_tags_filter_the_list_and_search_finds_them(owner, owner_api, anon_api, 
     assert [t["tags"] for t in listed] == [["nightly"], ["nightly", "release"]]
 
 
-def test_author_is_the_owner_when_the_tank_named_nobody_and_the_filter_finds_both(owner, anon_api, db) -> None:
+def test_author_is_the_tokens_owner_and_the_filter_finds_the_tanks_person_too(owner, anon_api, db) -> None:
     admin = User.objects.create_superuser("admin", password="x")
     by_token = Test.objects.create(owner=admin, name="uploaded with the admin's token")  # person ""
-    by_tank = Test.objects.create(owner=owner, name="tank", person="Admin")  # the tank's person, other case
+    by_tank = Test.objects.create(owner=owner, name="tank", person="Admin")  # the tank machine's OS user
     by_other = Test.objects.create(owner=owner, name="someone else", person="bob")
     rows = {t["id"]: t for t in anon_api.get("/api/v1/tests/").json()["results"]}
-    assert rows[by_token.pk]["author"] == "admin" and rows[by_tank.pk]["author"] == "Admin"
+    assert rows[by_token.pk]["author"] == "admin" and rows[by_tank.pk]["author"] == "owner"
+    assert rows[by_tank.pk]["person"] == "Admin"  # still sent, as the tank's user
     assert _ids(anon_api, {"person": "admin"}) == [by_tank.pk, by_token.pk]
     assert _ids(anon_api, {"person": "bob"}) == [by_other.pk]
 

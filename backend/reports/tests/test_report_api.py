@@ -240,3 +240,34 @@ def test_tables_of_a_streamed_test_are_within_one_bin(streamed, anon_api) -> Non
     only = anon_api.get(f"/api/v1/tests/{test.pk}/tables", {"case": "search"}).json()
     assert only["quantiles"]["columns"] == ["overall", "search"]
     assert sum(r["count"] for r in only["http_codes"]) == int((s.tag == "search").sum())
+
+
+def test_an_uploads_schedule_is_its_planned_rps_line(owner, clickhouse, cache_clear, anon_api) -> None:
+    """A phout uploaded with `--schedule` has no planned RPS in its rows: the schedule is drawn, laid out from the
+    test's first second as the diagnosis lays it out, averaged over each chart point."""
+    test = Test.objects.create(owner=owner, status=TestStatus.READY, loadscheme=["line(10, 40, 20s)", "const(40, 10s)"])
+    s = factory.random_samples(900, 30, seed=5)
+    upload = Upload.objects.create(test=test, status=UploadStatus.READY)
+    factory.insert_samples(test.pk, upload.pk, s)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, upload.pk, s))
+    test.active_upload = upload
+    test.save(update_fields=["active_upload"])
+    body = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles", {"compress_ratio": 2}).json()
+    planned = {t["name"]: t for t in body["figure"]["data"]}["planned RPS"]["y"]
+    # line(10, 40, 20s): the middle of each second, 10.75, 12.25, ...; two seconds a point.
+    assert planned[0] == pytest.approx((10.75 + 12.25) / 2) and planned[-1] == 40.0
+    assert body["figure"]["layout"]["xaxis"]["dtick"] == 5000  # a 30 s test ticks every 5 s, never 0.5 s
+
+
+def test_charts_of_what_the_generator_did_not_measure_say_so(owner, clickhouse, cache_clear, anon_api) -> None:
+    """BFG writes no phase times and no sizes: those charts say so instead of drawing flat zeros."""
+    test = Test.objects.create(owner=owner, status=TestStatus.READY, has_stream=True)
+    s = factory.random_samples(300, 10, seed=6)
+    s.connect_time_us[:] = 0
+    s.latency_us[:] = 0
+    s.size_in_bytes[:] = 0
+    s.size_out_bytes[:] = 0
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, 0, s))
+    for name, words in (("times", "no phase times"), ("sizes", "no sizes")):
+        figure = anon_api.get(f"/api/v1/tests/{test.pk}/charts/{name}").json()["figure"]
+        assert figure["data"] == [] and words in figure["layout"]["meta"]["empty_reason"]
