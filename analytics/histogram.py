@@ -8,6 +8,7 @@ We store bins by the index of their upper edge in BIN_EDGES_US, so windows merge
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -105,11 +106,15 @@ def native_grid() -> NativeGrid:
 LOWER_EDGES_US: npt.NDArray[np.int64] = np.concatenate([[0], BIN_EDGES_US[:-1]]).astype(np.int64)
 
 
+RankRule = Callable[[npt.NDArray[np.int64], npt.ArrayLike], npt.NDArray[np.int64]]
+
+
 def histogram_quantiles(
     counts: npt.ArrayLike,
     levels_pct: npt.ArrayLike,
     lower: npt.ArrayLike | None = None,
     upper: npt.ArrayLike | None = None,
+    rank: RankRule = quantile_ranks,
 ) -> npt.NDArray[np.float64]:
     """The one rule for a quantile read off a histogram, used by the report, compare, diagnosis and trends.
 
@@ -119,6 +124,8 @@ def histogram_quantiles(
     So the estimate never leaves the bin of the exact value. `counts` is one histogram or a matrix of them (one per
     row; counts may be fractional, e.g. resampled weights); `lower`/`upper` are each column's edges (default: the
     tank's grid in µs, columns = bin indexes). Returns (levels,) or (rows, levels); NaN where a histogram is empty.
+    `rank` is for a statistic that is not a figure shown (compare's per-block test, analytics.compare); every
+    figure takes the default, the exact rule's rank.
     """
     matrix = np.asarray(counts, dtype=np.float64)
     single = matrix.ndim == 1
@@ -132,14 +139,14 @@ def histogram_quantiles(
     out = np.full((n_rows, levels.size), np.nan)
     if n_bins == 0:
         return out[0] if single else out
-    ranks = quantile_ranks(np.round(totals).astype(np.int64), levels)  # (rows, levels)
+    ranks = rank(np.round(totals).astype(np.int64), levels)  # (rows, levels)
     rows = np.arange(n_rows)
     for j in range(levels.size):
-        rank = ranks[:, j].astype(np.float64)
+        at = ranks[:, j].astype(np.float64)
         # First bin whose cumulative count exceeds the rank (the tolerance absorbs float sums of weights).
-        idx = np.minimum((cum <= rank[:, None] + 1e-9).sum(axis=1), n_bins - 1)
+        idx = np.minimum((cum <= at[:, None] + 1e-9).sum(axis=1), n_bins - 1)
         before = np.where(idx > 0, cum[rows, np.maximum(idx - 1, 0)], 0.0)
         in_bin = matrix[rows, idx]
-        fraction = np.clip((rank - before + 0.5) / np.where(in_bin > 0, in_bin, 1.0), 0.0, 1.0)
+        fraction = np.clip((at - before + 0.5) / np.where(in_bin > 0, in_bin, 1.0), 0.0, 1.0)
         out[:, j] = np.where(totals > 0, low[idx] + (high[idx] - low[idx]) * fraction, np.nan)
     return out[0] if single else out

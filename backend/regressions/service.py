@@ -160,7 +160,7 @@ def _judge_kpis(
             "kpi": key,
             "value": value,
             "baseline_value": base_value,
-            "limit": None if limit is None else round(limit, 6),
+            "limit": limit,
             "pass": True,
         }
         if config.threshold is not None and limit is None:
