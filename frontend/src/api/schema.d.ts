@@ -1274,7 +1274,7 @@ export interface components {
             readonly stop_requested?: boolean;
             /** @description labels; a write replaces the whole list */
             tags?: string[];
-            /** @description `person` as the tank sent it, else the owner's username */
+            /** @description the owner's username (the token that created the test), else `person` as the tank sent it */
             readonly author?: string;
             /**
              * Format: double
@@ -1561,7 +1561,7 @@ export interface components {
             readonly stop_requested: boolean;
             /** @description labels; a write replaces the whole list */
             tags?: string[];
-            /** @description `person` as the tank sent it, else the owner's username */
+            /** @description the owner's username (the token that created the test), else `person` as the tank sent it */
             readonly author: string;
             /**
              * Format: double
