@@ -352,7 +352,8 @@ class QuantileComparison:
     warmup_s: list[int] = field(default_factory=list)  # per test: seconds at the start left out as a warm-up
 
     def as_json(self) -> dict[str, Any]:
-        """The API's shape: per level (its key, "99.9"), one entry per test; `verdict_notes` too."""
+        """The API's shape: per level (its key, "99.9"), one entry per test (the LEVEL_TABLES), and `count` and
+        `warmup_s` per test."""
         n = len(self.values_ms)
 
         def per_level(rows: Sequence[Sequence[Any]]) -> dict[str, list[Any]]:
@@ -369,6 +370,10 @@ class QuantileComparison:
             "verdict_notes": {level_key(level): [self.notes[i].get(level) for i in range(n)] for level in self.levels},
             "warmup_s": self.warmup_s,
         }
+
+
+# The per-level tables of QuantileComparison.as_json.
+LEVEL_TABLES = ("quantiles_ms", "diff_ms", "diff_pct", "change_pct", "change_interval_pct", "verdict", "verdict_notes")
 
 
 def _listed(value: Any) -> Any:

@@ -427,8 +427,8 @@ def _code_findings(series: TestSeries) -> list[Finding]:
                 severity="warning",
                 title=f"{format_percent(count / total)} of requests {what.split(',')[0].split(' (')[0]}",
                 text=(
-                    f"{int(count)} of {int(total)} requests ({format_percent(count / total)}) {what}; the first at "
-                    f"{utc_clock(series.ts[first])} UTC, most ({int(counts[peak])}) at "
+                    f"{format_count(count)} of {format_count(total)} requests ({format_percent(count / total)}) "
+                    f"{what}; the first at {utc_clock(series.ts[first])} UTC, most ({format_count(counts[peak])}) at "
                     f"{utc_clock(series.ts[peak])} UTC."
                 ),
                 evidence={
@@ -440,9 +440,9 @@ def _code_findings(series: TestSeries) -> list[Finding]:
                 },
                 annotations=[Annotation(int(series.ts[first]), f"first {kind}")],
                 facts=[
-                    ("Requests", f"{int(count)} of {int(total)} ({format_percent(count / total)})"),
+                    ("Requests", f"{format_count(count)} of {format_count(total)} ({format_percent(count / total)})"),
                     ("First", f"{utc_clock(series.ts[first])} UTC"),
-                    ("Most in one second", f"{int(counts[peak])} at {utc_clock(series.ts[peak])} UTC"),
+                    ("Most in one second", f"{format_count(counts[peak])} at {utc_clock(series.ts[peak])} UTC"),
                 ],
             )
         )

@@ -14,6 +14,7 @@ import pytest
 
 from analytics.compare import (
     DEFAULT_LEVELS,
+    LEVEL_TABLES,
     LOWER_MS,
     MID_MS,
     OPPOSITE_SIGNS,
@@ -387,15 +388,7 @@ def test_adding_tests_changes_no_pairs_verdict() -> None:
     d = _run(rng, tail_scale=1.5)[0]
     two = compare_quantiles([a, d]).as_json()
     four = compare_quantiles([a, b, c, d]).as_json()
-    for name in (
-        "quantiles_ms",
-        "diff_ms",
-        "diff_pct",
-        "change_pct",
-        "change_interval_pct",
-        "verdict",
-        "verdict_notes",
-    ):
+    for name in LEVEL_TABLES:
         assert {level: values[1] for level, values in two[name].items()} == {
             level: values[3] for level, values in four[name].items()
         }, name

@@ -19,6 +19,7 @@ from django.http import QueryDict
 
 from analytics.compare import (
     DEFAULT_LEVELS,
+    LEVEL_TABLES,
     CodeComparison,
     CompareSettings,
     SparseCounts,
@@ -188,26 +189,14 @@ def _codes_json(http: CodeComparison, net: CodeComparison) -> dict[str, Any]:
     }
 
 
-# by_load's tables: a per-level table of QuantileComparison.as_json, then [test][band].
-BY_LOAD_TABLES = (
-    "quantiles_ms",
-    "diff_ms",
-    "diff_pct",
-    "change_pct",
-    "change_interval_pct",
-    "verdict",
-    "verdict_notes",
-)
-
-
 def _by_load_json(result: LoadComparison, n_tests: int) -> dict[str, Any]:
     bands = result.bands
     out: dict[str, Any] = {"rps": [[b.rps_low, b.rps_high] for b in bands]}
-    for name in BY_LOAD_TABLES:
+    for name in LEVEL_TABLES:
         out[name] = {}
     for k, band in enumerate(bands):
         part = band.comparison.as_json()
-        for name in BY_LOAD_TABLES:
+        for name in LEVEL_TABLES:
             for level, values in part[name].items():
                 table = out[name].setdefault(level, [[None] * len(bands) for _ in range(n_tests)])
                 for i in range(n_tests):

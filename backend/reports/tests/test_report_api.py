@@ -192,17 +192,22 @@ def test_an_empty_test_answers_without_data(owner, clickhouse, cache_clear, anon
     assert anon_api.get(f"/api/v1/tests/{test.pk}/tables").json()["cases"][0]["count"] == 0
 
 
+def _attach_upload(test: Test, s: factory.Samples) -> None:
+    """An uploaded phout of these samples, the test's active upload (its derived rows carry no plan, no instances)."""
+    upload = Upload.objects.create(test=test, status=UploadStatus.READY)
+    factory.insert_samples(test.pk, upload.pk, s)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, upload.pk, s))
+    test.active_upload = upload
+    test.save(update_fields=["active_upload"])
+
+
 def test_an_upload_attached_to_a_streamed_test_keeps_the_generators_lines(owner, clickhouse, cache_clear, anon_api):
     test = Test.objects.create(owner=owner, status=TestStatus.READY, has_stream=True)
     s = factory.random_samples(2000, 30, seed=3)
     # The tank streamed the shooting (planned RPS 90, 5 instances); then its phout was attached, whose derived
     # rows carry no planned RPS nor instances (phout has neither).
     factory.insert_aggregates(factory.aggregate_rows(test.pk, 0, s, reqps=90.0, threads=5))
-    upload = Upload.objects.create(test=test, status=UploadStatus.READY)
-    factory.insert_samples(test.pk, upload.pk, s)
-    factory.insert_aggregates(factory.aggregate_rows(test.pk, upload.pk, s))
-    test.active_upload = upload
-    test.save(update_fields=["active_upload"])
+    _attach_upload(test, s)
     body = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles", {"compress_ratio": 1}).json()
     traces = {t["name"]: t for t in body["figure"]["data"]}
     assert set(traces["planned RPS"]["y"]) == {90.0} and set(traces["instances"]["y"]) == {5.0}
@@ -246,12 +251,7 @@ def test_an_uploads_schedule_is_its_planned_rps_line(owner, clickhouse, cache_cl
     """A phout uploaded with `--schedule` has no planned RPS in its rows: the schedule is drawn, laid out from the
     test's first second as the diagnosis lays it out, averaged over each chart point."""
     test = Test.objects.create(owner=owner, status=TestStatus.READY, loadscheme=["line(10, 40, 20s)", "const(40, 10s)"])
-    s = factory.random_samples(900, 30, seed=5)
-    upload = Upload.objects.create(test=test, status=UploadStatus.READY)
-    factory.insert_samples(test.pk, upload.pk, s)
-    factory.insert_aggregates(factory.aggregate_rows(test.pk, upload.pk, s))
-    test.active_upload = upload
-    test.save(update_fields=["active_upload"])
+    _attach_upload(test, factory.random_samples(900, 30, seed=5))
     body = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles", {"compress_ratio": 2}).json()
     planned = {t["name"]: t for t in body["figure"]["data"]}["planned RPS"]["y"]
     # line(10, 40, 20s): the middle of each second, 10.75, 12.25, ...; two seconds a point.

@@ -121,6 +121,14 @@ def test_compare_unfurls_both_tests(streamed: Test, uploaded: Test, dist: Path) 
     assert png_size(fetch_image(tags["og:image"])) == (1200, 630)
 
 
+def test_a_computed_comparison_unfurls_with_its_own_plain_line(streamed: Test, uploaded: Test, dist: Path) -> None:
+    """Once the comparison was computed (the page asked for it), its card says what the page says on top."""
+    answer = Client().get("/api/v1/compare", {"tests": f"{streamed.pk},{uploaded.pk}"}).json()
+    _status, tags, _body = unfurl(f"/compare/{streamed.pk}/{uploaded.pk}")
+    assert tags["og:description"] == " ".join(answer["summary"])
+    assert tags["og:description"].startswith(f"#{uploaded.pk} ")
+
+
 def test_compare_with_a_private_test_is_a_bare_title(streamed: Test, uploaded: Test, dist: Path) -> None:
     Test.objects.filter(pk=uploaded.pk).update(is_private=True)
     _status, tags, _body = unfurl(f"/compare/{streamed.pk}/{uploaded.pk}")
