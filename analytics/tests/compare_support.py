@@ -22,7 +22,9 @@ def check_levels(part: dict[str, Any]) -> None:
                 assert change is not None and interval[0] <= change <= interval[1], (level, i, change, interval)
             if verdict in ("worse", "better"):
                 sign = 1 if verdict == "worse" else -1
-                assert interval is not None and sign * min(sign * interval[0], sign * interval[1]) > 0, (level, i)
+                assert interval is not None, (level, i)
+                beyond = interval[0] > 0 if verdict == "worse" else interval[1] < 0
+                assert beyond, (level, i, verdict, interval)
                 assert diff_ms is not None and sign * diff_ms > 0, (level, i, verdict, diff_ms)
                 assert diff_pct is None or sign * diff_pct > 0, (level, i, verdict, diff_pct)
             if verdict is None and part["quantiles_ms"][level][i] is not None:
