@@ -228,10 +228,6 @@ class Outcomes:
     timeouts: int
 
     @property
-    def ok(self) -> int:
-        return self.requests - self.failed
-
-    @property
     def error_share(self) -> float | None:
         return share(self.failed, self.requests)
 
@@ -368,10 +364,6 @@ def quantile_ranks(n: int | npt.NDArray[np.int64], levels_pct: npt.ArrayLike) ->
         np.int64
     )
     return ranks
-
-
-def quantile_rank(n: int, level_pct: float) -> int:
-    return int(quantile_ranks(n, [level_pct])[0])
 
 
 # ── numbers in sentences (the pages' formatter, frontend/src/lib/format.ts, follows the same rules) ─────────

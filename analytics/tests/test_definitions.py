@@ -81,7 +81,8 @@ def test_max_rps_is_the_most_held_for_five_seconds_not_a_burst() -> None:
 
 
 def test_exact_rank_is_clickhouses_on_the_same_doubles() -> None:
-    assert [d.quantile_rank(100, level) for level in (29, 50, 99, 100)] == [28, 50, 99, 99]
-    assert d.quantile_rank(10, 25) == 2 and d.quantile_rank(0, 50) == 0
+    assert d.quantile_ranks(100, [29, 50, 99, 100]).tolist() == [28, 50, 99, 99]
+    assert d.quantile_ranks(10, [25]).tolist() == [2] and d.quantile_ranks(0, [50]).tolist() == [0]
+    assert d.quantile_ranks(np.array([10, 4]), [50]).tolist() == [[5], [2]]
     values = np.arange(100)
     assert exact_quantiles(values, [29, 57, 99.9]).tolist() == [28, 56, 99]  # quantilesExact answers the same
