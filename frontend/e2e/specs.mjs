@@ -320,6 +320,11 @@ export const specs = [
       };
       assert.equal(listed.result, row.result.text, "the page rounds the share as the server's sentence does");
       await page.screenshot({ path: `${shots}/issue31-list-${width}.png`, fullPage: width < 600 });
+      if (width < 600) {
+        // A phone scrolls the list sideways inside its card: the figures' columns, scrolled into view.
+        await page.locator(`${rowSel} td[data-col="max_rps"]`).scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${shots}/issue31-list-${width}-figures.png` });
+      }
 
       await page.goto(`${base}/${t.id}`);
       await chipsShow(page, summary, "whole test");
