@@ -29,12 +29,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from analytics.definitions import CodeKind, is_failing_code
 from analytics.histogram import BIN_COUNT, BIN_EDGES_US, histogram_quantiles
+from analytics.quantiles import level_key
 
 FloatArray = npt.NDArray[np.float64]
 Verdict = Literal["better", "worse", "same"]  # of a difference: beyond noise either way, or within it
@@ -65,6 +67,15 @@ LOG_BASE = 1.0 + COARSE_REL_WIDTH
 # such blocks cannot hide a shift every other block shows (Huber's estimator). A tail quantile of a short block is
 # set by whether a pause fell in it, so its log ratios are a mixture of a shift and of ±1.5-2 jumps.
 CLIP_LOG = 0.5
+
+# Why a level was not judged (QuantileComparison.notes).
+NOT_ENOUGH_TAIL = "fewer than {min_tail} responses beyond this level in a test: cannot be told from noise"
+NOT_ENOUGH_STRETCHES = "too few responses beyond this level in stretches of the tests' seconds to tell it from noise"
+OPPOSITE_SIGNS = (
+    "not judged: the typical stretch and the whole window moved in opposite directions (a few seconds decide the "
+    "whole-window figure)"
+)
+WARMUP_IN_WINDOW = "; its first {warmup_s} s, a warm-up the verdicts leave out, count in it: compare from {warmup_s} s"
 
 
 def _coarse_grid() -> tuple[IntArray, FloatArray]:
@@ -116,14 +127,17 @@ def method_text(cfg: CompareSettings | None = None) -> str:
     return (
         "Paired sign-flip test over stretches of seconds: each test's seconds since its own start are cut into "
         f"blocks (as short as leaves {cfg.min_block_tail:g} responses beyond a level), and per level the mean of "
-        f"the blocks' log ratio of quantiles (test / baseline), clipped at ±{CLIP_LOG:g}, estimates the change; "
-        f"warm-up seconds (a median over {WARMUP_RATIO:g}× the steady one) are left out. Swapping the tests within "
+        f"the blocks' log ratio of quantiles (test / baseline), clipped at ±{CLIP_LOG:g}, estimates the typical "
+        f"change of a stretch (change_pct); warm-up seconds (a median over {WARMUP_RATIO:g}× the steady one) are left "
+        "out. Swapping the tests within "
         f"units of consecutive blocks (at least {MIN_UNIT_SLOTS} time slots and the correlation time) gives its "
         "distribution under no difference. Intervals hold for all judged levels at once "
         f"({cfg.flip_confidence:.2%}), found by inverting the test; 'worse'/'better' only when the whole interval "
-        f"lies beyond {cfg.rel_floor:.0%} of the baseline (and one histogram bin for streamed data); levels with "
-        f"fewer than {cfg.min_tail} responses beyond them are not judged. Code shares: a block bootstrap, floor "
-        f"{cfg.share_floor * 100:g} percentage point. Values are exact order statistics when raw samples exist. "
+        f"lies beyond {cfg.rel_floor:.0%} of the baseline (and one histogram bin for streamed data) and the whole "
+        f"test moved the same way (diff_pct); levels with fewer than {cfg.min_tail} responses beyond them are not "
+        "judged, and neither is one whose stretches and whole test moved opposite ways. Each test is judged "
+        "against the first on its own: adding a test changes no other verdict. Code shares: a block bootstrap, "
+        f"floor {cfg.share_floor * 100:g} percentage point. Values are exact order statistics when raw samples exist. "
         "Details: docs/compare.md."
     )
 
@@ -285,7 +299,8 @@ def _resample(matrix: FloatArray, n: int, rng: np.random.Generator) -> FloatArra
 def hist_quantiles_ms(
     counts: FloatArray, lower_ms: FloatArray, upper_ms: FloatArray, levels: Sequence[float]
 ) -> FloatArray:
-    """Quantiles of histograms (rows of `counts`) by the one histogram rule (`analytics.histogram`).
+    """Quantiles of histograms (rows of `counts`) by the one histogram rule (`analytics.histogram`): the values
+    the comparison reports and draws.
 
     Returns (rows × levels); NaN where a histogram is empty.
     """
@@ -293,21 +308,76 @@ def hist_quantiles_ms(
     return out
 
 
+def block_rank(n: npt.NDArray[np.int64], levels_pct: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """The rank the paired test reads a block's quantile at: floor((n - 1) × p), one below the figures' rule
+    (analytics.definitions) at the tail. It is a statistic, never shown: with 2 responses beyond a level per
+    block, the lower of them is the steadier estimate (bench/compare/power.py measured both: the figures' rank
+    raised the A/A rate of the pause runs at 30 s from 5.0 % to 6.5 %)."""
+    fractions = np.asarray(levels_pct, dtype=np.float64) / 100.0
+    counts = np.maximum(np.asarray(n, dtype=np.float64), 1.0)[..., None]
+    # (n-1)·p computed in float may land a hair under an integer it equals exactly.
+    ranks: npt.NDArray[np.int64] = np.floor((counts - 1.0) * fractions + 1e-9).astype(np.int64)
+    return ranks
+
+
+def _block_quantiles_ms(counts: FloatArray, lower_ms: FloatArray, upper_ms: FloatArray, level: float) -> FloatArray:
+    """Each row's quantile at `level` for the paired test (block_rank), ms."""
+    out: FloatArray = np.atleast_2d(
+        histogram_quantiles(np.atleast_2d(counts), [level], lower_ms, upper_ms, rank=block_rank)
+    )[:, 0]
+    return out
+
+
 @dataclass(frozen=True)
 class QuantileComparison:
-    """Per test (first = baseline) and per level: value, difference, its interval and the verdict."""
+    """Per test (first = baseline) and per level: value, whole-test difference, the judged change and the verdict.
+
+    `diff_ms`/`diff_pct` are the whole-test values' difference (what a page shows beside the values). The verdict
+    judges `change_pct`, the typical change of a stretch of seconds (the clipped mean of the blocks' log ratios,
+    in %), whose interval `change_interval_pct` always contains it; a level is `worse`/`better` only when that
+    interval lies beyond the floor and `diff_ms` has the same sign, else `same`, or None (not judged) with the
+    reason in `notes[test][level]`. Each test is judged against the baseline on its own: adding a test to a
+    comparison changes no other pair's figures."""
 
     levels: tuple[float, ...]
     counts: list[int]
     values_ms: list[list[float | None]]
     diff_ms: list[list[float | None]]
-    interval_ms: list[list[tuple[float, float] | None]]
-    verdict: list[list[str | None]]
-    notes: dict[float, str] = field(default_factory=dict)
+    diff_pct: list[list[float | None]]
+    change_pct: list[list[float | None]]
+    change_interval_pct: list[list[tuple[float, float] | None]]
+    verdict: list[list[Verdict | None]]
+    notes: list[dict[float, str]] = field(default_factory=list)  # per test: level → why it was not judged
     block_s: list[float] = field(default_factory=list)  # per test: the block length of its paired test (0: none)
-    diff_pct: list[list[float | None]] = field(default_factory=list)  # the difference in % of the baseline
-    interval_pct: list[list[tuple[float, float] | None]] = field(default_factory=list)
-    warmup_s: int = 0  # seconds at the start left out of the verdicts as a warm-up (the longest of any pair)
+    warmup_s: list[int] = field(default_factory=list)  # per test: seconds at the start left out as a warm-up
+
+    def as_json(self) -> dict[str, Any]:
+        """The API's shape: per level (its key, "99.9"), one entry per test (the LEVEL_TABLES), and `count` and
+        `warmup_s` per test."""
+        n = len(self.values_ms)
+
+        def per_level(rows: Sequence[Sequence[Any]]) -> dict[str, list[Any]]:
+            return {level_key(level): [_listed(rows[i][j]) for i in range(n)] for j, level in enumerate(self.levels)}
+
+        return {
+            "count": self.counts,
+            "quantiles_ms": per_level(self.values_ms),
+            "diff_ms": per_level(self.diff_ms),
+            "diff_pct": per_level(self.diff_pct),
+            "change_pct": per_level(self.change_pct),
+            "change_interval_pct": per_level(self.change_interval_pct),
+            "verdict": per_level(self.verdict),
+            "verdict_notes": {level_key(level): [self.notes[i].get(level) for i in range(n)] for level in self.levels},
+            "warmup_s": self.warmup_s,
+        }
+
+
+# The per-level tables of QuantileComparison.as_json.
+LEVEL_TABLES = ("quantiles_ms", "diff_ms", "diff_pct", "change_pct", "change_interval_pct", "verdict", "verdict_notes")
+
+
+def _listed(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 @dataclass(frozen=True)
@@ -318,7 +388,7 @@ class CodeComparison:
     share: dict[str, list[float | None]]
     share_diff: dict[str, list[float | None]]
     interval: dict[str, list[tuple[float, float] | None]]
-    verdict: dict[str, list[str | None]]
+    verdict: dict[str, list[Verdict | None]]
 
 
 def _band_constant(deviations: FloatArray, sd: FloatArray, confidence: float) -> float:
@@ -336,10 +406,6 @@ def _verdict(low: float, high: float, floor: float, higher_is_worse: bool) -> Ve
     if high < -floor:
         return "better" if higher_is_worse else "worse"
     return "same"
-
-
-def _round(value: float, digits: int = 3) -> float:
-    return float(round(value, digits))
 
 
 def _slot_matrix(data: SparseCounts, index: IntArray, n_keys: int) -> FloatArray:
@@ -541,8 +607,8 @@ def _block_log_ratios(
     n_blocks = n_slots // length
     a = base[: n_blocks * length].reshape(n_blocks, length, -1).sum(axis=1)
     b = other[: n_blocks * length].reshape(n_blocks, length, -1).sum(axis=1)
-    qa = hist_quantiles_ms(a, lower, upper, [level])[:, 0]
-    qb = hist_quantiles_ms(b, lower, upper, [level])[:, 0]
+    qa = _block_quantiles_ms(a, lower, upper, level)
+    qb = _block_quantiles_ms(b, lower, upper, level)
     out: FloatArray = np.log(np.maximum(qb, LOG_FLOOR_MS)) - np.log(np.maximum(qa, LOG_FLOOR_MS))
     return out
 
@@ -566,7 +632,6 @@ def compare_quantiles(
     """
     cfg = settings or CompareSettings()
     levels_t = tuple(float(x) for x in levels)
-    rng = np.random.default_rng(cfg.seed)
     fine = list(tests)
     tests = [coarsen(t) for t in tests]
     used = np.unique(np.concatenate([t.keys for t in tests])) if tests else np.zeros(0, dtype=np.int64)
@@ -590,27 +655,33 @@ def compare_quantiles(
                 np.asarray(given, dtype=np.float64) if given is not None else _fine_quantiles(fine[i], levels_t)
             )
 
-    judged = np.array([_judgeable(level, counts, cfg.min_tail) for level in levels_t], dtype=bool)
-    notes = {
-        level: f"fewer than {cfg.min_tail} responses beyond this level in a test: cannot be told from noise"
-        for level, ok in zip(levels_t, judged, strict=True)
-        if not ok
-    }
     exact_flags = [exact_ms is not None and exact_ms[i] is not None for i in range(len(tests))]
+    nones: list[None] = [None] * len(levels_t)
     values: list[list[float | None]] = [[_none_if_nan(v) for v in p] for p in points]
-    diff: list[list[float | None]] = [[None if np.isnan(v) else 0.0 for v in points[0]]] if tests else []
-    diff_pct: list[list[float | None]] = [[None if np.isnan(v) else 0.0 for v in points[0]]] if tests else []
-    interval: list[list[tuple[float, float] | None]] = [[None] * len(levels_t)] if tests else []
-    interval_pct: list[list[tuple[float, float] | None]] = [[None] * len(levels_t)] if tests else []
-    verdict: list[list[str | None]] = [[None] * len(levels_t)] if tests else []
+    zeros = [None if np.isnan(v) else 0.0 for v in points[0]] if tests else []
+    diff: list[list[float | None]] = [list(zeros)] if tests else []
+    diff_pct: list[list[float | None]] = [list(zeros)] if tests else []
+    change: list[list[float | None]] = [list(nones)] if tests else []
+    interval: list[list[tuple[float, float] | None]] = [list(nones)] if tests else []
+    verdict: list[list[Verdict | None]] = [list(nones)] if tests else []
+    notes: list[dict[float, str]] = [{}] if tests else []
     blocks_s: list[float] = [0.0] if tests else []
-    warmups: list[int] = []
+    warmups: list[int] = [0] if tests else []
     for i in range(1, len(tests)):
+        # Each pair on its own: its random sign patterns, what it can judge and its warm-up depend on these two
+        # tests only, so adding a test to a comparison changes no other pair's verdict.
+        rng = np.random.default_rng(cfg.seed)
         d = points[i] - points[0]
         diff.append([_none_if_nan(v) for v in d])
         with np.errstate(divide="ignore", invalid="ignore"):
             rel = np.where(points[0] > 0, d / points[0] * 100.0, np.nan)
-        diff_pct.append([None if not np.isfinite(v) else _round(float(v), 1) for v in rel])
+        diff_pct.append([_none_if_nan(v) for v in rel])
+        judged = np.array([_judgeable(level, [counts[0], counts[i]], cfg.min_tail) for level in levels_t], bool)
+        pair_notes = {
+            level: NOT_ENOUGH_TAIL.format(min_tail=cfg.min_tail)
+            for level, ok in zip(levels_t, judged, strict=True)
+            if not ok
+        }
         step = max(steps[0], steps[i])
         if tau_s is not None:
             tau = max(float(tau_s[0]), float(tau_s[i]))
@@ -629,51 +700,58 @@ def compare_quantiles(
             cfg,
             rng,
         )
-        if skip and paired is not None:
-            warmups.append(skip * step)
+        warmups.append(skip * step if paired is not None else 0)
+        row_change: list[float | None] = []
         row_int: list[tuple[float, float] | None] = []
-        row_pct: list[tuple[float, float] | None] = []
-        row_ver: list[str | None] = []
+        row_ver: list[Verdict | None] = []
         for j, level in enumerate(levels_t):
             if np.isnan(d[j]):
+                row_change.append(None)
                 row_int.append(None)
-                row_pct.append(None)
                 row_ver.append(None)
+                pair_notes.setdefault(level, "a test has no responses")
                 continue
             if paired is None or not paired.judged[j]:
-                if judged[j] and level not in notes:
-                    notes[level] = (
-                        "too few responses beyond this level in stretches of the tests' seconds to tell it from noise"
-                    )
+                pair_notes.setdefault(level, NOT_ENOUGH_STRETCHES)
+                row_change.append(None)
                 row_int.append(None)
-                row_pct.append(None)
-                row_ver.append("same")
+                row_ver.append(None)
                 continue
-            low_log, high_log = float(paired.low_log[j]), float(paired.high_log[j])
+            low_pct, high_pct = math.expm1(paired.low_log[j]) * 100.0, math.expm1(paired.high_log[j]) * 100.0
+            row_change.append(math.expm1(paired.mean_log[j]) * 100.0)
+            row_int.append((low_pct, high_pct))
             base = float(points[0][j])
-            low, high = base * math.expm1(low_log), base * math.expm1(high_log)
-            row_int.append((_round(low), _round(high)))
-            row_pct.append((_round(math.expm1(low_log) * 100.0, 1), _round(math.expm1(high_log) * 100.0, 1)))
-            floor = cfg.rel_floor * abs(base)
-            if not (exact_flags[0] and exact_flags[i]):
-                floor = max(floor, _bin_width_ms(base))
-            row_ver.append(_verdict(low, high, floor, higher_is_worse=True))
+            floor_pct = cfg.rel_floor * 100.0
+            if not (exact_flags[0] and exact_flags[i]) and base > 0:
+                floor_pct = max(floor_pct, _bin_width_ms(base) / base * 100.0)
+            judged_verdict = _verdict(low_pct, high_pct, floor_pct, higher_is_worse=True)
+            slower = judged_verdict == "worse"
+            if judged_verdict != "same" and not (d[j] > 0 if slower else d[j] < 0):
+                # Stretch by stretch one way, the whole test the other (or not at all): a verdict either way would
+                # contradict one of the two figures the page shows.
+                pair_notes[level] = OPPOSITE_SIGNS + (
+                    WARMUP_IN_WINDOW.format(warmup_s=skip * step) if skip and paired is not None else ""
+                )
+                row_ver.append(None)
+                continue
+            row_ver.append(judged_verdict)
+        change.append(row_change)
         interval.append(row_int)
-        interval_pct.append(row_pct)
         verdict.append(row_ver)
+        notes.append(pair_notes)
         blocks_s.append(paired.block_s if paired is not None else 0.0)
     return QuantileComparison(
         levels_t,
         counts,
         values,
         diff,
+        diff_pct,
+        change,
         interval,
         verdict,
         notes,
         blocks_s,
-        diff_pct=diff_pct,
-        interval_pct=interval_pct,
-        warmup_s=max(warmups, default=0),
+        warmups,
     )
 
 
@@ -684,7 +762,7 @@ def _warmup_slots(matrix: FloatArray, lower: FloatArray, upper: FloatArray) -> i
     n = matrix.shape[0]
     if n < 6:
         return 0
-    medians = hist_quantiles_ms(matrix, lower, upper, [50.0])[:, 0]
+    medians = _block_quantiles_ms(matrix, lower, upper, 50.0)
     steady = float(np.nanmedian(medians[n // 2 :])) if np.isfinite(medians[n // 2 :]).any() else math.nan
     if not math.isfinite(steady) or steady <= 0:
         return 0
@@ -700,8 +778,8 @@ def _paired_correlation_time_s(base: FloatArray, other: FloatArray, lower: Float
     n = min(base.shape[0], other.shape[0])
     if n < 4:
         return 1.0
-    qa = hist_quantiles_ms(base[:n], lower, upper, [50.0])[:, 0]
-    qb = hist_quantiles_ms(other[:n], lower, upper, [50.0])[:, 0]
+    qa = _block_quantiles_ms(base[:n], lower, upper, 50.0)
+    qb = _block_quantiles_ms(other[:n], lower, upper, 50.0)
     ok = np.isfinite(qa) & np.isfinite(qb)
     series = np.log(np.maximum(qb[ok], LOG_FLOOR_MS)) - np.log(np.maximum(qa[ok], LOG_FLOOR_MS))
     return _ar1_time(series)
@@ -758,24 +836,19 @@ def _bin_width_ms(value_ms: float) -> float:
 
 
 def _none_if_nan(value: float) -> float | None:
-    return None if np.isnan(value) else _round(float(value))
+    return None if not np.isfinite(value) else float(value)
 
 
-def is_bad_code(kind: str, code: int) -> bool:
-    """HTTP 4xx/5xx and 0 (no answer) are failures; for net codes anything but 0 is."""
-    if kind == "net":
-        return code != 0
-    return code == 0 or code >= 400
-
-
-def compare_codes(tests: Sequence[SparseCounts], kind: str, settings: CompareSettings | None = None) -> CodeComparison:
+def compare_codes(
+    tests: Sequence[SparseCounts], kind: CodeKind, settings: CompareSettings | None = None
+) -> CodeComparison:
     """Compare the share of each code (HTTP or net) of tests[1:] against tests[0], with block-bootstrap bands.
 
-    A failing code whose share grows beyond noise is `worse`; a successful code (HTTP 2xx, net 0) that grows is
-    `better`.
+    A failing code (analytics.definitions.is_failing_code) whose share grows beyond noise is `worse`; a successful
+    code (HTTP 2xx, net 0) that grows is `better`. Each pair is resampled on its own (the same draws whatever other
+    tests are compared): adding a test changes no other pair's verdict.
     """
     cfg = settings or CompareSettings()
-    rng = np.random.default_rng(cfg.seed + 1)
     codes = sorted({int(k) for t in tests for k in np.unique(t.keys)})
     key_index = {code: i for i, code in enumerate(codes)}
     names = [str(c) for c in codes]
@@ -783,40 +856,41 @@ def compare_codes(tests: Sequence[SparseCounts], kind: str, settings: CompareSet
     counts = {name: [tot.get(code, 0) for tot in totals] for name, code in zip(names, codes, strict=True)}
     grand = [max(sum(tot.values()), 0) for tot in totals]
     share = {name: [(cnt / g if g else None) for cnt, g in zip(counts[name], grand, strict=True)] for name in names}
-    boots: list[FloatArray | None] = []
+    bad = np.array([float(is_failing_code(kind, c)) for c in codes])
+    matrices: list[FloatArray] = []
     points: list[FloatArray] = []
     for test, g in zip(tests, grand, strict=True):
-        bad = np.array([float(is_bad_code(kind, c)) for c in codes])
         matrix = _block_matrix(
             test, key_index, len(codes), correlation_time_s(test, _per_key(test, key_index, bad), robust=False)
         )
-        point = matrix.sum(axis=0) / g if g else np.full(len(codes), np.nan)
-        points.append(point)
-        if matrix.shape[0] == 0:
-            boots.append(None)
-            continue
+        matrices.append(matrix)
+        points.append(matrix.sum(axis=0) / g if g else np.full(len(codes), np.nan))
+
+    def deviations(matrix: FloatArray, point: FloatArray, rng: np.random.Generator) -> FloatArray:
         res = _resample(matrix, cfg.n_resamples, rng)
-        boots.append((res / res.sum(axis=1, keepdims=True) - point) * _small_sample_factor(matrix.shape[0]))
+        out: FloatArray = (res / res.sum(axis=1, keepdims=True) - point) * _small_sample_factor(matrix.shape[0])
+        return out
 
     share_diff: dict[str, list[float | None]] = {n: [0.0 if grand and grand[0] else None] for n in names}
     interval: dict[str, list[tuple[float, float] | None]] = {n: [None] for n in names}
-    verdict: dict[str, list[str | None]] = {n: [None] for n in names}
+    verdict: dict[str, list[Verdict | None]] = {n: [None] for n in names}
     for i in range(1, len(tests)):
         d = points[i] - points[0]
-        base_boot, other_boot = boots[0], boots[i]
-        if base_boot is None or other_boot is None:
+        if matrices[0].shape[0] == 0 or matrices[i].shape[0] == 0:
             for j, name in enumerate(names):
                 share_diff[name].append(_none_if_nan(float(d[j])) if d.size else None)
                 interval[name].append(None)
                 verdict[name].append(None)
             continue
-        dev = other_boot - base_boot
+        rng = np.random.default_rng(cfg.seed + 1)
+        base_boot = deviations(matrices[0], points[0], rng)
+        dev = deviations(matrices[i], points[i], rng) - base_boot
         sd = dev.std(axis=0)
         c = _band_constant(dev, sd, cfg.confidence)
         for j, name in enumerate(names):
             low, high = float(d[j] - c * sd[j]), float(d[j] + c * sd[j])
-            share_diff[name].append(_round(float(d[j]), 6))
-            interval[name].append((_round(low, 6), _round(high, 6)))
-            verdict[name].append(_verdict(low, high, cfg.share_floor, higher_is_worse=is_bad_code(kind, codes[j])))
-    share_out = {n: [None if v is None else _round(v, 6) for v in vals] for n, vals in share.items()}
+            share_diff[name].append(float(d[j]))
+            interval[name].append((low, high))
+            verdict[name].append(_verdict(low, high, cfg.share_floor, higher_is_worse=is_failing_code(kind, codes[j])))
+    share_out = {n: [None if v is None else float(v) for v in vals] for n, vals in share.items()}
     return CodeComparison(counts, share_out, share_diff, interval, verdict)

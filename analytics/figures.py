@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,8 @@ QUANTILE_COLORS: tuple[str, ...] = (
     "#7a1a2b",
 )
 PLANNED_RPS_COLOR = "#e00000"
+# Tick labels of rate and count axes: plain decimals with thousands apart (d3-format), never SI's "500m".
+RATE_TICKS = ",~r"
 INSTANCES_COLOR = "#ff69b4"
 RPS_COLOR = "#1f4e9c"
 
@@ -156,9 +158,9 @@ def quantiles_figure(
             # Names only what is drawn on it: "instances" appears when the generator reported them.
             "title": {"text": ", ".join(right_axis)},
             # Own round ticks: plotly syncs an overlaying axis' ticks to the left one's grid by default, which
-            # gives ticks like 61/123/184.
+            # gives ticks like 61/123/184. Plain numbers (0.5, 12,000): SI prefixes read "500m" responses/s.
             "tickmode": "auto",
-            "tickformat": "~s",
+            "tickformat": RATE_TICKS,
             "overlaying": "y",
             "side": "right",
             "rangemode": "tozero",
@@ -249,31 +251,87 @@ def instances_rps_figure(ts: npt.ArrayLike, instances: npt.ArrayLike, rps: npt.A
 def distribution_figure(
     per_series: Mapping[str, tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike]], log: bool
 ) -> Figure:
-    """Response-time distribution: for each named series, (bin lower edge ms, bin width ms, count) as bars."""
+    """Response-time distribution as a density: for each named series, (bin lower edge ms, bin width ms, count),
+    each bar as wide as its bin and as high as its responses per ms. The tank's bins widen with the time (10 µs,
+    then 1 ms, then 10 ms...): raw counts over them draw a false peak wherever the bins get wider. Each bar's hover
+    names its bin, its count and its share."""
     data: list[dict[str, Any]] = []
     for name, (lower_ms, width_ms, counts) in per_series.items():
         lows = np.asarray(lower_ms, dtype=np.float64)
         widths = np.asarray(width_ms, dtype=np.float64)
+        n = np.asarray(counts, dtype=np.float64)
+        total = float(n.sum()) or 1.0
         data.append(
             {
                 "type": "bar",
                 "name": plain(name),
-                "x": _values(lows + widths / 2.0, 4),
-                "width": _values(widths, 4),
-                "y": [int(c) for c in np.asarray(counts, dtype=np.int64).tolist()],
-                "hovertemplate": "%{x} ms: %{y}",
+                "x": _values(lows + widths / 2.0, 6),
+                "width": _values(widths, 6),
+                "y": _values(n / np.where(widths > 0, widths, 1.0), 6),
+                "customdata": [
+                    [_bin_label(low, low + width), int(count), 100.0 * count / total]
+                    for low, width, count in zip(lows.tolist(), widths.tolist(), n.tolist(), strict=True)
+                ],
+                "hovertemplate": "%{customdata[0]} ms: %{customdata[1]} responses (%{customdata[2]:.2f} %)"
+                + "<extra>%{fullData.name}</extra>",
             }
         )
     layout = _layout(
         "Response time distribution",
-        "responses",
-        xaxis={"title": {"text": "response time, ms"}},
+        "responses per ms",
+        xaxis={"title": {"text": "response time, ms (bars as wide as the bins)"}},
         barmode="overlay",
     )
     layout["hovermode"] = "closest"
     if log:
-        layout["yaxis"] = {"title": {"text": "responses (log)"}, "type": "log"}
+        heights = [y for trace in data for y in trace["y"] if y]
+        layout["yaxis"] = {
+            "title": {"text": "responses per ms (log)"},
+            **(log_axis(min(heights), max(heights)) if heights else {"type": "log"}),
+        }
     return {"data": data, "layout": layout}
+
+
+def _bin_label(low_ms: float, high_ms: float) -> str:
+    return f"{low_ms:g}–{high_ms:g}"
+
+
+def log_axis(low: float, high: float) -> dict[str, Any]:
+    """A log axis with readable ticks: the 1-2-5 values of each decade in [low, high] written out in full (plotly's
+    own labels the minor ticks by their first digit: "5 6 7 8 9 10 2 3 4 … 100 2 3")."""
+    low, high = max(float(low), 1e-9), max(float(high), float(low), 1e-9)
+    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    for mantissas in ((1.0, 2.0, 5.0), (1.0, 2.0, 3.0, 5.0, 7.0), (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)):
+        ticks = [m * 10.0**d for d in decades for m in mantissas if low <= m * 10.0**d <= high]
+        if len(ticks) >= 3:
+            break
+    values = [float(f"{t:.6g}") for t in ticks]
+    return {"type": "log", "tickmode": "array", "tickvals": values, "ticktext": [f"{v:,g}" for v in values]}
+
+
+def has_values(series: Iterable[npt.ArrayLike]) -> bool:
+    """Is any value of any series a number other than 0? (All zeros is what a generator writes for what it did not
+    measure: a chart of it would draw a flat line that reads as a measurement.)"""
+    for values in series:
+        array = np.asarray(values, dtype=np.float64)
+        if np.any(np.isfinite(array) & (array != 0)):
+            return True
+    return False
+
+
+# Tick steps (s) of a short time axis: plotly's own go down to half seconds on a test of a few seconds.
+TIME_TICK_STEPS_S = (1, 2, 5, 10, 15, 30, 60)
+MAX_TIME_TICKS = 10
+
+
+def time_axis_ticks(origin_s: int, end_s: int) -> dict[str, Any]:
+    """Whole-second ticks for a short time axis (at most MAX_TIME_TICKS, on whole steps); {} for longer ones,
+    where plotly's own are whole already."""
+    span = end_s - origin_s
+    for step in TIME_TICK_STEPS_S:
+        if span / step <= MAX_TIME_TICKS:
+            return {"tick0": origin_s * 1000, "dtick": step * 1000, "tickformat": "%H:%M:%S"}
+    return {}
 
 
 def empty_figure(title: str, reason: str) -> Figure:

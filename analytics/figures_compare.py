@@ -14,6 +14,7 @@ import numpy as np
 
 from analytics.compare import LOWER_MS, UPPER_MS, SparseCounts, hist_quantiles_ms, time_step_s
 from analytics.compare_load import LoadComparison
+from analytics.figures import log_axis
 
 Figure = dict[str, Any]
 
@@ -85,6 +86,11 @@ def quantiles_figure(
     }
 
 
+def _positive_range(traces: Sequence[dict[str, Any]]) -> tuple[float, float]:
+    xs = [x for trace in traces for x in trace["x"] if x > 0]
+    return (min(xs), max(xs)) if xs else (1.0, 1000.0)
+
+
 def distribution_figure(labels: Sequence[str], tests: Sequence[SparseCounts]) -> Figure:
     """Cumulative distribution of response times per test (percent of responses at or below x ms)."""
     traces: list[dict[str, Any]] = []
@@ -112,7 +118,7 @@ def distribution_figure(labels: Sequence[str], tests: Sequence[SparseCounts]) ->
         "data": traces,
         "layout": {
             "title": {"text": "Distribution of response times"},
-            "xaxis": {"title": {"text": "ms"}, "type": "log"},
+            "xaxis": {"title": {"text": "response time, ms"}, **log_axis(*_positive_range(traces))},
             "yaxis": {"title": {"text": "% of responses ≤ x"}, "range": [0, 100]},
             "legend": {"orientation": "h"},
         },

@@ -1,18 +1,25 @@
-"""Monitoring charts: one per host and group, with readable metric names and a unit on the value axis.
+"""Monitoring charts: one per host and group, with readable metric names and a unit on every value axis.
 
 The tank sends telegraf's names (`custom:cpu-cpu-total_usage_user`, `Memory_used`): legends say "user" (in the
-CPU chart, "all CPUs" or "cpu0" when there are several), memory and byte counters are scaled to MiB or GiB.
+CPU chart, "all CPUs" or "cpu0" when there are several). A group's metrics of different kinds never share an axis:
+bytes, packets, retransmits and connections of the network each get their own panel, one above the other, with
+its unit. Memory is a level (MiB or GiB); network and disk bytes are counted per second (KiB/s, MiB/s), as the
+tank's telegraf sends them (the change since the last second). Metrics are listed in natural order (load 1, 5,
+15 minutes; cpu2 before cpu10).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from analytics.figures import Figure, lines_figure
+from analytics.figures import RATE_TICKS, Figure, lines_figure
 
+KIB = 1024.0
 MIB = 1024.0**2
 GIB = 1024.0**3
 
@@ -61,36 +68,99 @@ def metric_label(metric: str) -> str:
     return bare.replace("_", " ").replace("-", " ").strip() or metric
 
 
-def _is_bytes(group: str, metrics: Sequence[str]) -> bool:
+def natural_key(text: str) -> list[Any]:
+    """Sort key reading digit runs as numbers: la1, la5, la15; cpu2, cpu10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text.lower())]
+
+
+@dataclass(frozen=True)
+class Family:
+    """Metrics that share an axis: what they count, and whether it is a rate (per second) or a level."""
+
+    key: str
+    unit: str  # the axis title's unit when no scaling applies
+    bytes: bool = False
+    rate: bool = False
+
+
+def family_of(group: str, metric: str) -> Family:
+    name = metric.lower()
+    if group == "cpu":
+        return Family("cpu", "%")
+    if group == "load":
+        return Family("load", "processes waiting (load average)")
     if group == "memory":
-        return True
-    return bool(metrics) and all("bytes" in m.lower() for m in metrics)
+        return Family("memory", "bytes", bytes=True)
+    rate = group in ("network", "disk")
+    if "bytes" in name or name in ("net_rx", "net_tx"):
+        return Family("bytes", "bytes/s" if rate else "bytes", bytes=True, rate=rate)
+    if "packets" in name:
+        return Family("packets", "packets/s")
+    if "retransmit" in name:
+        return Family("retransmits", "retransmits/s")
+    if "estab" in name or "conn" in name:
+        return Family("connections", "connections")
+    if "err" in name or "drop" in name:
+        return Family("errors", "errors/s" if rate else "errors")
+    if group == "disk" and ("reads" in name or "writes" in name):
+        return Family("operations", "operations/s")
+    if group == "disk" and name.endswith("_time"):
+        return Family("time", "ms")
+    return Family("value", "value")
+
+
+def _scale(family: Family, peak: float) -> tuple[str, float]:
+    """The axis title and the divisor that brings the values to it."""
+    if not family.bytes:
+        return family.unit, 1.0
+    per = "/s" if family.rate else ""
+    if peak >= 2 * GIB:
+        return f"GiB{per}", GIB
+    if peak >= 2 * MIB or not family.rate:
+        return f"MiB{per}", MIB
+    return f"KiB{per}", KIB
 
 
 def value_unit(group: str, metrics: Sequence[str], peak: float) -> tuple[str, float]:
-    """The value axis' title and the divisor that brings the values to it."""
-    if _is_bytes(group, metrics):
-        return ("GiB", GIB) if peak >= 2 * GIB else ("MiB", MIB)
-    if group == "cpu":
-        return "%", 1.0
-    if group == "load":
-        return "processes waiting (load average)", 1.0
-    return "value", 1.0
+    """The value axis' title and divisor of metrics of one family (the first metric's)."""
+    return _scale(family_of(group, metrics[0]) if metrics else Family("value", "value"), peak)
 
 
 def monitoring_figure(host: str, group: str, series: Mapping[str, tuple[Sequence[int], Sequence[float]]]) -> Figure:
-    """One host's group of metrics over time; `series` maps telegraf's metric name to (unix s, values)."""
-    metrics = sorted(series)
-    peak = max(
-        (float(np.nanmax(np.asarray(ys, dtype=np.float64), initial=0.0)) for _, ys in series.values()), default=0.0
-    )
-    unit, divisor = value_unit(group, metrics, peak)
-    data = []
-    for metric in metrics:
-        xs, ys = series[metric]
-        scaled = {metric_label(metric): np.asarray(ys, dtype=np.float64) / divisor}
-        trace = lines_figure("", xs, scaled, unit)["data"][0]
-        trace["hovertemplate"] = "%{y} " + unit
-        data.append(trace)
-    layout = lines_figure(f"{host}: {GROUP_TITLES.get(group, group)}", [], {}, unit)["layout"]
+    """One host's group of metrics over time; `series` maps telegraf's metric name to (unix s, values). Metrics of
+    different families are drawn in panels stacked one above the other, each on its own axis."""
+    by_family: dict[str, list[str]] = {}
+    for metric in sorted(series, key=natural_key):
+        by_family.setdefault(family_of(group, metric).key, []).append(metric)
+    panels = list(by_family.values())
+    data: list[dict[str, Any]] = []
+    axes: dict[str, dict[str, Any]] = {}
+    gap = 0.06
+    height = (1.0 - gap * (len(panels) - 1)) / len(panels)
+    for i, metrics in enumerate(panels):
+        peak = max(
+            (float(np.nanmax(np.asarray(series[m][1], dtype=np.float64), initial=0.0)) for m in metrics), default=0.0
+        )
+        unit, divisor = value_unit(group, metrics, peak)
+        axis = "y" if i == 0 else f"y{i + 1}"
+        for metric in metrics:
+            xs, ys = series[metric]
+            trace = lines_figure("", xs, {metric_label(metric): np.asarray(ys, dtype=np.float64) / divisor}, unit)
+            drawn = trace["data"][0]
+            drawn["hovertemplate"] = "%{y} " + unit
+            drawn["yaxis"] = axis
+            data.append(drawn)
+        # Panels from the top: the first family on top, the x axis under the last.
+        top = 1.0 - i * (height + gap)
+        axes["yaxis" if i == 0 else f"yaxis{i + 1}"] = {
+            "title": {"text": unit},
+            "rangemode": "tozero",
+            "tickformat": RATE_TICKS,
+            "domain": [max(0.0, top - height), top],
+            **({} if i == 0 else {"anchor": "x"}),
+        }
+    layout = lines_figure(f"{host}: {GROUP_TITLES.get(group, group)}", [], {}, "value")["layout"]
+    layout.update(axes)
+    if len(panels) > 1:
+        layout["xaxis"]["anchor"] = f"y{len(panels)}"
     return {"data": data, "layout": layout}

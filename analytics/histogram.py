@@ -8,10 +8,13 @@ We store bins by the index of their upper edge in BIN_EDGES_US, so windows merge
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from analytics.definitions import quantile_ranks
 
 
 def _build_edges_us() -> npt.NDArray[np.int64]:
@@ -103,16 +106,7 @@ def native_grid() -> NativeGrid:
 LOWER_EDGES_US: npt.NDArray[np.int64] = np.concatenate([[0], BIN_EDGES_US[:-1]]).astype(np.int64)
 
 
-def lower_rank(n: int | npt.NDArray[np.int64], levels_pct: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    """0-based rank of the quantile at each level among n values: floor((n - 1) * p), the "lower" order statistic.
-
-    Shape: levels for a scalar n, (rows, levels) for an array of n. Exact and histogram quantiles share it.
-    """
-    fractions = np.asarray(levels_pct, dtype=np.float64) / 100.0
-    n_arr = np.asarray(n, dtype=np.float64)
-    # Rounding guard: (n-1)*p computed in float may land a hair under an integer it equals exactly.
-    raw = (np.maximum(n_arr, 1.0)[..., None] - 1.0) * fractions
-    return np.floor(raw + 1e-9).astype(np.int64)
+RankRule = Callable[[npt.NDArray[np.int64], npt.ArrayLike], npt.NDArray[np.int64]]
 
 
 def histogram_quantiles(
@@ -120,15 +114,18 @@ def histogram_quantiles(
     levels_pct: npt.ArrayLike,
     lower: npt.ArrayLike | None = None,
     upper: npt.ArrayLike | None = None,
+    rank: RankRule = quantile_ranks,
 ) -> npt.NDArray[np.float64]:
     """The one rule for a quantile read off a histogram, used by the report, compare, diagnosis and trends.
 
-    The quantile is the order statistic of rank floor((n - 1) * p) (as for raw samples, `lower_rank`); it lies in
+    The quantile is the order statistic of the exact rule's rank (analytics.definitions.quantile_ranks); it lies in
     the bin where the cumulative count first exceeds that rank, and the k values of that bin are taken as spread
     evenly over it, the rank's own value at the middle of its share: lower + width * (rank - before + 0.5) / k.
     So the estimate never leaves the bin of the exact value. `counts` is one histogram or a matrix of them (one per
     row; counts may be fractional, e.g. resampled weights); `lower`/`upper` are each column's edges (default: the
     tank's grid in µs, columns = bin indexes). Returns (levels,) or (rows, levels); NaN where a histogram is empty.
+    `rank` is for a statistic that is not a figure shown (compare's per-block test, analytics.compare); every
+    figure takes the default, the exact rule's rank.
     """
     matrix = np.asarray(counts, dtype=np.float64)
     single = matrix.ndim == 1
@@ -142,14 +139,14 @@ def histogram_quantiles(
     out = np.full((n_rows, levels.size), np.nan)
     if n_bins == 0:
         return out[0] if single else out
-    ranks = lower_rank(np.round(totals).astype(np.int64), levels)  # (rows, levels)
+    ranks = rank(np.round(totals).astype(np.int64), levels)  # (rows, levels)
     rows = np.arange(n_rows)
     for j in range(levels.size):
-        rank = ranks[:, j].astype(np.float64)
+        at = ranks[:, j].astype(np.float64)
         # First bin whose cumulative count exceeds the rank (the tolerance absorbs float sums of weights).
-        idx = np.minimum((cum <= rank[:, None] + 1e-9).sum(axis=1), n_bins - 1)
+        idx = np.minimum((cum <= at[:, None] + 1e-9).sum(axis=1), n_bins - 1)
         before = np.where(idx > 0, cum[rows, np.maximum(idx - 1, 0)], 0.0)
         in_bin = matrix[rows, idx]
-        fraction = np.clip((rank - before + 0.5) / np.where(in_bin > 0, in_bin, 1.0), 0.0, 1.0)
+        fraction = np.clip((at - before + 0.5) / np.where(in_bin > 0, in_bin, 1.0), 0.0, 1.0)
         out[:, j] = np.where(totals > 0, low[idx] + (high[idx] - low[idx]) * fraction, np.nan)
     return out[0] if single else out

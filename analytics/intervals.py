@@ -25,11 +25,11 @@ class IntervalRow:
     from_ms: int
     to_ms: int
     count: int
-    percent: float
+    share: float  # of all counted responses, 0..1
 
 
 def interval_table(hist: npt.ArrayLike) -> list[IntervalRow]:
-    """Rows [from_ms, to_ms) with their count and percent of all counted responses, empty intervals dropped.
+    """Rows [from_ms, to_ms) with their count and share of all counted responses, empty intervals dropped.
 
     `hist[i]` counts the bin whose upper edge is BIN_EDGES_US[i] (the values below that edge): bin i belongs to
     the interval whose upper edge is at or above it. The last interval includes its right edge (300 s)."""
@@ -46,7 +46,7 @@ def interval_table(hist: npt.ArrayLike) -> list[IntervalRow]:
             from_ms=INTERVAL_EDGES_MS[i],
             to_ms=INTERVAL_EDGES_MS[i + 1],
             count=int(n),
-            percent=round(100.0 * int(n) / total, 3),
+            share=int(n) / total,
         )
         for i, n in enumerate(per_interval.tolist())
         if n

@@ -1,9 +1,10 @@
 """Quantiles of response times: exact order statistics of raw samples, and estimates from merged histograms.
 
-Exact quantiles are the "lower" order statistic of numpy's definition: for a level p and n values the one at
-sorted position floor((n - 1) * p), so they always lie between numpy's `method="lower"` and `method="higher"`.
-Histogram quantiles work on the tank's bin grid (analytics.histogram): the same order statistic is located in
-its bin and interpolated inside it, so the estimate is never more than one bin width from the exact value.
+Exact quantiles are the order statistic of analytics.definitions' rule (for a level p and n values the one at
+sorted position floor(n × p), at most n - 1: ClickHouse's quantileExact, which answers the report), so they always
+lie between numpy's `method="lower"` and `method="higher"`. Histogram quantiles work on the tank's bin grid
+(analytics.histogram): the same order statistic is located in its bin and interpolated inside it, so the estimate
+is never more than one bin width from the exact value.
 Levels are percents (50, 99.9, 100) everywhere in the API; they become fractions only here.
 """
 
@@ -15,7 +16,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from analytics.histogram import BIN_COUNT, BIN_EDGES_US, LOWER_EDGES_US, histogram_quantiles, lower_rank
+from analytics.definitions import quantile_ranks
+from analytics.histogram import BIN_COUNT, BIN_EDGES_US, LOWER_EDGES_US, histogram_quantiles
 
 DEFAULT_LEVELS_PCT: tuple[float, ...] = (50.0, 75.0, 80.0, 85.0, 90.0, 95.0, 98.0, 99.0, 100.0)
 MAX_LEVELS = 30
@@ -52,17 +54,12 @@ def level_key(level_pct: float) -> str:
     return f"{level_pct:g}"
 
 
-def _ranks(n: int | IntArray, levels_pct: Sequence[float]) -> IntArray:
-    """0-based rank of the lower order statistic for each level: floor((n - 1) * p)."""
-    return lower_rank(n, levels_pct)
-
-
 def exact_quantiles(values: npt.ArrayLike, levels_pct: Sequence[float]) -> FloatArray:
     """Order statistics of `values` for each level (NaN when there are no values)."""
     data = np.asarray(values)
     if data.size == 0:
         return np.full(len(levels_pct), np.nan)
-    ranks = _ranks(int(data.size), levels_pct)
+    ranks = quantile_ranks(int(data.size), levels_pct)
     unique_ranks = np.unique(ranks)
     part = np.partition(data, unique_ranks)
     return part[ranks].astype(np.float64)
@@ -78,7 +75,7 @@ def exact_quantiles_weighted(values: npt.ArrayLike, counts: npt.ArrayLike, level
     total = int(cum[-1]) if cum.size else 0
     if total == 0:
         return np.full(len(levels_pct), np.nan)
-    ranks = _ranks(total, levels_pct)
+    ranks = quantile_ranks(total, levels_pct)
     positions = np.searchsorted(cum, ranks, side="right")
     return vals[positions]
 
@@ -115,8 +112,8 @@ def bin_width_us(value_us: float) -> int:
 
 
 def as_ms_dict(levels_pct: Iterable[float], values_us: Iterable[float]) -> dict[str, float | None]:
-    """{"50": 12.3, ...} in ms, rounded to µs; None for an empty window."""
+    """{"50": 12.3, ...} in ms at full precision (the API's; pages round once); None for an empty window."""
     out: dict[str, float | None] = {}
     for level, value in zip(levels_pct, values_us, strict=True):
-        out[level_key(level)] = None if not math.isfinite(value) else round(float(value) / 1000.0, 3)
+        out[level_key(level)] = None if not math.isfinite(value) else float(value) / 1000.0
     return out

@@ -1,10 +1,10 @@
 """A component's KPIs across its tests, judged against user-set thresholds: pure definitions and verdicts.
 
-A KPI is one number per test: a response-time quantile of the whole test (`q50`, `q99`, `q99.9`, ...), the
-highest per-second RPS (`max_rps`), the RPS at which a ramp stopped keeping up (`imbalance_rps`), or the share
-of failed requests (`error_share`). Each may carry a threshold, either an absolute limit (`q99` above 800 ms
-fails) or a limit relative to the component's baseline test (`q99` more than 10% above the baseline's fails).
-Only the bad side counts: higher is worse for response times and errors, lower for RPS.
+A KPI is one number per test: a response-time quantile of the whole test (`q50`, `q99`, `q99.9`, ...), the max
+RPS (`max_rps`, the most held for 5 s: analytics.definitions), the RPS at which a ramp stopped keeping up
+(`imbalance_rps`), or the share of failed requests (`error_share`). Each may carry a threshold, either an absolute
+limit (`q99` above 800 ms fails) or a limit relative to the component's baseline test (`q99` more than 10% above
+the baseline's fails). Only the bad side counts: higher is worse for response times and errors, lower for RPS.
 
 No Django, no database: the backend feeds values in and gets verdicts and sentences out.
 """
@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from analytics.definitions import format_in_unit
 from analytics.diagnosis.changepoint import e_divisive
 
 Direction = Literal["higher_is_worse", "lower_is_worse"]
@@ -151,9 +152,8 @@ def is_past(spec: KpiSpec, value: float, limit: float) -> bool:
 
 
 def format_value(spec: KpiSpec, value: float) -> str:
-    if spec.unit == "":
-        return f"{value * 100:.3g}%"
-    return f"{value:.4g} {spec.unit}"
+    """A KPI's value in its unit, as the component page writes it (frontend/src/pages/Component/kpis.ts)."""
+    return format_in_unit(value, spec.unit)
 
 
 def reason(config: KpiConfig, value: float, limit: float, baseline: tuple[int, float] | None) -> str:

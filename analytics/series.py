@@ -1,4 +1,5 @@
-"""Per-second series arithmetic: RPS statistics and response-weighted means of phase times.
+"""Per-second series arithmetic: response-weighted means of phase times, and monitoring metric groups (the RPS
+figures are analytics.definitions').
 
 Per-second rows come one per (second, case); when several cases are selected they are added per second, and
 means (ms) are re-weighted by the responses they were averaged over, never averaged as plain numbers.
@@ -6,32 +7,8 @@ means (ms) are re-weighted by the responses they were averaged over, never avera
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
-
-
-@dataclass(frozen=True)
-class RpsStats:
-    """Responses per second over a window: mean over the seconds from the first to the last response
-    (silent seconds inside count as zero), and the busiest second."""
-
-    mean: float
-    max: int
-
-
-def rps_stats(ts: npt.ArrayLike, counts: npt.ArrayLike) -> RpsStats:
-    t = np.asarray(ts, dtype=np.int64)
-    c = np.asarray(counts, dtype=np.int64)
-    keep = c > 0
-    t, c = t[keep], c[keep]
-    if t.size == 0:
-        return RpsStats(mean=0.0, max=0)
-    seconds, inverse = np.unique(t, return_inverse=True)
-    per_second = np.bincount(inverse, weights=c).astype(np.int64)
-    span = int(seconds[-1] - seconds[0] + 1)
-    return RpsStats(mean=round(float(per_second.sum()) / span, 3), max=int(per_second.max()))
 
 
 def weighted_mean(values: npt.ArrayLike, weights: npt.ArrayLike) -> float | None:

@@ -1,15 +1,17 @@
-"""Per-case summary of a window (the Tables tab's last table): count, RPS mean/max, mean time, errors.
+"""Per-case summary of a window (the Tables tab's last table): count, RPS mean/max, mean time, outcomes.
 
 Inputs are the window's totals of one case as the per-second rows give them; the mean response time is the
-response-weighted mean of the per-second means (sum of mean × responses over the responses).
+response-weighted mean of the per-second means (sum of mean × responses over the responses). RPS and outcomes
+follow analytics.definitions, as every other page's figures do.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from analytics.codes import is_http_error
+from analytics.definitions import Outcomes, outcomes, rps_figures
 
 
 @dataclass(frozen=True)
@@ -17,32 +19,37 @@ class CaseSummary:
     case: str
     count: int
     rps_mean: float
-    rps_max: int
+    rps_max: float
     mean_ms: float | None
-    net_errors: int  # responses with a net code other than 0
-    http_errors: int  # responses with HTTP code 0 (none) or >= 400
+    outcomes: Outcomes
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "count": self.count,
+            "rps_mean": self.rps_mean,
+            "rps_max": self.rps_max,
+            "mean_ms": self.mean_ms,
+            "outcomes": self.outcomes.as_dict(),
+        }
 
 
 def case_summary(
     case: str,
     *,
     count: int,
-    first_ts: int | None,
-    last_ts: int | None,
-    max_rps: int,
+    seconds: Sequence[int],
+    resps_per_second: Sequence[int],
     expect_ms_x_resps: float,
     net_codes: Mapping[int, int],
     http_codes: Mapping[int, int],
 ) -> CaseSummary:
-    if count <= 0 or first_ts is None or last_ts is None:
-        return CaseSummary(case, 0, 0.0, 0, None, 0, 0)
+    rps = rps_figures(seconds, resps_per_second)
     return CaseSummary(
         case=case,
         count=int(count),
-        # Mean over the seconds from the case's first response to its last: quiet seconds inside count as 0.
-        rps_mean=round(count / (last_ts - first_ts + 1), 3),
-        rps_max=int(max_rps),
-        mean_ms=round(expect_ms_x_resps / count, 3),
-        net_errors=sum(int(n) for code, n in net_codes.items() if int(code) != 0),
-        http_errors=sum(int(n) for code, n in http_codes.items() if is_http_error(int(code))),
+        rps_mean=rps.mean,
+        rps_max=rps.max,
+        mean_ms=expect_ms_x_resps / count if count > 0 else None,
+        outcomes=outcomes(http_codes, net_codes),
     )

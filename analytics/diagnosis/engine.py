@@ -9,8 +9,8 @@ Findings (see docs/diagnosis.md for the plain-words version):
 - `usl`: closed-model ramp, throughput vs concurrency fitted by the Universal Scalability Law;
 - `timeouts` / `discarded`: how many requests timed out (net 110) or were never sent (net 777);
 - monitoring hints: `single_core`, `cpu_saturated`, `memory_growth`.
-Besides the findings it computes the figures a component's trend follows: q99 of the steady stage, the imbalance
-RPS and the error share.
+Besides the findings it computes the figures a component's trend follows: q99 of the steady stage and the imbalance
+RPS (the error share is the report's: analytics.definitions).
 """
 
 from __future__ import annotations
@@ -19,14 +19,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from analytics.definitions import SUSTAINED_S, format_count, format_percent, sustained_max_rps
 from analytics.diagnosis.figures import usl_figure
 from analytics.diagnosis.generator import GeneratorLimit, generator_limit
 from analytics.diagnosis.imbalance import (
+    BEHIND_RATIO,
+    JUMP_WINDOW_S,
+    LATENCY_JUMP_RATIO,
+    SMOOTH_S,
     Criteria,
     ErrorRegimeChange,
     Onset,
     RegimeChange,
+    around,
     criteria,
     error_regime_change,
     find_onset,
@@ -41,8 +48,6 @@ from analytics.diagnosis.types import (
     FloatArray,
     MonitoringSeries,
     TestSeries,
-    percent,
-    rolling_median,
     utc_clock,
 )
 from analytics.diagnosis.usl import UslFit, fit_usl
@@ -71,7 +76,6 @@ class DiagnosisResult:
     q99_steady_ms: float | None
     imbalance_rps: float | None
     imbalance_ts: int | None
-    error_share: float | None
     generator_limited_ts: int | None
     scheme_error: str | None = None
     # [from, to) unix s of the steady stage q99 was taken over (its longest unbroken stretch), for exact re-reads.
@@ -92,22 +96,33 @@ def is_closed_model(series: TestSeries) -> bool:
 
     Then the load scheme, if any, describes instances, not RPS, and must not be read as a planned rate.
     """
-    return float(series.planned_rps.max(initial=0.0)) <= 0 and float(series.instances.max(initial=0.0)) > 0
+    return closed_model(series.planned_rps, series.instances)
+
+
+def closed_model(planned_rps: npt.ArrayLike, instances: npt.ArrayLike) -> bool:
+    """`is_closed_model` of a planned-RPS and an instances series (per second or per chart point)."""
+    planned, active = np.asarray(planned_rps, dtype=np.float64), np.asarray(instances, dtype=np.float64)
+    return float(np.nanmax(planned, initial=0.0)) <= 0 and float(np.nanmax(active, initial=0.0)) > 0
+
+
+def plan_of_scheme(scheme: LoadScheme, first_ts: int, ts: npt.ArrayLike) -> FloatArray:
+    """The scheme's planned RPS at each second of `ts`, laid out from the test's first second (NaN outside it)."""
+    seconds = np.asarray(ts, dtype=np.int64)
+    from_scheme = scheme.planned_rps()
+    planned = np.full(seconds.size, np.nan)
+    offsets = seconds - int(first_ts)
+    inside = (offsets >= 0) & (offsets < from_scheme.size)
+    planned[inside] = from_scheme[offsets[inside]]
+    return planned
 
 
 def planned_series(series: TestSeries, scheme: LoadScheme) -> FloatArray:
     """Planned RPS per second: the generator's own figure when it sent one, else the scheme from the first second."""
     if float(series.planned_rps.max(initial=0.0)) > 0:
         return series.planned_rps.astype(np.float64)
-    if is_closed_model(series):
+    if is_closed_model(series) or not len(series):
         return np.full(len(series), np.nan)
-    from_scheme = scheme.planned_rps()
-    planned = np.full(len(series), np.nan)
-    if from_scheme.size and len(series):
-        offsets = (series.ts - series.ts[0]).astype(np.int64)
-        inside = offsets < from_scheme.size
-        planned[inside] = from_scheme[offsets[inside]]
-    return planned
+    return plan_of_scheme(scheme, int(series.ts[0]), series.ts)
 
 
 def inferred_plan(series: TestSeries, starts: FloatArray | None) -> InferredSchedule | None:
@@ -154,9 +169,59 @@ def _steady_mask(series: TestSeries, planned: FloatArray, scheme: LoadScheme) ->
     return series.resps > 0
 
 
-def sustained_peak_rps(answered: FloatArray) -> float:
-    """The most responses per second the service kept up for 5 s (the peak of their rolling median)."""
-    return float(rolling_median(answered, 5).max(initial=0.0)) if answered.size else 0.0
+@dataclass(frozen=True)
+class ImbalanceLoad:
+    """The imbalance's headline figure, Overload's: the load at which the service stopped keeping up.
+
+    With a plan (the tank's planned RPS, or the schedule given with the test) it is the planned RPS at the onset (a
+    second in which a step changes holds both rates, and the break belongs to the higher one: the larger of this
+    second's and the next's). A plan read off the start rate stops following the schedule once the service holds
+    the generator's instances (the starts then follow the answers), so there the load is the most the service
+    answered, held for 5 s (analytics.definitions.sustained_max_rps, the Max RPS rule): its capacity."""
+
+    rps: float
+    basis: str  # "planned": the plan at the onset; "most_answered": held for 5 s, at `peak_index`
+    peak_index: int | None = None
+
+
+def imbalance_load(planned: FloatArray, answered: FloatArray, index: int, inferred: bool) -> ImbalanceLoad:
+    near = planned[index : index + 2]
+    near = near[np.isfinite(near)]
+    if near.size and not inferred and float(near.max()) > 0:
+        return ImbalanceLoad(float(near.max()), "planned")
+    if answered.size < SUSTAINED_S:
+        return ImbalanceLoad(sustained_max_rps(answered), "most_answered", int(np.argmax(answered)))
+    medians = np.median(np.lib.stride_tricks.sliding_window_view(answered, SUSTAINED_S), axis=1)
+    start = int(np.argmax(medians))
+    return ImbalanceLoad(float(medians[start]), "most_answered", start + SUSTAINED_S // 2)
+
+
+def _criterion_sentence(series: TestSeries, crit: Criteria, criterion: str, i: int) -> tuple[str, tuple[str, str]]:
+    """What fired at the onset, in words, with the figures the criterion compared (the sentence's threshold and the
+    figure beside it are the same numbers), and the fact that shows them."""
+    if criterion == "behind":
+        answered, planned = float(crit.smooth_answered_rps[i]), float(crit.smooth_planned_rps[i])
+        share = answered / planned if planned > 0 else 0.0
+        figure = f"{format_count(answered)} of {format_count(planned)} planned responses/s ({format_percent(share, 1)})"
+        return (
+            f"answered responses fell below {BEHIND_RATIO * 100:g} % of the planned RPS: {figure}, medians over "
+            f"{SMOOTH_S} s",
+            ("Answered at the onset", f"{figure}, below {BEHIND_RATIO * 100:g} %"),
+        )
+    if criterion == "errors":
+        value, threshold = float(crit.smooth_error_share[i]), crit.error_threshold
+        return (
+            f"the error share rose to {format_percent(value)} (median over {SMOOTH_S} s), above "
+            f"{format_percent(threshold)} (5 % or 3× its early level)",
+            ("Errors at the onset", f"{format_percent(value)}, above {format_percent(threshold)}"),
+        )
+    before, after = around(series.q95_ms, series.resps, i)
+    return (
+        f"response times jumped to a new level: q95 {format_count(after)} ms over the {JUMP_WINDOW_S} s from it, "
+        f"{format_count(after / before) if before > 0 else '—'}× the {format_count(before)} ms of the "
+        f"{JUMP_WINDOW_S} s before (a jump is {LATENCY_JUMP_RATIO:g}× or more)",
+        ("q95 at the onset", f"{format_count(before)} ms before, {format_count(after)} ms after"),
+    )
 
 
 def _imbalance_finding(
@@ -164,62 +229,56 @@ def _imbalance_finding(
 ) -> Finding:
     i = onset.index
     ts = int(series.ts[i])
-    before = slice(max(0, i - 10), i)
-    after = slice(i, min(len(series), i + 10))
-    # A second in which a step changes holds both rates, and the break belongs to the higher one: take the
-    # larger of this second's and the next second's planned rate.
-    near = planned[i : i + 2]
-    near = near[np.isfinite(near)]
-    planned_here = float(near.max()) if near.size else None
-    achieved = float(np.median(crit.answered_rps[before])) if i > 0 else float(crit.answered_rps[i])
-    rps = planned_here if planned_here else achieved
-    if inferred:
-        # The plan was read off the requests the generator managed to start, which stop following the schedule
-        # once the service holds its instances: the most the service answered, sustained, is where it broke.
-        rps = sustained_peak_rps(crit.answered_rps)
-    why = {
-        "behind": "answered responses fell below 90 % of the planned RPS",
-        "errors": "the error share rose above its early level",
-        "latency": "response times jumped to a new level (q95)",
-    }[onset.criterion]
-    evidence = {
+    q95_before, q95_after = around(series.q95_ms, series.resps, i)
+    answered_before, answered_after = around(crit.answered_rps, series.resps, i)
+    why, criterion_fact = _criterion_sentence(series, crit, onset.criterion, i)
+    evidence: dict[str, Any] = {
         "ts": ts,
         "second_index": i,
         "criterion": onset.criterion,
-        "planned_rps": round(planned_here, 1) if planned_here else None,
-        "answered_rps_before": round(achieved, 1),
-        "answered_rps_after": round(float(np.median(crit.answered_rps[after])), 1),
-        "q95_ms_before": round(float(np.median(series.q95_ms[before])), 1) if i > 0 else None,
-        "q95_ms_after": round(float(np.median(series.q95_ms[after])), 1),
-        "error_share_before": round(float(np.mean(crit.error_share[before])), 4) if i > 0 else None,
-        "error_share_after": round(float(np.mean(crit.error_share[after])), 4),
-        "baseline_q95_ms": round(crit.baseline_q95_ms, 1),
+        "answered_rps_before": _finite(answered_before),
+        "answered_rps_after": _finite(answered_after),
+        "q95_ms_before": _finite(q95_before),
+        "q95_ms_after": _finite(q95_after),
+        "error_share_before": float(np.mean(crit.error_share[max(0, i - JUMP_WINDOW_S) : i])) if i > 0 else None,
+        "error_share_after": float(np.mean(crit.error_share[i : i + JUMP_WINDOW_S])),
+        "baseline_q95_ms": crit.baseline_q95_ms,
     }
-    facts = _onset_facts(evidence)
+    context = _onset_facts(evidence, onset.criterion)
     if ramp:
-        where = (
-            f"at {rps:.0f} RPS (the most it answered for 5 s in a row; the load profile was read off the request "
-            "start rate)"
-            if inferred
-            else f"at {rps:.0f} RPS"
-        )
-        before_text = (
-            f"Before it, {evidence['answered_rps_before']:g} responses/s with q95 {evidence['q95_ms_before']:g} ms; "
-            if evidence["q95_ms_before"] is not None
-            else ""
-        )
+        load = imbalance_load(planned, crit.answered_rps, i, inferred)
+        rps_text = f"{format_count(load.rps)} RPS"
+        if load.basis == "planned":
+            where = f"at {rps_text}, the planned load at the onset"
+            headline = ("Imbalance", f"{rps_text}: planned at the onset, {utc_clock(ts)} UTC")
+            load_facts: list[tuple[str, str]] = []
+        else:
+            peak_ts = int(series.ts[load.peak_index or 0])
+            where = (
+                f"at {rps_text}: the most it answered, for {SUSTAINED_S} s in a row ({utc_clock(peak_ts)} UTC), as the "
+                "load profile was read off the request start rate (which follows the answers once the service holds "
+                "the generator's instances)"
+            )
+            headline = ("Imbalance", f"{rps_text}: the most answered for {SUSTAINED_S} s, at {utc_clock(peak_ts)} UTC")
+            load_facts = [("Onset", f"{utc_clock(ts)} UTC")]
         return Finding(
             kind="imbalance",
             severity="critical",
-            title=f"Imbalance at {rps:.0f} RPS ({utc_clock(ts)} UTC)",
+            title=f"Imbalance at {rps_text} ({utc_clock(ts)} UTC)",
             text=(
-                f"The service stopped keeping up {where}, {utc_clock(ts)} UTC: {why}. {before_text}"
-                f"after it, {evidence['answered_rps_after']:g} responses/s with q95 {evidence['q95_ms_after']:g} ms. "
+                f"The service stopped keeping up {where}. At {utc_clock(ts)} UTC {why}. "
                 "This is the capacity found by this ramp; plan production load below it."
             ),
-            evidence={**evidence, "imbalance_rps": round(rps, 1), "planned_from": "inferred" if inferred else "plan"},
-            annotations=[Annotation(ts, f"imbalance {rps:.0f} RPS")],
-            facts=[("Imbalance", f"{rps:.0f} RPS at {utc_clock(ts)} UTC"), *facts],
+            evidence={
+                **evidence,
+                "planned_rps": load.rps if load.basis == "planned" else None,
+                "imbalance_rps": load.rps,
+                "imbalance_basis": load.basis,
+                "peak_ts": int(series.ts[load.peak_index]) if load.peak_index is not None else None,
+                "planned_from": "inferred" if inferred else "plan",
+            },
+            annotations=[Annotation(ts, f"imbalance {rps_text}")],
+            facts=[headline, *load_facts, criterion_fact, *context],
         )
     if onset.end_index >= len(series):
         return Finding(
@@ -228,16 +287,11 @@ def _imbalance_finding(
             title=f"Service overloaded from {utc_clock(ts)} UTC",
             text=(
                 f"At a steady load the service stopped keeping up from {utc_clock(ts)} UTC to the end: {why}. "
-                + (
-                    f"q95 went from {evidence['q95_ms_before']:g} ms to {evidence['q95_ms_after']:g} ms. "
-                    if evidence["q95_ms_before"] is not None
-                    else f"q95 was {evidence['q95_ms_after']:g} ms after it. "
-                )
-                + "The planned rate is above what the service sustains."
+                "The planned rate is above what the service sustains."
             ),
             evidence=evidence,
             annotations=[Annotation(ts, "overload")],
-            facts=[("Overloaded from", f"{utc_clock(ts)} UTC to the end"), *facts],
+            facts=[("Overloaded from", f"{utc_clock(ts)} UTC to the end"), criterion_fact, *context],
         )
     end_ts = int(series.ts[onset.end_index])
     return Finding(
@@ -251,30 +305,42 @@ def _imbalance_finding(
         ),
         evidence={**evidence, "until_ts": end_ts},
         annotations=[Annotation(ts, "overload"), Annotation(end_ts, "recovered")],
-        facts=[("Failed to keep up", f"{utc_clock(ts)}–{utc_clock(end_ts)} UTC ({end_ts - ts} s)"), *facts],
+        facts=[
+            ("Failed to keep up", f"{utc_clock(ts)}–{utc_clock(end_ts)} UTC ({end_ts - ts} s)"),
+            criterion_fact,
+            *context,
+        ],
     )
 
 
-def _onset_facts(evidence: dict[str, Any]) -> list[tuple[str, str]]:
+def _finite(value: float) -> float | None:
+    return value if np.isfinite(value) else None
+
+
+def _onset_facts(evidence: dict[str, Any], criterion: str) -> list[tuple[str, str]]:
+    """The medians of the 10 s before and after the onset, beside the criterion's own figures: answered responses
+    (unless the criterion is theirs), q95 (unless it is), the error share."""
     facts: list[tuple[str, str]] = []
-    if evidence.get("planned_rps") is not None:
-        facts.append(("Planned", f"{evidence['planned_rps']:g} RPS"))
     pairs = (
-        ("Answered", "answered_rps_before", "answered_rps_after", " responses/s"),
-        ("q95", "q95_ms_before", "q95_ms_after", " ms"),
+        ("Answered", "answered_rps_before", "answered_rps_after", " responses/s", "behind"),
+        ("q95", "q95_ms_before", "q95_ms_after", " ms", "latency"),
     )
-    for label, before, after, unit in pairs:
+    for label, before, after, unit, own in pairs:
+        if criterion == own or evidence.get(after) is None:
+            continue
         if evidence.get(before) is not None:
-            facts.append((label, f"{evidence[before]:g}{unit} before, {evidence[after]:g}{unit} after"))
+            facts.append(
+                (label, f"{format_count(evidence[before])}{unit} before, {format_count(evidence[after])}{unit} after")
+            )
         else:
-            facts.append((label, f"{evidence[after]:g}{unit} after"))
-    if evidence.get("error_share_after") is not None:
+            facts.append((label, f"{format_count(evidence[after])}{unit} after"))
+    if criterion != "errors" and evidence.get("error_share_after") is not None:
         before_share = evidence.get("error_share_before")
         facts.append(
             (
                 "Errors",
-                (f"{percent(before_share)} before, " if before_share is not None else "")
-                + f"{percent(evidence['error_share_after'])} after",
+                (f"{format_percent(before_share)} before, " if before_share is not None else "")
+                + f"{format_percent(evidence['error_share_after'])} after",
             )
         )
     return facts
@@ -287,15 +353,15 @@ def _generator_finding(series: TestSeries, limit: GeneratorLimit, onset: Onset |
         "instances_at_max": f"{instances} were busy while responses fell behind the plan",
         "discarded": "the generator discarded requests it had no free instance for (net code 777)",
         "littles_law": (
-            f"the planned {limit.planned_rps:.0f} RPS is above what {limit.max_instances} instances can send "
-            f"at {limit.mean_ms:.0f} ms per response (Little's law: 1000 / {limit.mean_ms:.0f} × "
-            f"{limit.max_instances} = {limit.ceiling_rps or 0:.0f} RPS)"
+            f"the planned {format_count(limit.planned_rps)} RPS is above what {limit.max_instances} instances can "
+            f"send at {format_count(limit.mean_ms)} ms per response (Little's law: 1000 / "
+            f"{format_count(limit.mean_ms)} × {limit.max_instances} = {format_count(limit.ceiling_rps or 0)} RPS)"
         ),
     }[limit.reason]
     first = onset is None or limit.index <= onset.index
     # Advice only with its figure: the instances needed follow from the planned peak, unknown without a plan.
     advice = (
-        f" Give it more instances: at {limit.mean_ms:.0f} ms per response the planned peak needs about "
+        f" Give it more instances: at {format_count(limit.mean_ms)} ms per response the planned peak needs about "
         f"{limit.recommended_instances} (with 20 % headroom)."
         if limit.recommended_instances
         else ""
@@ -308,11 +374,11 @@ def _generator_finding(series: TestSeries, limit: GeneratorLimit, onset: Onset |
     facts: list[tuple[str, str]] = [("From", f"{utc_clock(ts)} UTC")]
     if limit.max_instances:
         facts.append(("Instances", f"{limit.max_instances}"))
-    facts.append(("Mean response time", f"{limit.mean_ms:.0f} ms"))
+    facts.append(("Mean response time", f"{format_count(limit.mean_ms)} ms"))
     if limit.planned_rps > 0:
-        facts.append(("Planned", f"{limit.planned_rps:.0f} RPS"))
+        facts.append(("Planned", f"{format_count(limit.planned_rps)} RPS"))
     if limit.ceiling_rps:
-        facts.append(("Most the instances can send", f"{limit.ceiling_rps:.0f} RPS"))
+        facts.append(("Most the instances can send", f"{format_count(limit.ceiling_rps)} RPS"))
     if limit.recommended_instances:
         facts.append(("Instances needed", f"{limit.recommended_instances}"))
     return Finding(
@@ -325,9 +391,9 @@ def _generator_finding(series: TestSeries, limit: GeneratorLimit, onset: Onset |
             "second_index": limit.index,
             "reason": limit.reason,
             "max_instances": limit.max_instances,
-            "mean_ms": round(limit.mean_ms, 2),
-            "planned_rps": round(limit.planned_rps, 1) if limit.planned_rps > 0 else None,
-            "ceiling_rps": round(limit.ceiling_rps, 1) if limit.ceiling_rps else None,
+            "mean_ms": limit.mean_ms,
+            "planned_rps": limit.planned_rps if limit.planned_rps > 0 else None,
+            "ceiling_rps": limit.ceiling_rps or None,
             "recommended_instances": limit.recommended_instances,
             "before_imbalance": first,
         },
@@ -342,7 +408,7 @@ def _code_findings(series: TestSeries) -> list[Finding]:
     if total <= 0:
         return findings
     for kind, counts, share_min, what in (
-        ("timeouts", series.timeouts, TIMEOUT_SHARE_FINDING, "timed out (net code 110)"),
+        ("timeouts", series.timeouts, TIMEOUT_SHARE_FINDING, "timed out (net code 110, or phantom's 314)"),
         (
             "discarded",
             series.discarded,
@@ -359,24 +425,24 @@ def _code_findings(series: TestSeries) -> list[Finding]:
             Finding(
                 kind=kind,
                 severity="warning",
-                title=f"{percent(count / total)} of requests {what.split(',')[0].split(' (')[0]}",
+                title=f"{format_percent(count / total)} of requests {what.split(',')[0].split(' (')[0]}",
                 text=(
-                    f"{int(count)} of {int(total)} requests ({percent(count / total)}) {what}; the first at "
-                    f"{utc_clock(series.ts[first])} UTC, most ({int(counts[peak])}) at "
+                    f"{format_count(count)} of {format_count(total)} requests ({format_percent(count / total)}) "
+                    f"{what}; the first at {utc_clock(series.ts[first])} UTC, most ({format_count(counts[peak])}) at "
                     f"{utc_clock(series.ts[peak])} UTC."
                 ),
                 evidence={
                     "count": int(count),
-                    "share": round(count / total, 5),
+                    "share": count / total,
                     "first_ts": int(series.ts[first]),
                     "peak_ts": int(series.ts[peak]),
                     "peak_count": int(counts[peak]),
                 },
                 annotations=[Annotation(int(series.ts[first]), f"first {kind}")],
                 facts=[
-                    ("Requests", f"{int(count)} of {int(total)} ({percent(count / total)})"),
+                    ("Requests", f"{format_count(count)} of {format_count(total)} ({format_percent(count / total)})"),
                     ("First", f"{utc_clock(series.ts[first])} UTC"),
-                    ("Most in one second", f"{int(counts[peak])} at {utc_clock(series.ts[peak])} UTC"),
+                    ("Most in one second", f"{format_count(counts[peak])} at {utc_clock(series.ts[peak])} UTC"),
                 ],
             )
         )
@@ -421,12 +487,14 @@ def _usl_finding(fit: UslFit, points: tuple[FloatArray, FloatArray]) -> Finding:
     n, x = points
     if fit.peak_concurrency is not None and fit.peak_rps is not None:
         peak = (
-            f"throughput peaks at about {fit.peak_concurrency:.0f} concurrent instances ({fit.peak_rps:.0f} RPS); "
+            f"throughput peaks at about {format_count(fit.peak_concurrency)} concurrent instances "
+            f"({format_count(fit.peak_rps)} RPS); "
             "more concurrency beyond that lowers throughput."
         )
         if fit.peak_concurrency > float(n.max()):
             peak = (
-                f"the fit predicts a peak at about {fit.peak_concurrency:.0f} instances ({fit.peak_rps:.0f} RPS), "
+                f"the fit predicts a peak at about {format_count(fit.peak_concurrency)} instances "
+                f"({format_count(fit.peak_rps)} RPS), "
                 "beyond the tested range: extend the ramp to confirm it."
             )
     else:
@@ -440,13 +508,13 @@ def _usl_finding(fit: UslFit, points: tuple[FloatArray, FloatArray]) -> Finding:
             f"and coherency κ = {fit.kappa:.5f} (one instance ≈ {fit.lambda_rps:.1f} RPS, R² = {fit.r2:.2f}): {peak}"
         ),
         evidence={
-            "sigma": round(fit.sigma, 5),
-            "kappa": round(fit.kappa, 7),
-            "lambda_rps": round(fit.lambda_rps, 3),
-            "peak_concurrency": round(fit.peak_concurrency, 1) if fit.peak_concurrency is not None else None,
-            "peak_rps": round(fit.peak_rps, 1) if fit.peak_rps is not None else None,
-            "r2": round(fit.r2, 4),
-            "points": [{"concurrency": float(a), "rps": round(float(b), 2)} for a, b in zip(n, x, strict=True)],
+            "sigma": fit.sigma,
+            "kappa": fit.kappa,
+            "lambda_rps": fit.lambda_rps,
+            "peak_concurrency": fit.peak_concurrency,
+            "peak_rps": fit.peak_rps,
+            "r2": fit.r2,
+            "points": [{"concurrency": float(a), "rps": float(b)} for a, b in zip(n, x, strict=True)],
         },
     )
 
@@ -459,18 +527,18 @@ def _regime_finding(series: TestSeries, change: RegimeChange) -> Finding:
         severity="warning" if change.after_ms > change.before_ms else "info",
         title=f"Response times {direction} to a new level at {utc_clock(ts)} UTC",
         text=(
-            f"q95 {direction} from about {change.before_ms:.1f} ms to {change.after_ms:.1f} ms at "
+            f"q95 {direction} from about {format_count(change.before_ms)} ms to {format_count(change.after_ms)} ms at "
             f"{utc_clock(ts)} UTC and stayed there, while the service kept up with the load. Look for "
             "what changed then: a background job, a cache flush, a neighbour on the host."
         ),
         evidence={
             "ts": ts,
-            "q95_ms_before": round(change.before_ms, 2),
-            "q95_ms_after": round(change.after_ms, 2),
-            "statistic": round(change.statistic, 1),
+            "q95_ms_before": change.before_ms,
+            "q95_ms_after": change.after_ms,
+            "statistic": change.statistic,
         },
         annotations=[Annotation(ts, f"q95 {direction}")],
-        facts=[("q95", f"{change.before_ms:.1f} ms before, {change.after_ms:.1f} ms after")],
+        facts=[("q95", f"{format_count(change.before_ms)} ms before, {format_count(change.after_ms)} ms after")],
     )
 
 
@@ -479,20 +547,22 @@ def _error_regime_finding(series: TestSeries, change: ErrorRegimeChange) -> Find
     return Finding(
         kind="error_regime_change",
         severity="warning",
-        title=f"Errors rose to {percent(change.after_share)} of requests at {utc_clock(ts)} UTC",
+        title=f"Errors rose to {format_percent(change.after_share)} of requests at {utc_clock(ts)} UTC",
         text=(
-            f"The error share rose from {percent(change.before_share)} to {percent(change.after_share)} at "
-            f"{utc_clock(ts)} UTC "
+            f"The error share rose from {format_percent(change.before_share)} to "
+            f"{format_percent(change.after_share)} at {utc_clock(ts)} UTC "
             "and stayed there, below the level of an overload: something started failing part of the requests "
             "(a dependency, a node of a pool, a cache). The HTTP and net code charts show which codes."
         ),
         evidence={
             "ts": ts,
-            "error_share_before": round(change.before_share, 5),
-            "error_share_after": round(change.after_share, 5),
+            "error_share_before": change.before_share,
+            "error_share_after": change.after_share,
         },
         annotations=[Annotation(ts, "errors rose")],
-        facts=[("Error share", f"{percent(change.before_share)} before, {percent(change.after_share)} after")],
+        facts=[
+            ("Error share", f"{format_percent(change.before_share)} before, {format_percent(change.after_share)} after")
+        ],
     )
 
 
@@ -500,7 +570,7 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     series = data.series
     scheme, scheme_error = _scheme(data.load_scheme)
     if len(series) == 0:
-        return DiagnosisResult([], {}, None, None, None, None, None, scheme_error)
+        return DiagnosisResult([], {}, None, None, None, None, scheme_error)
     inferred = inferred_plan(series, data.starts) if not scheme.segments else None
     if inferred is not None:
         scheme = inferred.scheme
@@ -575,8 +645,6 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     # The median of per-second q99 here; the backend replaces it with the q99 of the merged histograms over
     # `steady_span` when it has them.
     q99_steady = float(np.median(series.q99_ms[steady])) if steady.any() else None
-    sent = float((series.resps - series.discarded).sum())
-    error_share = float(series.errors.sum()) / sent if sent > 0 else None
     imbalance_rps = None
     if onset is not None and ramp:
         imbalance_rps = next(f.evidence.get("imbalance_rps") for f in findings if f.kind == "imbalance")
@@ -586,7 +654,6 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
         q99_steady_ms=q99_steady,
         imbalance_rps=imbalance_rps,
         imbalance_ts=imbalance_ts,
-        error_share=error_share,
         generator_limited_ts=int(series.ts[limit.index]) if limit is not None else None,
         scheme_error=scheme_error,
         steady_span=_longest_run(series.ts, steady),

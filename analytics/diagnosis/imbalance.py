@@ -14,6 +14,7 @@ log q95 by 1.5× or more), which catches a service that degraded without falling
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +32,8 @@ REGIME_MIN_STATISTIC = 8.0
 
 @dataclass(frozen=True)
 class Criteria:
-    """Per-second booleans and the signals behind them."""
+    """Per-second booleans and the signals behind them: each criterion compares its smoothed signal with its
+    threshold, and a finding quotes both (what it says and the figure beside it come from here)."""
 
     answered_rps: FloatArray
     error_share: FloatArray
@@ -40,6 +42,12 @@ class Criteria:
     latency: npt.NDArray[np.bool_]
     baseline_q95_ms: float
     baseline_error_share: float
+    smooth_answered_rps: FloatArray  # behind: this < BEHIND_RATIO × smooth_planned_rps
+    smooth_planned_rps: FloatArray
+    smooth_error_share: FloatArray  # errors: this > error_threshold
+    error_threshold: float
+    smooth_q95_ms: FloatArray  # latency: this > latency_threshold_ms
+    latency_threshold_ms: float
 
 
 @dataclass(frozen=True)
@@ -72,11 +80,25 @@ def criteria(series: TestSeries, planned_rps: FloatArray) -> Criteria:
     # out from the first response second may place up to a second early) is not a deficit.
     safe_planned = rolling_median(np.where(planned_known, planned_rps, 0.0), SMOOTH_S)
     behind = planned_known & (smooth_answered < BEHIND_RATIO * safe_planned)
-    errors = smooth_errors > max(0.05, 3.0 * baseline_err)
-    latency = (
-        (smooth_q95 > max(3.0 * baseline_q95, baseline_q95 + 50.0)) if baseline_q95 > 0 else np.zeros(len(series), bool)
+    error_threshold = max(0.05, 3.0 * baseline_err)
+    errors = smooth_errors > error_threshold
+    latency_threshold = max(3.0 * baseline_q95, baseline_q95 + 50.0) if baseline_q95 > 0 else math.inf
+    latency = smooth_q95 > latency_threshold
+    return Criteria(
+        answered,
+        error_share,
+        behind,
+        errors,
+        latency,
+        baseline_q95,
+        baseline_err,
+        smooth_answered,
+        safe_planned,
+        smooth_errors,
+        error_threshold,
+        smooth_q95,
+        latency_threshold,
     )
-    return Criteria(answered, error_share, behind, errors, latency, baseline_q95, baseline_err)
 
 
 def _refine_latency(q95_ms: FloatArray, index: int) -> int:
@@ -114,27 +136,55 @@ def find_onset(series: TestSeries, crit: Criteria, *, ramp: bool = True) -> Onse
         checks.append(("latency", crit.latency))
     for name, bad in checks:
         index = first_sustained(bad) if ramp else first_sustained(bad, window=10, share=0.8, tail_share=0.0)
+        if index >= 0 and name == "latency":
+            index = _latency_onset(series, bad, index)
         if index >= 0:
-            if name == "latency":
-                index = _refine_latency(series.q95_ms, index)
-                if not latency_jumped(series.q95_ms, series.resps, index):
-                    continue
             onsets.append(Onset(index, name, _stretch_end(bad, index)))
     if not onsets:
         return None
     return min(onsets, key=lambda o: (o.index, o.criterion))
 
 
-def latency_jumped(q95_ms: FloatArray, resps: FloatArray, index: int, window_s: int = 10) -> bool:
-    """Did q95 jump at `index`, not merely drift up with the load? Its median over the next `window_s` seconds must
-    be LATENCY_JUMP_RATIO times the median over the previous ones (seconds without responses left out). A ramp's
-    response times grow with its load; only a jump marks where the service stopped keeping up (a 10 % step of q95
-    while every request is served is not one)."""
-    before = q95_ms[max(0, index - window_s) : index][resps[max(0, index - window_s) : index] > 0]
-    after = q95_ms[index : index + window_s][resps[index : index + window_s] > 0]
-    if before.size == 0 or after.size == 0:
-        return True
-    return float(np.median(after)) >= LATENCY_JUMP_RATIO * float(np.median(before))
+def _latency_onset(series: TestSeries, bad: npt.NDArray[np.bool_], index: int) -> int:
+    """The first sustained stretch of slow seconds where q95 jumped (`latency_jumped`), from `index` on; -1 if none.
+
+    A stretch it did not jump into (the slow first seconds of a warm-up, response times that grew with the load) is
+    passed over for the next one."""
+    while index >= 0:
+        refined = _refine_latency(series.q95_ms, index)
+        if latency_jumped(series.q95_ms, series.resps, refined):
+            return refined
+        after = _stretch_end(bad, index)
+        if after >= bad.size:
+            return -1
+        later = first_sustained(bad[after:])
+        index = after + later if later >= 0 else -1
+    return -1
+
+
+JUMP_WINDOW_S = 10
+
+
+def around(values: FloatArray, resps: FloatArray, index: int, window_s: int = JUMP_WINDOW_S) -> tuple[float, float]:
+    """The median of `values` over the `window_s` seconds before `index` and over those from it (seconds without
+    responses left out; NaN where there are none): the "before" and "after" a finding quotes."""
+    lo, hi = max(0, index - window_s), index + window_s
+    before = values[lo:index][resps[lo:index] > 0]
+    after = values[index:hi][resps[index:hi] > 0]
+    return (
+        float(np.median(before)) if before.size else math.nan,
+        float(np.median(after)) if after.size else math.nan,
+    )
+
+
+def latency_jumped(q95_ms: FloatArray, resps: FloatArray, index: int) -> bool:
+    """Did q95 jump at `index`, not merely drift up with the load? Its median over the next JUMP_WINDOW_S seconds
+    must be LATENCY_JUMP_RATIO times the median over the previous ones (`around`). A ramp's response times grow
+    with its load; only a jump marks where the service stopped keeping up (a 10 % step of q95 while every request
+    is served is not one)."""
+    before, after = around(q95_ms, resps, index)
+    # Without seconds before it (the test's first seconds) nothing tells a jump from a slow start.
+    return math.isfinite(before) and math.isfinite(after) and after >= LATENCY_JUMP_RATIO * before
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from analytics.definitions import format_in_unit
 from analytics.diagnosis.changepoint import e_divisive
 
 Direction = Literal["higher_is_worse", "lower_is_worse"]
@@ -110,17 +111,18 @@ def judge(
         )
     median, lower, upper = thresholds(spec, baseline)
     bounds: dict[str, float | None] = (
-        {"lower": None, "upper": round(upper, 6)}
-        if spec.direction == "higher_is_worse"
-        else {"lower": round(lower, 6), "upper": None}
+        {"lower": None, "upper": upper} if spec.direction == "higher_is_worse" else {"lower": lower, "upper": None}
     )
-    unit = f" {spec.unit}" if spec.unit else ""
+
+    def unit(figure: float) -> str:
+        return format_in_unit(figure, spec.unit)
+
     if spec.direction == "higher_is_worse" and value > upper:
         return (
             False,
             [
-                f"{spec.title} {value:.4g}{unit} is above the threshold {upper:.4g}{unit} "
-                f"(baseline median {median:.4g}{unit} over {len(baseline)} tests)"
+                f"{spec.title} {unit(value)} is above the threshold {unit(upper)} "
+                f"(baseline median {unit(median)} over {len(baseline)} tests)"
             ],
             median,
             bounds,
@@ -129,8 +131,8 @@ def judge(
         return (
             False,
             [
-                f"{spec.title} {value:.4g}{unit} is below the threshold {lower:.4g}{unit} "
-                f"(baseline median {median:.4g}{unit} over {len(baseline)} tests)"
+                f"{spec.title} {unit(value)} is below the threshold {unit(lower)} "
+                f"(baseline median {unit(median)} over {len(baseline)} tests)"
             ],
             median,
             bounds,
@@ -160,7 +162,7 @@ def analyse_trend(spec: FigureSpec, inputs: Sequence[TrendInput], labels: Sequen
                 reasons = [
                     *reasons,
                     f"a change point (e-divisive) starts at this test: {spec.title} moved from a median of "
-                    f"{before:.4g} to {item.value:.4g}",
+                    f"{format_in_unit(before, spec.unit)} to {format_in_unit(item.value, spec.unit)}",
                 ]
         points.append(
             TrendPoint(

@@ -17,8 +17,9 @@ class TestSeries:
     """One test's overall per-second series, aligned on `ts` (unix s, response second, ascending, no gaps needed).
 
     `planned_rps` is the generator's planned RPS (0 where unknown, e.g. phout uploads); `instances` the active
-    instances/threads (0 where unknown). `errors` counts failed responses (net code != 0 or HTTP >= 400) and
-    `discarded` the requests the generator never sent (Pandora's net code 777); both are included in `resps`.
+    instances/threads (0 where unknown). `errors` counts the failed requests (analytics.definitions) the service was
+    sent, `discarded` the requests the generator never sent (Pandora's net code 777), `timeouts` those that timed
+    out (net code 110 or phantom's 314); all are included in `resps`.
     """
 
     __test__ = False  # not a pytest test class
@@ -107,20 +108,6 @@ class Finding:
             "facts": [{"label": label, "value": value} for label, value in self.facts],
             "annotations": [a.as_dict() for a in self.annotations],
         }
-
-
-def percent(share: float) -> str:
-    """A share as a person reads it, the same everywhere (title, text, facts): 0.0016 -> "0.16%", 0.25 -> "25%".
-
-    Two significant digits below 10 %, whole percents above, so a title never says 0.2% where the text says 0.16%.
-    """
-    value = share * 100.0
-    if value == 0:
-        return "0%"
-    if abs(value) >= 10:
-        return f"{value:.0f}%"
-    digits = max(0, 1 - int(np.floor(np.log10(abs(value)))))
-    return f"{value:.{digits}f}%"
 
 
 def utc_clock(ts: float) -> str:

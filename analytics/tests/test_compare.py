@@ -14,10 +14,13 @@ import pytest
 
 from analytics.compare import (
     DEFAULT_LEVELS,
+    LEVEL_TABLES,
     LOWER_MS,
     MID_MS,
+    OPPOSITE_SIGNS,
     UPPER_MS,
     CompareSettings,
+    QuantileComparison,
     SparseCounts,
     block_length_s,
     compare_codes,
@@ -90,7 +93,7 @@ def test_same_distribution_is_same_at_every_level_in_95_percent_of_trials() -> N
     flagged = 0
     for _ in range(TRIALS):
         result = compare_quantiles([_run(rng)[0], _run(rng)[0]])
-        flagged += any(v != "same" for v in result.verdict[1])
+        flagged += any(v in ("better", "worse") for v in result.verdict[1])
     rate = flagged / TRIALS
     print(f"false-positive rate (some level not 'same'): {rate:.3f} over {TRIALS} trials")
     assert rate <= 0.05
@@ -99,7 +102,9 @@ def test_same_distribution_is_same_at_every_level_in_95_percent_of_trials() -> N
 def test_independent_seconds_false_positive_rate_is_low_too() -> None:
     rng = np.random.default_rng(8)
     flagged = sum(
-        any(v != "same" for v in compare_quantiles([_run(rng, ar=0.0)[0], _run(rng, ar=0.0)[0]]).verdict[1])
+        any(
+            v in ("better", "worse") for v in compare_quantiles([_run(rng, ar=0.0)[0], _run(rng, ar=0.0)[0]]).verdict[1]
+        )
         for _ in range(100)
     )
     assert flagged <= 5
@@ -120,7 +125,7 @@ def test_blocks_matter_when_seconds_are_correlated(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(module, "MIN_UNIT_SLOTS", 1)
     monkeypatch.setattr(module, "_ar1_time", uncorrelated)
     naive = compare_quantiles([a, b], (50.0,))
-    blocked_interval, naive_interval = blocked.interval_ms[1][0], naive.interval_ms[1][0]
+    blocked_interval, naive_interval = blocked.change_interval_pct[1][0], naive.change_interval_pct[1][0]
     assert blocked_interval is not None and naive_interval is not None
     width_blocked = blocked_interval[1] - blocked_interval[0]
     width_naive = naive_interval[1] - naive_interval[0]
@@ -139,8 +144,8 @@ def test_p99_thirty_percent_higher_is_worse_and_the_body_is_same() -> None:
         result = compare_quantiles([base, slower])
         p99 = result.levels.index(99.0)
         worse += result.verdict[1][p99] == "worse"
-        low, high = result.interval_ms[1][p99]  # type: ignore[misc]
-        assert low <= result.diff_ms[1][p99] <= high  # type: ignore[operator]
+        interval, change = result.change_interval_pct[1][p99], result.change_pct[1][p99]
+        assert interval is not None and change is not None and interval[0] <= change <= interval[1]
         body_same += result.verdict[1][0] == "same"
     assert 1.2 < float(np.mean(ratios)) < 1.4
     # 20 rps leaves 3 responses a second beyond p99: each block's p99 rests on 5 of them, so a 30% tail shift is
@@ -168,9 +173,9 @@ def test_exact_values_are_reported_and_differenced() -> None:
 def test_the_maximum_is_not_judged_on_a_few_samples() -> None:
     rng = np.random.default_rng(14)
     result = compare_quantiles([_run(rng)[0], _run(rng, tail_scale=3.0)[0]], (50.0, 100.0))
-    assert result.verdict[1][1] == "same"
-    assert result.interval_ms[1][1] is None
-    assert 100.0 in result.notes
+    assert result.verdict[1][1] is None  # not judged, and the reason is given
+    assert result.change_interval_pct[1][1] is None
+    assert 100.0 in result.notes[1] and 100.0 not in result.notes[0]
 
 
 def test_empty_test_has_no_values_and_no_verdicts() -> None:
@@ -294,33 +299,46 @@ def test_real_slower_build_is_worse_at_the_median() -> None:
     assert worse == 20
 
 
-@pytest.mark.parametrize(("seconds", "at_least"), [(30, 28), (45, 30), (60, 33)])
-def test_real_p99_twice_is_never_better_and_mostly_worse(seconds: int, at_least: int) -> None:
-    """Each second's slowest 10% twice as slow on real runs whose p99 is set by random 120 ms pauses: `worse` at p99
-    in most trials of 30-60 s, never `better`. Short of the 95% goal because of the pauses (docs/compare.md; the
-    test below takes them out)."""
+def _worse_or_withheld(result: QuantileComparison, level: float) -> tuple[bool, bool]:
+    """(is `worse` at the level, is not judged only because the whole test moved the other way)."""
+    j = result.levels.index(level)
+    withheld = result.verdict[1][j] is None and result.notes[1].get(level, "").startswith(OPPOSITE_SIGNS)
+    return result.verdict[1][j] == "worse", withheld
+
+
+@pytest.mark.parametrize(("seconds", "found", "worse_at_least"), [(30, 28, 17), (45, 30, 18), (60, 33, 10)])
+def test_real_p99_twice_is_never_better_and_mostly_worse(seconds: int, found: int, worse_at_least: int) -> None:
+    """Each second's slowest 10% twice as slow on real runs whose p99 is set by random 120 ms pauses: found (beyond
+    noise stretch by stretch) at p99 in most trials of 30-60 s, never `better`. Short of the 95% goal because of the
+    pauses (docs/compare.md; the test below takes them out). In some of those trials the whole trial's p99 fell all
+    the same (its first seconds, a warm-up, and how many pauses it caught set it): there the level is not judged,
+    with the reason, never coloured `worse` beside a lower figure."""
     from analytics.tests import real_runs
 
-    worse = 0
+    worse = withheld = 0
     for a, b in _real_pairs(seconds, 40, seed=9):
-        verdict = compare_quantiles([a, real_runs.counts(real_runs.slower_tail(b, 2.0))]).verdict[1]
-        assert verdict[DEFAULT_LEVELS.index(99.0)] != "better"
-        worse += verdict[DEFAULT_LEVELS.index(99.0)] == "worse"
-    assert worse >= at_least
+        result = compare_quantiles([a, real_runs.counts(real_runs.slower_tail(b, 2.0))])
+        assert result.verdict[1][DEFAULT_LEVELS.index(99.0)] != "better"
+        is_worse, is_withheld = _worse_or_withheld(result, 99.0)
+        worse, withheld = worse + is_worse, withheld + is_withheld
+    assert worse + withheld >= found
+    assert worse >= worse_at_least
 
 
 def test_real_p99_twice_is_worse_once_the_pauses_are_taken_out() -> None:
     """The same real runs with every steady second a 120 ms pause hit replaced by the nearest one none hit: p99 x2
-    `worse` in >= 95% of 30 s trials, and A/A of 45 s still `same`. The method has the tail's power; on the real
-    runs the pauses take it (docs/compare.md)."""
+    found in >= 95% of 30 s trials, and A/A of 45 s still `same`. The method has the tail's power; on the real
+    runs the pauses take it (docs/compare.md). `worse` where the whole trial's p99 rose too: a 30 s trial's p99 is
+    often its warm-up's, which the verdict leaves out and the whole-test figure does not."""
     from analytics.tests import real_runs
 
-    p99 = DEFAULT_LEVELS.index(99.0)
-    worse = sum(
-        compare_quantiles([a, real_runs.counts(real_runs.slower_tail(b, 2.0))]).verdict[1][p99] == "worse"
-        for a, b in _real_pairs(30, 40, seed=9, pauses=False)
-    )
-    assert worse >= 38
+    worse = withheld = 0
+    for a, b in _real_pairs(30, 40, seed=9, pauses=False):
+        result = compare_quantiles([a, real_runs.counts(real_runs.slower_tail(b, 2.0))])
+        is_worse, is_withheld = _worse_or_withheld(result, 99.0)
+        worse, withheld = worse + is_worse, withheld + is_withheld
+    assert worse + withheld >= 38
+    assert worse >= 16
     flagged = sum(
         any(v in ("worse", "better") for v in compare_quantiles([a, real_runs.counts(b)]).verdict[1])
         for a, b in _real_pairs(45, 40, seed=7, pauses=False)
@@ -361,3 +379,43 @@ def test_real_slower_build_without_stalls_is_worse_at_the_median() -> None:
     )
     assert result.verdict[1][DEFAULT_LEVELS.index(50.0)] == "worse"
     assert result.verdict[1][DEFAULT_LEVELS.index(99.0)] == "worse"
+
+
+def test_adding_tests_changes_no_pairs_verdict() -> None:
+    """A pair is judged on its own: its figures are the same in a compare of two tests as among four."""
+    rng = np.random.default_rng(21)
+    a, b, c = (_run(rng)[0] for _ in range(3))
+    d = _run(rng, tail_scale=1.5)[0]
+    two = compare_quantiles([a, d]).as_json()
+    four = compare_quantiles([a, b, c, d]).as_json()
+    for name in LEVEL_TABLES:
+        assert {level: values[1] for level, values in two[name].items()} == {
+            level: values[3] for level, values in four[name].items()
+        }, name
+    assert "worse" in [values[1] for values in two["verdict"].values()]
+    x, y, z = _codes(rng, 0.01), _codes(rng, 0.02), _codes(rng, 0.03)
+    pair, among = compare_codes([x, z], "http"), compare_codes([x, y, z], "http")
+    for table in ("interval", "verdict", "share_diff"):
+        assert {k: v[1] for k, v in getattr(pair, table).items()} == {k: v[2] for k, v in getattr(among, table).items()}
+
+
+def test_every_answer_agrees_with_itself_on_the_real_runs() -> None:
+    """The real runs (fixtures/real_runs), A/A pairs and real effects: every interval contains its estimate, no
+    level is coloured `worse`/`better` where the whole-test difference shown beside it has the other sign, a level
+    not judged says why, and the one-line summary names each level under its verdict."""
+    from analytics.compare_summary import summary_lines
+    from analytics.tests import real_runs
+    from analytics.tests.compare_support import check_levels, check_summary
+
+    coloured = 0
+    for names in (("const_a", "const_b"), ("pause_a", "pause_b"), STEADY):
+        for seconds in (30, 60):
+            for a, b in _real_pairs(seconds, 6, seed=seconds, names=names):
+                for other in (b, real_runs.slower_tail(b, 2.0), (b[0], real_runs.slower_median(b[1], 1.5))):
+                    result = compare_quantiles([a, real_runs.counts(other)])
+                    part = result.as_json()
+                    check_levels(part)
+                    empty = compare_codes([SparseCounts.empty(), SparseCounts.empty()], "http")
+                    check_summary(summary_lines(["#1", "#2"], result, empty, empty), part)
+                    coloured += sum(v in ("worse", "better") for v in result.verdict[1])
+    assert coloured > 50  # the checks above saw verdicts, not only `same`

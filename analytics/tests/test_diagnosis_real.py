@@ -107,4 +107,4 @@ def test_shares_are_rounded_alike_in_title_and_text() -> None:
         **steady_latency_ms(n),
     )
     finding = next(f for f in diagnose(DiagnosisInput(series=series)).findings if f.kind == "timeouts")
-    assert finding.title.startswith("0.16%") and "(0.16%)" in finding.text
+    assert finding.title.startswith("0.16 %") and "(0.16 %)" in finding.text

@@ -1,4 +1,4 @@
-"""Chart resolution, RPS statistics, code shares and the figure builders' shapes."""
+"""Chart resolution, weighted means, per-case summaries and the figure builders' shapes."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from analytics.codes import code_shares, net_code_name
 from analytics.downsample import auto_compress_ratio, parse_compress_ratio
 from analytics.figures import distribution_figure, quantiles_figure
-from analytics.series import rps_stats, weighted_mean
+from analytics.series import weighted_mean
 
 
 def test_auto_ratio_keeps_an_hour_under_the_point_budget() -> None:
@@ -28,20 +27,9 @@ def test_parse_compress_ratio() -> None:
             parse_compress_ratio(bad)
 
 
-def test_rps_stats_counts_silent_seconds_inside_the_span() -> None:
-    stats = rps_stats([10, 10, 12], [3, 2, 5])  # seconds 10, 11 (silent), 12
-    assert stats.max == 5 and stats.mean == pytest.approx(10 / 3, abs=1e-3)
-    assert rps_stats([], []).max == 0
+def test_weighted_mean() -> None:
     assert weighted_mean([10.0, 20.0], [1, 3]) == pytest.approx(17.5)
     assert weighted_mean([1.0], [0]) is None
-
-
-def test_code_shares_and_names() -> None:
-    rows = code_shares({200: 90, 404: 10, 500: 0})
-    assert [(r.code, r.count, r.percent) for r in rows] == [(200, 90, 90.0), (404, 10, 10.0)]
-    net = code_shares({0: 5, 110: 5}, with_names=True)
-    assert {r.name for r in net} == {"OK", "Connection timed out"}
-    assert net_code_name(4242) == "errno 4242"
 
 
 def test_figures_are_json_with_gaps_as_null() -> None:
@@ -90,10 +78,11 @@ def test_case_summary() -> None:
     from analytics.stats import case_summary
 
     row = case_summary(
-        "a", count=30, first_ts=100, last_ts=104, max_rps=9, expect_ms_x_resps=600.0,
+        "a", count=30, seconds=[100, 101, 102, 104], resps_per_second=[9, 7, 8, 6], expect_ms_x_resps=600.0,
         net_codes={0: 28, 110: 2}, http_codes={200: 25, 404: 3, 0: 2},
     )  # fmt: skip
-    assert (row.rps_mean, row.rps_max, row.mean_ms, row.net_errors, row.http_errors) == (6.0, 9, 20.0, 2, 5)
-    empty = case_summary("b", count=0, first_ts=None, last_ts=None, max_rps=0, expect_ms_x_resps=0.0,
+    assert (row.rps_mean, row.rps_max, row.mean_ms) == (6.0, 7.0, 20.0)  # second 103 silent: 0
+    assert (row.outcomes.failed, row.outcomes.http_errors, row.outcomes.net_errors) == (5, 5, 2)
+    empty = case_summary("b", count=0, seconds=[], resps_per_second=[], expect_ms_x_resps=0.0,
                          net_codes={}, http_codes={})  # fmt: skip
-    assert empty.mean_ms is None and empty.count == 0
+    assert empty.mean_ms is None and empty.count == 0 and empty.outcomes.error_share is None

@@ -81,3 +81,44 @@ def test_monitoring_names_read_well_and_memory_is_in_mib_or_gib() -> None:
     assert big["layout"]["yaxis"]["title"]["text"] == "GiB" and big["data"][0]["y"] == [4.0]
     cpu = monitoring_figure("db01", "cpu", {"custom:cpu-cpu-total_usage_user": ([1], [12.5])})
     assert cpu["layout"]["yaxis"]["title"]["text"] == "%" and cpu["layout"]["title"]["text"] == "db01: CPU"
+
+
+def test_monitoring_axes_keep_units_apart_rates_per_second_and_load_in_order() -> None:
+    net = monitoring_figure(
+        "db01",
+        "network",
+        {
+            "custom:net-eth0_bytes_recv": ([1, 2], [3 * 1024**2, 4 * 1024**2]),
+            "custom:net-eth0_packets_recv": ([1, 2], [997.0, 998.0]),
+            "Net_retransmit": ([1, 2], [1.0, 0.0]),
+        },
+    )
+    panels = {key: axis["title"]["text"] for key, axis in net["layout"].items() if key.startswith("yaxis")}
+    assert sorted(panels.values()) == ["MiB/s", "packets/s", "retransmits/s"]
+    assert {t["yaxis"] for t in net["data"]} == {"y", "y2", "y3"}  # one panel each, never a shared axis
+    assert net["layout"]["xaxis"]["anchor"] == "y3"
+    disk = monitoring_figure("db01", "disk", {"custom:diskio-sda_read_bytes": ([1], [114688.0])})
+    assert disk["layout"]["yaxis"]["title"]["text"] == "KiB/s" and disk["data"][0]["y"] == [112.0]
+    load = monitoring_figure("db01", "load", {f"System_la{m}": ([1], [1.0]) for m in (15, 1, 5)})
+    assert [t["name"] for t in load["data"]] == ["load, 1 min", "load, 5 min", "load, 15 min"]
+
+
+def test_distribution_is_a_density_and_names_its_bins() -> None:
+    # 100 responses in a 1 ms bin and 100 in a 10 ms bin: the same count, a tenth of the density.
+    fig = distribution_figure({"overall": ([10.0, 500.0], [1.0, 10.0], [100, 100])}, log=False)
+    bars = fig["data"][0]
+    assert bars["y"] == [100.0, 10.0] and bars["width"] == [1.0, 10.0]
+    assert bars["customdata"][1] == ["500–510", 100, 50.0]
+    assert fig["layout"]["yaxis"]["title"]["text"] == "responses per ms"
+    log = distribution_figure({"overall": ([10.0, 500.0], [1.0, 10.0], [100, 100])}, log=True)
+    assert log["layout"]["yaxis"]["ticktext"] == ["10", "20", "50", "100"]
+
+
+def test_log_axes_write_their_ticks_in_full_and_time_axes_tick_whole_seconds() -> None:
+    from analytics.figures import log_axis, time_axis_ticks
+
+    assert log_axis(5, 300)["ticktext"] == ["5", "10", "20", "50", "100", "200"]
+    assert log_axis(12, 30)["ticktext"] == ["15", "20", "30"]
+    assert time_axis_ticks(100, 108) == {"tick0": 100_000, "dtick": 1000, "tickformat": "%H:%M:%S"}
+    assert time_axis_ticks(0, 45)["dtick"] == 5000
+    assert time_axis_ticks(0, 3600) == {}

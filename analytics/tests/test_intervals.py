@@ -21,7 +21,7 @@ def test_values_fall_in_their_interval_and_edges_go_up() -> None:
     rows = interval_table(_hist_of([500, 990, 1000, 4990, 250_000]))
     got = [(r.from_ms, r.to_ms, r.count) for r in rows]
     assert got == [(0, 1, 2), (1, 2, 1), (3, 5, 1), (200, 300, 1)]
-    assert [r.percent for r in rows] == [40.0, 20.0, 20.0, 20.0]
+    assert [r.share for r in rows] == [0.4, 0.2, 0.2, 0.2]
 
 
 def test_the_tail_and_an_empty_histogram() -> None:

@@ -88,7 +88,7 @@ def test_merged_histograms_of_seconds_give_the_quantiles_of_the_whole_window() -
 
 def test_known_values() -> None:
     values = np.arange(1, 101)  # 1..100
-    assert exact_quantiles(values, [0, 50, 99, 100]).tolist() == [1, 50, 99, 100]
+    assert exact_quantiles(values, [0, 50, 99, 100]).tolist() == [1, 51, 100, 100]  # rank floor(100 p), max 99
     assert np.isnan(exact_quantiles(np.array([]), [50])).all()
     assert np.isnan(histogram_quantiles_us(np.zeros(BIN_EDGES_US.size, dtype=np.int64), [50])).all()
     # A single response of 33.3 ms lands in the 33..34 ms bin.

@@ -58,7 +58,7 @@ def test_error_share_is_plotted_in_percent() -> None:
     figure = kpi_figure(result, None)
     assert figure["data"][0]["y"] == [0.5, 2.0]
     assert figure["layout"]["yaxis"]["title"]["text"] == "%"
-    assert reason(config, 0.02, 0.01, None) == "error_share: 2% is above its threshold 1%"
+    assert reason(config, 0.02, 0.01, None) == "error_share: 2.00 % is above its threshold 1.00 %"
 
 
 def test_parse_kpis_round_trips() -> None:

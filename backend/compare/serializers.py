@@ -12,6 +12,7 @@ from typing import Any, get_args
 from rest_framework import serializers
 
 from analytics.compare import Verdict
+from analytics.definitions import CODE_CLASSES
 from backend.compare.service import ALIGNMENTS
 from backend.reports.serializers import FigureSerializer
 
@@ -41,17 +42,24 @@ def _values(help_text: str) -> serializers.DictField:
 
 
 class QuantilesSerializer(serializers.Serializer[Any]):
-    """The quantiles of each test and their differences from the baseline (the first test), by level."""
+    """The quantiles of each test and their differences from the baseline (the first test), by level.
+
+    `diff_ms`/`diff_pct` are the whole test's difference, the figures shown beside the values. The verdict judges
+    `change_pct`, the typical change of a stretch of seconds, whose interval `change_interval_pct` contains it; a
+    `worse`/`better` level never has a `diff_pct` of the other sign (analytics/compare.py, docs/compare.md)."""
 
     count = serializers.ListField(child=serializers.IntegerField(), help_text="responses, per test")
     quantiles_ms = _values("ms; null: no responses in the window")
-    diff_ms = _values("test minus baseline, ms")
-    diff_pct = _values("test minus baseline, % of the baseline's value")
-    interval_ms = _per_test(_interval(), "the interval of the difference, ms: [low, high]")
-    interval_pct = _per_test(_interval(), "the same in % of the baseline's value")
-    verdict = _verdicts("better | worse | same; null for the baseline and where a test has no responses")
-    verdict_notes = serializers.DictField(
-        child=serializers.CharField(), help_text="why a level is not judged (too few responses beyond it)"
+    diff_ms = _values("test minus baseline, whole test, ms")
+    diff_pct = _values("test minus baseline, whole test, % of the baseline's value")
+    change_pct = _values("the judged figure: the typical change of a stretch of seconds, %; null: not judged")
+    change_interval_pct = _per_test(_interval(), "its interval, % ([low, high], containing change_pct)")
+    verdict = _verdicts("better | worse | same; null for the baseline and where the level is not judged")
+    verdict_notes = _per_test(
+        serializers.CharField(allow_null=True), "why the level is not judged for a test (null where it is)"
+    )
+    warmup_s = serializers.ListField(
+        child=serializers.IntegerField(), help_text="per test: first seconds left out of its verdicts as a warm-up"
     )
 
 
@@ -67,6 +75,23 @@ class CodeIntervalsSerializer(serializers.Serializer[Any]):
 
     http = _per_test(_interval(), "HTTP codes")
     net = _per_test(_interval(), "net codes")
+
+
+class CodeMeaningSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(help_text='e.g. "Service Unavailable", "Connection timed out"')
+    class_ = serializers.ChoiceField(choices=list(CODE_CLASSES), help_text="analytics.definitions' class")
+
+    def get_fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = super().get_fields()
+        fields["class"] = fields.pop("class_")
+        return fields
+
+
+class CodeMeaningsSerializer(serializers.Serializer[Any]):
+    """By code (as text): what it means."""
+
+    http = serializers.DictField(child=CodeMeaningSerializer())
+    net = serializers.DictField(child=CodeMeaningSerializer())
 
 
 class CodeVerdictsSerializer(serializers.Serializer[Any]):
@@ -93,9 +118,15 @@ class ByLoadSerializer(serializers.Serializer[Any]):
     )
     quantiles_ms = _per_test(serializers.ListField(child=serializers.FloatField(allow_null=True)), "ms")
     diff_ms = _per_test(serializers.ListField(child=serializers.FloatField(allow_null=True)), "test minus baseline, ms")
-    interval_ms = _per_test(serializers.ListField(child=_interval()), "interval of the difference, ms")
+    diff_pct = _per_test(serializers.ListField(child=serializers.FloatField(allow_null=True)), "the same in %")
+    change_pct = _per_test(serializers.ListField(child=serializers.FloatField(allow_null=True)), "judged change, %")
+    change_interval_pct = _per_test(serializers.ListField(child=_interval()), "its interval, %")
     verdict = _per_test(
-        serializers.ListField(child=serializers.ChoiceField(choices=VERDICTS, allow_null=True)), "better | worse | same"
+        serializers.ListField(child=serializers.ChoiceField(choices=VERDICTS, allow_null=True)),
+        "better | worse | same; null: not judged",
+    )
+    verdict_notes = _per_test(
+        serializers.ListField(child=serializers.CharField(allow_null=True)), "why a band's level is not judged"
     )
 
 
@@ -126,6 +157,7 @@ class CompareAnswerSerializer(QuantilesSerializer):
     )
     http_codes = _per_test(serializers.IntegerField(), "by HTTP code: responses per test")
     net_codes = _per_test(serializers.IntegerField(), "by net code: responses per test")
+    code_meaning = CodeMeaningsSerializer()
     code_share = CodeValuesSerializer(help_text="each code's share of the test's responses, 0..1")
     code_share_diff = CodeValuesSerializer(help_text="test minus baseline, share")
     code_share_interval = CodeIntervalsSerializer()
@@ -134,6 +166,9 @@ class CompareAnswerSerializer(QuantilesSerializer):
     per_case = serializers.DictField(child=QuantilesSerializer(), help_text="by case: the cases common to all tests")
     by_load = ByLoadSerializer(allow_null=True, help_text="null unless a test is a ramp")
     figures = CompareFiguresSerializer()
+    summary = serializers.ListField(
+        child=serializers.CharField(), help_text="per compared test (the second on): the comparison in one line"
+    )
     method = serializers.CharField(help_text="how the verdicts are reached, in words")
     url = serializers.CharField(help_text="the compare page of this comparison")
 

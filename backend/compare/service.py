@@ -19,9 +19,9 @@ from django.http import QueryDict
 
 from analytics.compare import (
     DEFAULT_LEVELS,
+    LEVEL_TABLES,
     CodeComparison,
     CompareSettings,
-    QuantileComparison,
     SparseCounts,
     compare_codes,
     compare_quantiles,
@@ -29,6 +29,8 @@ from analytics.compare import (
     time_step_s,
 )
 from analytics.compare_load import LoadComparison, compare_by_load, rps_per_second
+from analytics.compare_summary import summary_lines
+from analytics.definitions import CodeKind, code_class, code_name
 from analytics.diagnosis.schedule_infer import infer_schedule
 from analytics.figures_compare import by_load_figure, distribution_figure, quantiles_figure
 from backend.clickhouse.queries import compare as queries
@@ -101,7 +103,7 @@ def parse_params(query: QueryDict) -> CompareParams:
 
 
 def cache_key(params: CompareParams, tests: Sequence[Test]) -> str:
-    return source.cache_key("compare:v3", tests, json.dumps(params.to_dict(), sort_keys=True))
+    return source.cache_key("compare:v4", tests, json.dumps(params.to_dict(), sort_keys=True))
 
 
 def page_url(params: CompareParams) -> str:
@@ -169,37 +171,17 @@ def _load(test: Test, params: CompareParams, src: Source) -> _Loaded:
     return loaded
 
 
-def _key(level: float) -> str:
-    return f"{level:g}"
-
-
-def _quantiles_json(result: QuantileComparison) -> dict[str, Any]:
-    levels = result.levels
-    n_tests = len(result.values_ms)
-
-    def per_level(rows: Sequence[Sequence[Any]]) -> dict[str, list[Any]]:
-        return {_key(level): [rows[i][j] for i in range(n_tests)] for j, level in enumerate(levels)}
-
-    intervals = [[list(v) if v is not None else None for v in row] for row in result.interval_ms]
-    return {
-        "count": result.counts,
-        "quantiles_ms": per_level(result.values_ms),
-        "diff_ms": per_level(result.diff_ms),
-        "diff_pct": per_level(result.diff_pct),
-        "interval_ms": per_level(intervals),
-        "interval_pct": per_level([[list(v) if v is not None else None for v in row] for row in result.interval_pct]),
-        "verdict": per_level(result.verdict),
-        "verdict_notes": {_key(level): note for level, note in result.notes.items()},
-    }
-
-
 def _codes_json(http: CodeComparison, net: CodeComparison) -> dict[str, Any]:
     def intervals(data: Mapping[str, Sequence[tuple[float, float] | None]]) -> dict[str, list[Any]]:
         return {code: [list(v) if v is not None else None for v in vals] for code, vals in data.items()}
 
+    def meaning(kind: CodeKind, codes: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+        return {code: {"name": code_name(kind, int(code)), "class": code_class(kind, int(code))} for code in codes}
+
     return {
         "http_codes": http.counts,
         "net_codes": net.counts,
+        "code_meaning": {"http": meaning("http", http.counts), "net": meaning("net", net.counts)},
         "code_share": {"http": http.share, "net": net.share},
         "code_share_diff": {"http": http.share_diff, "net": net.share_diff},
         "code_share_interval": {"http": intervals(http.interval), "net": intervals(net.interval)},
@@ -210,11 +192,11 @@ def _codes_json(http: CodeComparison, net: CodeComparison) -> dict[str, Any]:
 def _by_load_json(result: LoadComparison, n_tests: int) -> dict[str, Any]:
     bands = result.bands
     out: dict[str, Any] = {"rps": [[b.rps_low, b.rps_high] for b in bands]}
-    for name in ("quantiles_ms", "diff_ms", "interval_ms", "verdict"):
+    for name in LEVEL_TABLES:
         out[name] = {}
     for k, band in enumerate(bands):
-        part = _quantiles_json(band.comparison)
-        for name in ("quantiles_ms", "diff_ms", "interval_ms", "verdict"):
+        part = band.comparison.as_json()
+        for name in LEVEL_TABLES:
             for level, values in part[name].items():
                 table = out[name].setdefault(level, [[None] * len(bands) for _ in range(n_tests)])
                 for i in range(n_tests):
@@ -251,7 +233,7 @@ def build(params: CompareParams, tests: Sequence[Test], settings: CompareSetting
     per_case: dict[str, Any] = {}
     for case in common:
         exact = [c.exact_ms.get(case) if c.exact_ms else None for c in counts]
-        per_case[case] = _quantiles_json(
+        per_case[case] = (
             compare_quantiles(
                 # A case whose every request was discarded has codes but no response times.
                 [c.latency.get(case, SparseCounts.empty()) for c in counts],
@@ -260,7 +242,7 @@ def build(params: CompareParams, tests: Sequence[Test], settings: CompareSetting
                 tau_s=overall.block_s,  # a case's seconds drift with its test's: its units are as long
                 settings=settings,
             )
-        )
+        ).as_json()
 
     labels = [f"#{t.pk}" for t in tests]
     relative_overall = [item.relative.get("", SparseCounts.empty()) for item in loaded]
@@ -288,8 +270,9 @@ def build(params: CompareParams, tests: Sequence[Test], settings: CompareSetting
         "windows": [[item.window[0], item.window[1]] for item in loaded],
         "starts": [item.start_s for item in loaded],
         "exact": [c.exact_ms is not None for c in counts],
-        **_quantiles_json(overall),
+        **overall.as_json(),
         **_codes_json(http, net),
+        "summary": summary_lines(labels, overall, http, net),
         "cases": {"selected": list(params.cases), "common": common, "only_in": only_in},
         "per_case": per_case,
         "by_load": by_load,

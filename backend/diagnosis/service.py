@@ -24,6 +24,7 @@ from backend.diagnosis.models import ENGINE_VERSION, AnalysisStatus, TestAnalysi
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_read
 from backend.reports.source import source_id_of
+from backend.reports.whole import whole_summary
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,9 @@ def load_input(test: Test) -> DiagnosisInput:
         planned_rps=planned_rps,
         instances=instances,
         resps=rows.resps,
-        errors=rows.errors,
+        # The detectors judge the service: of the failed requests, those it was sent (discarded ones are the
+        # generator's, counted apart).
+        errors=[failed - discarded for failed, discarded in zip(rows.failed, rows.discarded, strict=True)],
         timeouts=rows.timeouts,
         discarded=rows.discarded,
         mean_ms=rows.mean_ms,
@@ -123,7 +126,8 @@ def run(test: Test) -> TestAnalysis:
             "steady_to_ts": result.steady_span[1] if result.steady_span else None,
             "imbalance_rps": result.imbalance_rps,
             "imbalance_ts": result.imbalance_ts,
-            "error_share": result.error_share,
+            # The trend's error share is the report's (the summary's outcomes), not a sum over the detectors' seconds.
+            "error_share": whole_summary(test)["outcomes"]["failed_share"],
             "generator_limited_ts": result.generator_limited_ts,
             "error": "",
             "computed_at": timezone.now(),

@@ -1,7 +1,8 @@
 """A component's KPI settings and each test's KPI values.
 
-Quantiles and max RPS come from the report's own summary (one definition of a test's quantiles, exact from raw
-samples when there are some); imbalance RPS and error share from the stored diagnosis. Summaries are cached in
+Quantiles, max RPS and the error share come from the report's own summary (one definition of each: exact
+quantiles from raw samples when there are some, analytics.definitions for the rest); imbalance RPS from the stored
+diagnosis. Summaries are cached in
 Redis under the test's data version, so a new upload or push never serves a stale value.
 """
 
@@ -43,7 +44,7 @@ def save_configs(component: str, raw: Any, user: Any) -> list[KpiConfig]:
 
 
 def _summary_figures(test: Test, levels: list[float]) -> dict[str, float | None]:
-    key = cache_key("regressions:summary:v2", [test], ",".join(f"{x:g}" for x in levels))
+    key = cache_key("regressions:summary:v3", [test], ",".join(f"{x:g}" for x in levels))
     found = cache.get(key)
     if found is not None:
         return dict(found)
@@ -51,6 +52,7 @@ def _summary_figures(test: Test, levels: list[float]) -> dict[str, float | None]
     out: dict[str, float | None] = {f"q{level_key(x)}": summary["quantiles_ms"].get(level_key(x)) for x in levels}
     max_rps = summary["rps"].get("max")
     out["max_rps"] = float(max_rps) if max_rps is not None and summary["count"] else None
+    out["error_share"] = summary["outcomes"]["failed_share"]
     cache.set(key, out, SUMMARY_TTL_S)
     return out
 
@@ -62,7 +64,6 @@ def values_of(test: Test, configs: list[KpiConfig], analysis: TestAnalysis | Non
         analysis = TestAnalysis.objects.filter(test=test).first()
     current = analysis if is_current(analysis, test) else None
     values["imbalance_rps"] = current.imbalance_rps if current else None
-    values["error_share"] = current.error_share if current else None
     out: dict[str, float | None] = {}
     for config in configs:
         value = values.get(config.spec.key)

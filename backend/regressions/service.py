@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
+from analytics.definitions import format_ms, format_signed_percent
 from analytics.figures_regressions import kpi_figure
 from analytics.regressions import KpiConfig, KpiPoint, format_value, is_past, limit_of, reason, series
 from backend.compare import service as compare
@@ -133,8 +134,10 @@ def _worse_than_baseline(baseline: Test, test: Test, levels: list[float]) -> tup
         before, after = result["quantiles_ms"][level]
         text = f"q{level}: worse than baseline #{baseline.pk}"
         if before is not None and after is not None:
-            text += f": {before:.4g} → {after:.4g} ms ({after - before:+.4g} ms"
-            text += f", {(after - before) / before * 100:+.1f}%)" if before else ")"
+            # The compare page's figures, as it writes them: the whole test's, then the judged change per stretch.
+            diff_pct, change = result["diff_pct"][level][1], result["change_pct"][level][1]
+            text += f": {format_ms(before)} → {format_ms(after)} ms ({format_signed_percent(diff_pct)} whole test"
+            text += f", {format_signed_percent(change)} per stretch)"
         reasons.append(text)
     return reasons, verdicts
 
@@ -157,7 +160,7 @@ def _judge_kpis(
             "kpi": key,
             "value": value,
             "baseline_value": base_value,
-            "limit": None if limit is None else round(limit, 6),
+            "limit": limit,
             "pass": True,
         }
         if config.threshold is not None and limit is None:

@@ -28,7 +28,7 @@ from backend.reports.source import cache_key, data_version
 from backend.reports.window import Window
 
 TTL_S = 30 * 24 * 3600
-PREFIX = "reports:v2"
+PREFIX = "reports:v3"  # v3: summaries carry `outcomes`, tables their codes' classes and shares
 
 
 def key_for(test: Test, name: str, window: Window) -> str:

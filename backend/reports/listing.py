@@ -12,6 +12,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import CharField, F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Lower, NullIf
 
+from analytics.definitions import format_percent, int_keys, outcomes, share
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.reports.models import TestFigures
 
@@ -34,8 +35,9 @@ DEFAULT_ORDERING = "-created_at"
 def with_list_fields(tests: QuerySet[Test]) -> QuerySet[Test]:
     """The annotations the list sorts on and the serializer reads, in the list's one query."""
     return tests.select_related("figures").annotate(
-        # The author is who the tank says ran it, else the owner of the token that sent it.
-        author_name=Coalesce(NullIf("person", Value("")), F("owner__username"), output_field=CharField()),
+        # The author is the owner of the token that created the test (a person of this service); the tank's
+        # `person` (its machine's OS user) only where there is no owner.
+        author_name=Coalesce(F("owner__username"), NullIf("person", Value("")), output_field=CharField()),
         duration_s=F("last_ts") - F("first_ts"),
         imbalance_rps=F("analysis__imbalance_rps"),
         # The test's latest upload: a refused file leaves its test waiting, and the list must say why.
@@ -61,22 +63,31 @@ def ordered(tests: QuerySet[Test], key: str) -> QuerySet[Test]:
     return tests.order_by(order, "-id")
 
 
+# The list calls a test's result "errors" from this error share on.
+ERRORS_RESULT_SHARE = 0.01
+
+
 def store_figures(test: Test, summary: dict[str, Any]) -> None:
-    """Keeps the whole test's summary figures for the list (post-processing calls it with the summary)."""
-    count = int(summary.get("count") or 0)
-    http: dict[str, int] = summary.get("http_codes") or {}
-    net: dict[str, int] = summary.get("net_codes") or {}
-    ok = sum(n for code, n in http.items() if len(code) == 3 and code.startswith("2"))
-    net_errors = sum(n for code, n in net.items() if code != "0")
+    """Keeps the whole test's summary figures for the list (post-processing calls it with the summary): the same
+    figures the report's header shows, by the same definitions (analytics.definitions)."""
+    result = outcomes(int_keys(summary.get("http_codes") or {}), int_keys(summary.get("net_codes") or {}))
     TestFigures.objects.update_or_create(
         test=test,
         defaults={
-            "responses": count,
+            "responses": int(summary.get("count") or 0),
             "q99_ms": (summary.get("quantiles_ms") or {}).get("99"),
             "max_rps": (summary.get("rps") or {}).get("max"),
-            "ok_share": max(0.0, (ok - net_errors) / count) if count else None,
+            "failed": result.failed,
         },
     )
+
+
+def error_share_of(test: Test) -> float | None:
+    """The whole test's error share (analytics.definitions), as the report's header shows it."""
+    figures = figures_of(test)
+    if figures is None or figures.failed is None:
+        return None
+    return share(figures.failed, figures.responses)
 
 
 def result_of(test: Test) -> dict[str, str]:
@@ -93,9 +104,9 @@ def result_of(test: Test) -> dict[str, str]:
     if test.exit_code not in (None, 0):
         reason = f": {test.exit_reason}" if test.exit_reason else ""
         return {"kind": "stopped", "text": f"exit code {test.exit_code}{reason}"}
-    figures = figures_of(test)
-    if figures is not None and figures.ok_share is not None and figures.ok_share < 0.99:
-        return {"kind": "errors", "text": f"{100 * (1 - figures.ok_share):.1f} % errors"}
+    errors = error_share_of(test)
+    if errors is not None and errors >= ERRORS_RESULT_SHARE:
+        return {"kind": "errors", "text": f"{format_percent(errors)} errors"}
     return {"kind": "ok", "text": "ok"}
 
 

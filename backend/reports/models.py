@@ -59,7 +59,7 @@ class TestFigures(models.Model):
     responses = models.BigIntegerField(default=0)
     q99_ms = models.FloatField(null=True, blank=True)
     max_rps = models.FloatField(null=True, blank=True)
-    ok_share = models.FloatField(null=True, blank=True, help_text="share of 2xx responses without a net error")
+    failed = models.BigIntegerField(null=True, blank=True, help_text="failed requests (analytics.definitions)")
     computed_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

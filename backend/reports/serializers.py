@@ -12,6 +12,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from analytics.definitions import CODE_CLASSES, OUTCOME_COUNTS
 from analytics.diagnosis.loadscheme import LoadSchemeError, parse_load_scheme
 from backend.core.fields import JSONListField, StrictCharField, StrictIntegerField, strict_field_mapping
 from backend.loadtests.models import Test, TestStatus
@@ -84,9 +85,12 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         max_length=20,
         help_text="labels; a write replaces the whole list",
     )
-    author = serializers.SerializerMethodField(help_text="`person` as the tank sent it, else the owner's username")
+    author = serializers.SerializerMethodField(
+        help_text="the owner's username (the token that created the test), else `person` as the tank sent it"
+    )
     q99_ms = serializers.SerializerMethodField(help_text="the whole test's q99, ms (null until processed)")
-    max_rps = serializers.SerializerMethodField(help_text="the whole test's busiest second, responses")
+    max_rps = serializers.SerializerMethodField(help_text="the whole test's max RPS (the most held for 5 s)")
+    error_share = serializers.SerializerMethodField(help_text="the whole test's failed requests / requests, 0..1")
     imbalance_rps = serializers.SerializerMethodField(help_text="the diagnosis' imbalance point, RPS (null: none)")
     result = serializers.SerializerMethodField()
 
@@ -125,6 +129,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "author",
             "q99_ms",
             "max_rps",
+            "error_share",
             "imbalance_rps",
             "result",
         )
@@ -151,7 +156,8 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         return bool(request is not None and can_write(request.user, instance))
 
     def get_author(self, instance: Test) -> str:
-        return instance.person or (instance.owner.username if instance.owner_id else "")
+        # The tank's `person` is its machine's OS user (root, tester): not who ran the test here.
+        return instance.owner.username if instance.owner_id else instance.person
 
     def get_q99_ms(self, instance: Test) -> float | None:
         figures = listing.figures_of(instance)
@@ -160,6 +166,9 @@ class TestSerializer(serializers.ModelSerializer[Test]):
     def get_max_rps(self, instance: Test) -> float | None:
         figures = listing.figures_of(instance)
         return figures.max_rps if figures else None
+
+    def get_error_share(self, instance: Test) -> float | None:
+        return listing.error_share_of(instance)
 
     def get_imbalance_rps(self, instance: Test) -> float | None:
         if hasattr(instance, "imbalance_rps"):  # annotated by the list's query
@@ -255,8 +264,39 @@ class StarSerializer(serializers.Serializer[Any]):
 
 
 class RpsSerializer(serializers.Serializer[Any]):
-    mean = serializers.FloatField()
-    max = serializers.IntegerField()
+    mean = serializers.FloatField(help_text="responses over the seconds from the first response to the last")
+    max = serializers.FloatField(help_text="the most held for 5 s: the largest median of 5 consecutive seconds")
+
+
+class OutcomesSerializer(serializers.Serializer[Any]):
+    """What became of the requests (analytics.definitions): counts, each with its share of all requests (0..1, full
+    precision; null without requests)."""
+
+    requests = serializers.IntegerField()
+
+    def get_fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = super().get_fields()
+        for name, meaning in OUTCOME_COUNTS.items():
+            fields[name] = serializers.IntegerField(help_text=meaning)
+            fields[f"{name}_share"] = serializers.FloatField(allow_null=True, help_text=f"{name} / requests")
+        return fields
+
+
+class CodeRowSerializer(serializers.Serializer[Any]):
+    """One row of a codes table (analytics.definitions.code_rows)."""
+
+    code = serializers.IntegerField()
+    class_ = serializers.ChoiceField(
+        choices=list(CODE_CLASSES), help_text="what the code means for the request (http_class / net_class)"
+    )
+    name = serializers.CharField(help_text='the meaning, e.g. "Service Unavailable", "Connection timed out"')
+    count = serializers.IntegerField()
+    share = serializers.FloatField(help_text="of all requests, 0..1")
+
+    def get_fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = super().get_fields()
+        fields["class"] = fields.pop("class_")  # `class` is a Python keyword
+        return fields
 
 
 class SummarySerializer(serializers.Serializer[Any]):
@@ -272,6 +312,7 @@ class SummarySerializer(serializers.Serializer[Any]):
     http_codes = serializers.DictField(child=serializers.IntegerField())
     net_codes = serializers.DictField(child=serializers.IntegerField())
     rps = RpsSerializer()
+    outcomes = OutcomesSerializer()
 
     def get_fields(self) -> dict[str, Any]:
         fields: dict[str, Any] = super().get_fields()
@@ -328,39 +369,27 @@ class QuantileTableSerializer(serializers.Serializer[Any]):
     rows = QuantileRowSerializer(many=True)
 
 
-class HttpCodeRowSerializer(serializers.Serializer[Any]):
-    code = serializers.IntegerField()
-    name = serializers.CharField(help_text='the meaning, e.g. "Service Unavailable"')
-    count = serializers.IntegerField()
-    percent = serializers.FloatField()
-
-
-class NetCodeRowSerializer(HttpCodeRowSerializer):
-    pass
-
-
 class IntervalRowSerializer(serializers.Serializer[Any]):
     from_ms = serializers.IntegerField(help_text="inclusive")
     to_ms = serializers.IntegerField(help_text="exclusive (the last interval, 300 s, inclusive)")
     count = serializers.IntegerField()
-    percent = serializers.FloatField(help_text="of the responses with a measured time")
+    share = serializers.FloatField(help_text="of the responses with a measured time, 0..1")
 
 
 class CaseRowSerializer(serializers.Serializer[Any]):
     case = serializers.CharField()
     count = serializers.IntegerField()
     rps_mean = serializers.FloatField()
-    rps_max = serializers.IntegerField()
+    rps_max = serializers.FloatField(help_text="the most held for 5 s (RpsSerializer.max)")
     mean_ms = serializers.FloatField(allow_null=True)
-    net_errors = serializers.IntegerField(help_text="responses with a net code other than 0")
-    http_errors = serializers.IntegerField(help_text="responses with HTTP code 0 (none) or >= 400")
+    outcomes = OutcomesSerializer()
 
 
 class TablesSerializer(serializers.Serializer[Any]):
     exact = serializers.BooleanField()
     quantiles = QuantileTableSerializer()
-    http_codes = HttpCodeRowSerializer(many=True)
-    net_codes = NetCodeRowSerializer(many=True)
+    http_codes = CodeRowSerializer(many=True)
+    net_codes = CodeRowSerializer(many=True)
     cases = CaseRowSerializer(many=True)
     intervals = IntervalRowSerializer(many=True, help_text="Overload's response-time intervals, empty ones left out")
 

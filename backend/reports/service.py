@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from analytics import figures, figures_monitoring
-from analytics.codes import code_shares, http_code_name, merge_counts
+from analytics.definitions import code_rows, merge_counts, outcomes, rps_figures
+from analytics.diagnosis.engine import closed_model, plan_of_scheme
+from analytics.diagnosis.loadscheme import LoadScheme, LoadSchemeError, parse_load_scheme
 from analytics.downsample import auto_compress_ratio
 from analytics.histogram import BIN_COUNT, BIN_EDGES_US, LOWER_EDGES_US
 from analytics.intervals import interval_table
@@ -26,7 +29,7 @@ from analytics.quantiles import (
     histogram_quantiles_us,
     level_key,
 )
-from analytics.series import MONITORING_GROUPS, metric_group, rps_stats
+from analytics.series import MONITORING_GROUPS, metric_group
 from analytics.stats import case_summary
 from backend.clickhouse.queries import monitoring as q_monitoring
 from backend.clickhouse.queries import series as q_series
@@ -152,8 +155,8 @@ def summary(test: Test, window: Window) -> dict[str, Any]:
     count = sum(t.resps for t in totals)
     http = merge_counts(*(t.http_codes for t in totals))
     net = merge_counts(*(t.net_codes for t in totals))
-    ts, resps = q_series.rps_per_second(sel)
-    rps = rps_stats(ts, resps)
+    # Several selected cases: their rows of one second add up (rps_figures sums them per second).
+    rps = rps_figures([s for t in totals for s in t.seconds], [n for t in totals for n in t.resps_per_second])
     if source.exact:
         values_us, counted = q_summary.exact_quantiles_us(sel, levels)
         quantiles = as_ms_dict(levels, values_us if counted else [float("nan")] * len(levels))
@@ -172,6 +175,7 @@ def summary(test: Test, window: Window) -> dict[str, Any]:
         "http_codes": _str_keys(http),
         "net_codes": _str_keys(net),
         "rps": {"mean": rps.mean, "max": rps.max},
+        "outcomes": outcomes(http, net).as_dict(),
     }
 
 
@@ -206,7 +210,9 @@ def _code_series(
 
 def _with_time_range(figure: dict[str, Any], res: Resolution) -> dict[str, Any]:
     # Every time chart of a view shares one axis range, so the tabs line up (monitoring too).
-    figure["layout"]["xaxis"]["range"] = [res.origin * 1000, res.end * 1000]
+    if "xaxis" in figure["layout"]:
+        figure["layout"]["xaxis"].update(figures.time_axis_ticks(res.origin, res.end))
+        figure["layout"]["xaxis"]["range"] = [res.origin * 1000, res.end * 1000]
     return figure
 
 
@@ -224,39 +230,65 @@ def chart(test: Test, name: str, window: Window) -> dict[str, Any]:
         return {"figure": _empty(name), "compress_ratio": window.compress_ratio or 1}
     sel = _selection(test, window, source)
     builders: dict[str, Callable[[Selection, Resolution, Window], dict[str, Any]]] = {
-        "quantiles": _quantiles_chart,
+        "quantiles": partial(_quantiles_chart, schedule=schedule_of(test, b)),
         "http_codes": _http_codes_chart,
         "net_codes": _net_codes_chart,
         "times": _times_chart,
         "sizes": _sizes_chart,
         "quantiles_by_load": _quantiles_by_load_chart,
-        "instances_rps": _instances_rps_chart,
+        "instances_rps": partial(_instances_rps_chart, schedule=schedule_of(test, b)),
         "distribution": _distribution_chart,
     }
     figure = builders[name](sel, res, window)
     return {"figure": figure, "compress_ratio": res.ratio}
 
 
-def _generator_load(sel: Selection, res: Resolution) -> q_series.Load:
+@dataclass(frozen=True)
+class Schedule:
+    """The test's load scheme (`--schedule` of an upload, the tank's loadscheme) and the first second it starts at."""
+
+    scheme: LoadScheme
+    first_ts: int
+
+
+def schedule_of(test: Test, b: Bounds) -> Schedule | None:
+    if not test.loadscheme or b.first_ts is None:
+        return None
+    try:
+        scheme = parse_load_scheme(test.loadscheme)
+    except LoadSchemeError:
+        return None
+    return Schedule(scheme, b.first_ts) if scheme.segments else None
+
+
+def _generator_load(sel: Selection, res: Resolution, schedule: Schedule | None) -> q_series.Load:
     """Responses per bucket of the selection's source, with planned RPS and instances. phout carries neither of
-    the latter: for an upload attached to a streamed test they come from the tank's stream (source 0)."""
+    the latter: for an upload attached to a streamed test they come from the tank's stream (source 0). Without a
+    plan from the generator, the test's schedule is the plan, laid out as the diagnosis lays it out (its
+    `plan_of_scheme`, unless instances drive the load)."""
     load = q_series.load(sel, res.origin, res.ratio)
-    if sel.source_id == 0 or any(load.planned_rps) or any(load.instances):
+    if sel.source_id != 0 and not any(load.planned_rps) and not any(load.instances):
+        stream = q_series.load(replace(sel, source_id=0), res.origin, res.ratio)
+        by_start = {s: i for i, s in enumerate(stream.start)}
+        load = q_series.Load(
+            start=load.start,
+            planned_rps=[stream.planned_rps[by_start[s]] if s in by_start else 0.0 for s in load.start],
+            instances=[stream.instances[by_start[s]] if s in by_start else 0.0 for s in load.start],
+            resps=load.resps,
+            seconds=load.seconds,
+        )
+    if schedule is None or any(load.planned_rps) or closed_model(load.planned_rps, load.instances) or not load.start:
         return load
-    stream = q_series.load(replace(sel, source_id=0), res.origin, res.ratio)
-    by_start = {s: i for i, s in enumerate(stream.start)}
-    return q_series.Load(
-        start=load.start,
-        planned_rps=[stream.planned_rps[by_start[s]] if s in by_start else 0.0 for s in load.start],
-        instances=[stream.instances[by_start[s]] if s in by_start else 0.0 for s in load.start],
-        resps=load.resps,
-        seconds=load.seconds,
-    )
+    seconds = np.arange(res.origin, res.end)
+    per_second = plan_of_scheme(schedule.scheme, schedule.first_ts, seconds)
+    with np.errstate(all="ignore"):
+        buckets = [float(np.nanmean(per_second[s - res.origin : s - res.origin + res.ratio])) for s in load.start]
+    return replace(load, planned_rps=[0.0 if not np.isfinite(v) else v for v in buckets])
 
 
-def _quantiles_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
+def _quantiles_chart(sel: Selection, res: Resolution, window: Window, schedule: Schedule | None) -> dict[str, Any]:
     b = q_series.buckets(sel, res.origin, res.ratio)
-    load = _generator_load(sel, res)
+    load = _generator_load(sel, res, schedule)
     q_ms = histogram_quantiles_us(_hist_matrix(b.hist), window.levels_pct) / 1000.0 if b.start else np.zeros((0, 0))
     by_start = {s: i for i, s in enumerate(load.start)}
     planned = [load.planned_rps[by_start[s]] if s in by_start else float("nan") for s in b.start]
@@ -293,6 +325,12 @@ def _times_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, A
         "latency": mean(b.latency_ms_x_resps),
         "receive": mean(b.receive_ms_x_resps),
     }
+    if not figures.has_values(series.values()):
+        return _empty(
+            "Mean phase times",
+            "The generator recorded no phase times for these requests (BFG, k6's and Gatling's files and Locust's "
+            "history give the whole response time only): nothing to draw, rather than a flat zero.",
+        )
     return _with_time_range(figures.lines_figure("Mean phase times", b.start, series, "ms"), res)
 
 
@@ -302,6 +340,12 @@ def _sizes_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, A
         "bytes in/s": _per_second(b.input_bytes, b.start, res),
         "bytes out/s": _per_second(b.output_bytes, b.start, res),
     }
+    if not figures.has_values(series.values()):
+        return _empty(
+            "Bytes in and out",
+            "The generator recorded no sizes for these requests (BFG and Pandora write 0 unless told to, k6 and "
+            "Gatling files carry none): nothing to draw, rather than a flat zero.",
+        )
     return _with_time_range(figures.lines_figure("Bytes in and out", b.start, series, "bytes/s"), res)
 
 
@@ -331,8 +375,8 @@ def _quantiles_by_load_chart(sel: Selection, res: Resolution, window: Window) ->
     return fig
 
 
-def _instances_rps_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
-    load = _generator_load(sel, res)
+def _instances_rps_chart(sel: Selection, res: Resolution, window: Window, schedule: Schedule | None) -> dict[str, Any]:
+    load = _generator_load(sel, res, schedule)
     if not any(i > 0 for i in load.instances):
         return _empty(
             "Instances vs responses/s",
@@ -404,14 +448,8 @@ def tables(test: Test, window: Window) -> dict[str, Any]:
     return {
         "exact": source.exact,
         "quantiles": {"columns": columns, "rows": quantile_rows},
-        "http_codes": [
-            {"code": r.code, "name": http_code_name(r.code), "count": r.count, "percent": r.percent}
-            for r in code_shares(http)
-        ],
-        "net_codes": [
-            {"code": r.code, "name": r.name, "count": r.count, "percent": r.percent}
-            for r in code_shares(net, with_names=True)
-        ],
+        "http_codes": [r.as_dict() for r in code_rows("http", http)],
+        "net_codes": [r.as_dict() for r in code_rows("net", net)],
         "cases": case_rows,
         "intervals": [asdict(r) for r in interval_table(_window_hist(by_case, window))],
     }
@@ -427,30 +465,16 @@ def _window_hist(by_case: dict[str, q_series.CaseTotals], window: Window) -> npt
 
 def _case_row(name: str, t: q_series.CaseTotals | None) -> dict[str, Any]:
     if t is None:
-        return asdict(
-            case_summary(
-                name,
-                count=0,
-                first_ts=None,
-                last_ts=None,
-                max_rps=0,
-                expect_ms_x_resps=0.0,
-                net_codes={},
-                http_codes={},
-            )
-        )
-    return asdict(
-        case_summary(
-            name,
-            count=t.resps,
-            first_ts=t.first_ts,
-            last_ts=t.last_ts,
-            max_rps=t.max_rps,
-            expect_ms_x_resps=t.expect_ms_x_resps,
-            net_codes=t.net_codes,
-            http_codes=t.http_codes,
-        )
-    )
+        t = q_series.CaseTotals(name, 0, [], [], 0.0, {}, {}, [], [])
+    return case_summary(
+        name,
+        count=t.resps,
+        seconds=t.seconds,
+        resps_per_second=t.resps_per_second,
+        expect_ms_x_resps=t.expect_ms_x_resps,
+        net_codes=t.net_codes,
+        http_codes=t.http_codes,
+    ).as_dict()
 
 
 # ── monitoring ──────────────────────────────────────────────────────────────────────────────────────────

@@ -13,10 +13,12 @@ login, and so does the fact that it exists.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.cache import cache
 from django.http import HttpRequest
 from django.urls import reverse
 
 from backend.clickhouse.client import ClickHouseUnavailable
+from backend.compare import service as compare
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import readable_test
 from backend.sharing.summary import summarize, summary_line
@@ -83,7 +85,10 @@ def head_tags(request: HttpRequest, kind: str, ids: list[int]) -> list[MetaTag]:
         readable = [t for t in ordered if t is not None]
         if len(readable) < len(ordered):
             return _bare(title)
-        description = " — ".join(f"#{t.pk}: {_line(t)}" for t in readable)
+        # The comparison's own plain lines when it was computed (a bot must not start one); else each test's line.
+        compared = cache.get(compare.cache_key(compare.CompareParams(tuple(ids)), readable))
+        lines = compared.get("summary") if isinstance(compared, dict) else None
+        description = " ".join(lines) if lines else " — ".join(f"#{t.pk}: {_line(t)}" for t in readable)
         joined = "/".join(str(i) for i in ids)
         return _card(title, description, f"/compare/{joined}", f"/preview/compare/{joined}.png")
     return []

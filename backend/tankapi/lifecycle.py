@@ -21,6 +21,7 @@ from django.utils import timezone
 from analytics.tank_push import PushFormatError, check_text
 from backend.loadtests.models import Test, TestStatus
 from backend.tankapi import buffer
+from backend.tankapi.config_instances import configured_instances
 from backend.tankapi.models import StopRequest
 
 log = logging.getLogger(__name__)
@@ -143,6 +144,8 @@ def edit_test(test: Test, body: Mapping[str, Any]) -> None:
     for key in ("instances", "tank_type"):
         if key in body:
             changes[key] = _int_or_none(body[key], key)
+    if "instances" in changes and _configs_instances(test) is not None:
+        del changes["instances"]  # the config's figure stands: get_info() says 1 for BFG, 0 for Pandora
     for field, value in changes.items():
         setattr(test, field, value)
     if changes:
@@ -156,7 +159,21 @@ def save_config(test: Test, form_field: str, text: str) -> None:
     field = CONFIG_FIELDS[form_field]
     if getattr(test, field) != text:
         setattr(test, field, text)
-        test.save(update_fields=[field])
+        changed = [field]
+        instances = _configs_instances(test)
+        if instances is not None and instances != test.instances:
+            test.instances = instances  # what the generator ran with (config_instances.py)
+            changed.append("instances")
+        test.save(update_fields=changed)
+
+
+def _configs_instances(test: Test) -> int | None:
+    """The generator's instances as the tank's configs state them: the effective config's, else the initial one's."""
+    for text in (test.config_info, test.config_initial):
+        instances = configured_instances(text)
+        if instances is not None:
+            return instances
+    return None
 
 
 def close_test(test_id: int, exit_code: int | None, *, by_silence: bool = False, reason: str = "") -> bool:

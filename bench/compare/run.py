@@ -143,7 +143,8 @@ def main() -> None:
                 },
                 "response_kb": round(len(body) / 1024, 1),
                 "verdict_99": result["verdict"]["99"],
-                "interval_99_ms": result["interval_ms"]["99"],
+                "change_99_pct": result["change_pct"]["99"],
+                "change_interval_99_pct": result["change_interval_pct"]["99"],
             },
             indent=1,
         )

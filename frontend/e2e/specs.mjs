@@ -233,7 +233,7 @@ export const specs = [
       await page.keyboard.press("ArrowRight");
       await page.waitForSelector('[data-panel="distributions"]');
       await drawnCharts(page, 1);
-      await page.getByLabel("Logarithmic count axis").check();
+      await page.getByLabel("Logarithmic scale").check();
       await page.waitForFunction(() => window.location.hash.includes("log=1"));
       await page.screenshot({ path: `${shots}/report-distributions.png`, fullPage: true });
       await page.getByRole("tab", { name: "Monitoring" }).click();
@@ -295,6 +295,69 @@ export const specs = [
         (text) => document.querySelector('tr[data-level="99"] td .value')?.textContent === text,
         `${ms3(windowed.quantiles_ms["99"][0])} ms`,
       );
+    },
+  },
+  {
+    // Issue 31: one figure, one rule, rounded once: the list's error text is the server's formatter, the header's
+    // chip the page's (both follow analytics/definitions.py); the compare page's verdicts sit beside the figures
+    // they judge. Screenshots at a laptop's and a phone's width.
+    name: "a figure reads the same on the list, the report, the compare and the component page",
+    widths: [1440, 390],
+    allowErrors: [EXPECTED_404],
+    async run({ page, base, seed, shots, width }) {
+      const t = seed.b;
+      const summary = await api(base, `/api/v1/tests/${t.id}/summary`);
+      const row = (await api(base, "/api/v1/tests/?page_size=50")).results.find((x) => x.id === t.id);
+      assert.equal(row.error_share, summary.outcomes.failed_share, "the list's error share is the summary's");
+      assert.equal(row.result.kind, "errors", "the candidate has more than 1 % errors");
+      await page.goto(`${base}/`);
+      const rowSel = `table.tests tbody tr:has(a[href="/${t.id}"])`;
+      await page.waitForSelector(rowSel);
+      const listed = {
+        result: await page.textContent(`${rowSel} [data-result]`),
+        maxRps: await page.textContent(`${rowSel} td[data-col="max_rps"]`),
+        q99: await page.textContent(`${rowSel} td[data-col="q99"]`),
+      };
+      assert.equal(listed.result, row.result.text, "the page rounds the share as the server's sentence does");
+      await page.screenshot({ path: `${shots}/issue31-list-${width}.png`, fullPage: width < 600 });
+      if (width < 600) {
+        // A phone scrolls the list sideways inside its card: the figures' columns, scrolled into view.
+        await page.locator(`${rowSel} td[data-col="max_rps"]`).scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${shots}/issue31-list-${width}-figures.png` });
+      }
+
+      await page.goto(`${base}/${t.id}`);
+      await chipsShow(page, summary, "whole test");
+      const chip = async (label) => page.textContent(`.chips [data-chip="${label}"] .chip-value`);
+      assert.equal(`${await chip("errors")} errors`, listed.result, "the header's errors chip is the list's figure");
+      assert.equal(await chip("max RPS"), listed.maxRps, "max RPS on the list and in the header");
+      assert.equal(await chip("q99, ms"), listed.q99, "q99 on the list and in the header");
+      await page.screenshot({ path: `${shots}/issue31-report-${width}.png`, fullPage: width < 600 });
+      await page.goto(`${base}/${t.id}#tab=tables`);
+      const failedCell = 'table[data-table="cases"] tr[data-case=""] td[data-outcome="failed"] .hint';
+      await page.waitForSelector(failedCell);
+      assert.equal(await page.textContent(failedCell), `(${await chip("errors")})`, "the per-case table's error share");
+      await page.screenshot({ path: `${shots}/issue31-report-tables-${width}.png`, fullPage: true });
+
+      const answer = await apiReady(base, `/api/v1/compare?tests=${seed.a.id},${t.id}`);
+      await page.goto(`${base}/compare/${seed.a.id}/${t.id}`);
+      await page.waitForSelector('table[data-table="compare-quantiles"] tr[data-level="99"]');
+      assert.equal(await page.textContent(".compare-summary p"), answer.summary[0], "the plain line on top");
+      for (const level of Object.keys(answer.verdict)) {
+        const cell = `table[data-table="compare-quantiles"] tr[data-level="${level}"] td:nth-child(3)`;
+        const verdict = answer.verdict[level][1];
+        const shown = await page.textContent(`${cell} .verdict`);
+        assert.equal(shown, verdict ?? "not judged", `q${level}: the API's verdict, or "not judged"`);
+        const pct = (await page.textContent(`${cell} .pct`))?.trim() ?? "";
+        if (verdict === "worse") assert.ok(pct.startsWith("+"), `q${level} worse beside ${pct}`);
+        if (verdict === "better") assert.ok(pct.startsWith("−"), `q${level} better beside ${pct}`);
+        if (verdict === null) assert.ok((await page.textContent(`${cell} .note`))?.length, `q${level}: why not judged`);
+      }
+      await page.screenshot({ path: `${shots}/issue31-compare-${width}.png`, fullPage: true });
+
+      await page.goto(`${base}/component/${encodeURIComponent(seed.component)}`);
+      await page.waitForSelector('.chart[data-drawn="1"], .state.error, .state.empty', { timeout: 15000 });
+      await page.screenshot({ path: `${shots}/issue31-component-${width}.png`, fullPage: true });
     },
   },
   {

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytics.compare import SparseCounts, coarsen
-from analytics.schema.codes import DISCARDED_NET_CODE
+from analytics.definitions import DISCARDED_NET_CODE, level_fraction
 from backend.clickhouse import client
 from backend.clickhouse.queries.selection import Selection
 from backend.clickhouse.tables import samples, second_aggregates
@@ -80,7 +80,7 @@ def from_samples(sel: Selection, levels_pct: Sequence[float]) -> TestCounts:
     coarsened (analytics.compare.coarsen): the comparison's figures of an uploaded test are drawn on that grid.
     """
     params = sel.params()
-    level_names = {f"level_{i}": float(level) / 100.0 for i, level in enumerate(levels_pct)}
+    level_names = {f"level_{i}": level_fraction(level) for i, level in enumerate(levels_pct)}
     placeholders = ", ".join(f"%({name})s" for name in level_names)
     # Aggregate-function parameters must be literals: each level is a bound value the driver renders.
     # One scan gives the tags, the span of seconds and the exact quantiles per tag; WITH TOTALS adds, as the last

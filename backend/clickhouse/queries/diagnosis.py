@@ -2,17 +2,17 @@
 
 `second_aggregates` is read with FINAL (a ReplacingMergeTree: a second the tank pushed twice must count once
 before merges); each read names one test and one source, the head of the sort key, so FINAL stays cheap.
-Error counts are summed in ClickHouse from the per-second code arrays so that only flat columns travel:
-net errors exclude 777 (Pandora's discarded requests, never sent), HTTP errors are codes >= 400, and a row with
-a net error carries HTTP code 0, so the two never count the same request twice.
+Outcomes are counted in ClickHouse from the per-second code arrays so that only flat columns travel, by the
+definitions of analytics/definitions.py (queries/outcomes.py): failed requests, Pandora's discarded ones (net code
+777, never sent; failed too), and timeouts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analytics.schema.codes import DISCARDED_NET_CODE, TIMEOUT_NET_CODE
 from backend.clickhouse import client
+from backend.clickhouse.queries.outcomes import DISCARDED, TIMEOUT, array_count, failed_per_row
 from backend.clickhouse.tables import monitoring, samples, second_aggregates
 
 # Only the metrics the hints read (CPU per core and total, used memory): a host can send hundreds.
@@ -28,10 +28,9 @@ SELECT
     q50_ms,
     q95_ms,
     q99_ms,
-    arraySum(arrayFilter((n, c) -> c != 0 AND c != {DISCARDED_NET_CODE}, net_counts, net_codes)) AS net_errors,
-    arraySum(arrayFilter((n, c) -> c = {TIMEOUT_NET_CODE}, net_counts, net_codes)) AS timeouts,
-    arraySum(arrayFilter((n, c) -> c = {DISCARDED_NET_CODE}, net_counts, net_codes)) AS discarded,
-    arraySum(arrayFilter((n, c) -> c >= 400, http_counts, http_codes)) AS http_errors
+    {failed_per_row()} AS failed,
+    {array_count(TIMEOUT, "net")} AS timeouts,
+    {array_count(DISCARDED, "net")} AS discarded
 FROM {second_aggregates.NAME} FINAL
 WHERE test_id = %(test_id)s AND source_id = %(source_id)s AND case = ''
 ORDER BY ts
@@ -73,7 +72,7 @@ class SecondRows:
     q50_ms: list[float]
     q95_ms: list[float]
     q99_ms: list[float]
-    errors: list[int]
+    failed: list[int]  # analytics.definitions: discarded requests included
     timeouts: list[int]
     discarded: list[int]
 
@@ -89,7 +88,7 @@ def overall_seconds(test_id: int, source_id: int) -> SecondRows:
         q50_ms=[float(r[5]) for r in rows],
         q95_ms=[float(r[6]) for r in rows],
         q99_ms=[float(r[7]) for r in rows],
-        errors=[int(r[8]) + int(r[11]) for r in rows],
+        failed=[int(r[8]) for r in rows],
         timeouts=[int(r[9]) for r in rows],
         discarded=[int(r[10]) for r in rows],
     )

@@ -187,9 +187,8 @@ class CaseTotals:
 
     case: str
     resps: int
-    max_rps: int
-    first_ts: int | None
-    last_ts: int | None
+    seconds: list[int]  # the seconds with responses, ascending, and their responses
+    resps_per_second: list[int]
     expect_ms_x_resps: float
     http_codes: dict[int, int]
     net_codes: dict[int, int]
@@ -204,10 +203,9 @@ def case_totals(sel: Selection, *, all_cases: bool) -> list[CaseTotals]:
         SELECT
             case,
             sum(resps),
-            max(resps),
-            minIf(ts, resps > 0),
-            maxIf(ts, resps > 0),
-            countIf(resps > 0),
+            arraySort(groupArrayIf((ts, resps), resps > 0)) AS busy_seconds,
+            arrayMap(pair -> tupleElement(pair, 1), busy_seconds),
+            arrayMap(pair -> tupleElement(pair, 2), busy_seconds),
             sum(expect_ms * resps),
             sumMap(http_codes, http_counts),
             sumMap(net_codes, net_counts),
@@ -222,35 +220,17 @@ def case_totals(sel: Selection, *, all_cases: bool) -> list[CaseTotals]:
     )
     out = []
     for r in rows:
-        busy = int(r[5]) > 0
         out.append(
             CaseTotals(
                 case=str(r[0]),
                 resps=int(r[1]),
-                max_rps=int(r[2]),
-                first_ts=int(r[3]) if busy else None,
-                last_ts=int(r[4]) if busy else None,
-                expect_ms_x_resps=float(r[6]),
-                http_codes=dict(zip((int(c) for c in r[7][0]), (int(n) for n in r[7][1]), strict=True)),
-                net_codes=dict(zip((int(c) for c in r[8][0]), (int(n) for n in r[8][1]), strict=True)),
-                hist_bins=[int(b) for b in r[9][0]],
-                hist_counts=[int(n) for n in r[9][1]],
+                seconds=[int(t) for t in r[3]],
+                resps_per_second=[int(n) for n in r[4]],
+                expect_ms_x_resps=float(r[5]),
+                http_codes=dict(zip((int(c) for c in r[6][0]), (int(n) for n in r[6][1]), strict=True)),
+                net_codes=dict(zip((int(c) for c in r[7][0]), (int(n) for n in r[7][1]), strict=True)),
+                hist_bins=[int(b) for b in r[8][0]],
+                hist_counts=[int(n) for n in r[8][1]],
             )
         )
     return out
-
-
-def rps_per_second(sel: Selection) -> tuple[list[int], list[int]]:
-    """Responses per second of the selected cases (summed over cases), for RPS mean and max."""
-    rows = client.execute(
-        f"""
-        SELECT ts, sum(resps)
-        FROM {T} FINAL
-        WHERE {sel.aggregates_where()}
-        GROUP BY ts
-        ORDER BY ts
-        """,
-        sel.params(),
-        tag="reports.series.rps_per_second",
-    )
-    return [int(r[0]) for r in rows], [int(r[1]) for r in rows]

@@ -2,7 +2,7 @@
 
 Used whenever a test has raw samples, for the summary and the cumulative tables (counts and codes come from the
 upload's per-second rows, exact too and far cheaper to read than a second scan of the samples). Quantiles come from
-quantilesExact, whose order statistic (position floor(n * p)) lies between numpy's `lower` and `higher`.
+quantilesExact, the exact rule of analytics.definitions (quantile_ranks: position floor(n × p), on the same doubles).
 Pandora's discarded rows (net code 777) are counted in codes but kept out of response-time quantiles.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from analytics.schema.codes import DISCARDED_NET_CODE
+from analytics.definitions import DISCARDED_NET_CODE, level_fraction
 from backend.clickhouse import client
 from backend.clickhouse.queries.selection import Selection
 from backend.clickhouse.tables import samples
@@ -19,7 +19,7 @@ from backend.clickhouse.tables import samples
 
 def _levels_sql(levels_pct: Sequence[float]) -> tuple[str, dict[str, float]]:
     # Aggregate-function parameters must be literals: each level is a bound value rendered by the driver.
-    names = {f"level_{i}": float(level) / 100.0 for i, level in enumerate(levels_pct)}
+    names = {f"level_{i}": level_fraction(level) for i, level in enumerate(levels_pct)}
     return ", ".join(f"%({name})s" for name in names), names
 
 
@@ -46,8 +46,6 @@ class TagStats:
     timed: int  # responses with a response time (discarded rows excluded): what the quantiles cover
     quantiles_us: list[float]
     mean_us: float | None
-    net_errors: int
-    http_errors: int
 
 
 def exact_by_tag(sel: Selection, levels_pct: Sequence[float]) -> list[TagStats]:
@@ -60,9 +58,7 @@ def exact_by_tag(sel: Selection, levels_pct: Sequence[float]) -> list[TagStats]:
             count(),
             countIf(net_code != {DISCARDED_NET_CODE}),
             quantilesExactIf({placeholders})(interval_real_us, net_code != {DISCARDED_NET_CODE}),
-            avgIf(interval_real_us, net_code != {DISCARDED_NET_CODE}),
-            countIf(net_code != 0),
-            countIf(proto_code = 0 OR proto_code >= 400)
+            avgIf(interval_real_us, net_code != {DISCARDED_NET_CODE})
         FROM {samples.NAME}
         WHERE {sel.samples_where()}
         GROUP BY tag
@@ -72,7 +68,7 @@ def exact_by_tag(sel: Selection, levels_pct: Sequence[float]) -> list[TagStats]:
         tag="reports.samples.exact_by_tag",
     )
     out = []
-    for tag, count, timed, quantiles, mean, net_errors, http_errors in rows:
+    for tag, count, timed, quantiles, mean in rows:
         mean_f = float(mean)
         out.append(
             TagStats(
@@ -81,8 +77,6 @@ def exact_by_tag(sel: Selection, levels_pct: Sequence[float]) -> list[TagStats]:
                 timed=int(timed),
                 quantiles_us=[float(v) for v in quantiles],
                 mean_us=mean_f if mean_f == mean_f else None,  # avgIf of nothing is NaN
-                net_errors=int(net_errors),
-                http_errors=int(http_errors),
             )
         )
     return out

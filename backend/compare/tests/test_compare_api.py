@@ -11,6 +11,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from analytics.tests.compare_support import check_codes, check_levels, check_summary
 from backend.celery_app import app as celery_app
 from backend.clickhouse import client
 from backend.clickhouse.tables import samples
@@ -36,15 +37,21 @@ def test_slower_tail_is_worse_with_interval_and_exact_values(store: Callable[...
     assert body["exact"] == [True, True]
     assert body["verdict"]["99"] == [None, "worse"]
     assert body["verdict"]["50"] == [None, "same"]
-    low, high = body["interval_ms"]["99"][1]
-    assert body["interval_ms"]["99"][0] is None
-    assert low <= body["diff_ms"]["99"][1] <= high and low > 0
+    # The judged figure, the typical change of a stretch of seconds, inside its interval and beyond zero.
+    low, high = body["change_interval_pct"]["99"][1]
+    assert body["change_interval_pct"]["99"][0] is None and body["change_pct"]["99"][0] is None
+    assert 0 < low <= body["change_pct"]["99"][1] <= high
     assert body["diff_ms"]["99"] == [0.0, pytest.approx(body["quantiles_ms"]["99"][1] - body["quantiles_ms"]["99"][0])]
-    # The relative change beside the absolute one, for the table's % column.
+    # The whole test's relative difference beside the absolute one, of the same sign as the verdict.
     base_p99 = body["quantiles_ms"]["99"][0]
-    assert body["diff_pct"]["99"] == [0.0, pytest.approx(body["diff_ms"]["99"][1] / base_p99 * 100, abs=0.05)]
-    low_pct, high_pct = body["interval_pct"]["99"][1]
-    assert low_pct == pytest.approx(low / base_p99 * 100, abs=0.1) and high_pct > low_pct > 0
+    assert body["diff_pct"]["99"] == [0.0, pytest.approx(body["diff_ms"]["99"][1] / base_p99 * 100)]
+    assert body["diff_pct"]["99"][1] > 0
+    assert body["verdict_notes"]["99"] == [None, None] and body["verdict_notes"]["100"][1]  # the maximum: why not
+    assert body["summary"] == [f"#{slower.pk} is slower than #{base.pk} at " + body["summary"][0].split(" at ", 1)[1]]
+    assert body["code_meaning"]["http"]["500"] == {"name": "Internal Server Error", "class": "server_error"}
+    check_levels(body)
+    check_codes(body)
+    check_summary(body["summary"], body)
     # Values are order statistics of the stored samples (ClickHouse's quantilesExact position floor(n * p)).
     rows = client.execute(
         f"SELECT interval_real_us FROM {samples.NAME} WHERE test_id = %(t)s", {"t": base.pk}, tag="tests.compare.raw"
@@ -81,6 +88,9 @@ def test_streamed_test_against_uploaded(store: Callable[..., Test], owner_api: A
     assert body["cases"]["common"] == ["index", "search"]
     assert set(body["per_case"]) == {"index", "search"}
     assert body["per_case"]["index"]["verdict"]["99"] == [None, "worse"]
+    check_levels(body)
+    for part in body["per_case"].values():
+        check_levels(part)
 
 
 def test_window_relative_to_each_start_or_absolute(store: Callable[..., Test], owner_api: APIClient) -> None:
@@ -129,6 +139,15 @@ def test_ramp_tests_are_aligned_by_load(store: Callable[..., Test], owner_api: A
     assert body["by_load"]["verdict"]["50"][1] == ["same"] * len(bands)
     assert len(body["by_load"]["quantiles_ms"]["99"][1]) == len(bands)
     assert "quantiles_by_load" in body["figures"]
+    tables = {name: table for name, table in body["by_load"].items() if name != "rps"}
+    for k in range(len(bands)):
+        check_levels(
+            {
+                "count": [1, 1],
+                **{name: {level: [rows[i][k] for i in range(2)] for level, rows in table.items()}
+                   for name, table in tables.items()},
+            }
+        )  # fmt: skip
     plain = _get(owner_api, f"tests={store(seed=13).pk},{store(seed=14).pk}").json()
     assert plain["by_load"] is None
 

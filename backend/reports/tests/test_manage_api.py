@@ -54,13 +54,14 @@ def test_tags_filter_the_list_and_search_finds_them(owner, owner_api, anon_api, 
     assert [t["tags"] for t in listed] == [["nightly"], ["nightly", "release"]]
 
 
-def test_author_is_the_owner_when_the_tank_named_nobody_and_the_filter_finds_both(owner, anon_api, db) -> None:
+def test_author_is_the_tokens_owner_and_the_filter_finds_the_tanks_person_too(owner, anon_api, db) -> None:
     admin = User.objects.create_superuser("admin", password="x")
     by_token = Test.objects.create(owner=admin, name="uploaded with the admin's token")  # person ""
-    by_tank = Test.objects.create(owner=owner, name="tank", person="Admin")  # the tank's person, other case
+    by_tank = Test.objects.create(owner=owner, name="tank", person="Admin")  # the tank machine's OS user
     by_other = Test.objects.create(owner=owner, name="someone else", person="bob")
     rows = {t["id"]: t for t in anon_api.get("/api/v1/tests/").json()["results"]}
-    assert rows[by_token.pk]["author"] == "admin" and rows[by_tank.pk]["author"] == "Admin"
+    assert rows[by_token.pk]["author"] == "admin" and rows[by_tank.pk]["author"] == "owner"
+    assert rows[by_tank.pk]["person"] == "Admin"  # still sent, as the tank's user
     assert _ids(anon_api, {"person": "admin"}) == [by_tank.pk, by_token.pk]
     assert _ids(anon_api, {"person": "bob"}) == [by_other.pk]
 
@@ -86,9 +87,10 @@ def test_list_sorts_by_figures_with_missing_ones_last(owner, anon_api, db) -> No
     assert bad.status_code == 400 and "ordering" in bad.json()["error"]
     rows = {t["id"]: t for t in anon_api.get("/api/v1/tests/").json()["results"]}
     assert (rows[slow.pk]["q99_ms"], rows[slow.pk]["max_rps"], rows[slow.pk]["imbalance_rps"]) == (900.0, 50, 42.0)
-    assert rows[slow.pk]["result"] == {"kind": "errors", "text": "10.0 % errors"}
+    assert rows[slow.pk]["result"] == {"kind": "errors", "text": "10.00 % errors"}
+    assert rows[slow.pk]["error_share"] == 0.1
     assert rows[fast.pk]["result"]["kind"] == "ok" and rows[online.pk]["result"]["kind"] == "running"
-    assert TestFigures.objects.get(test=fast).ok_share == 1.0
+    assert TestFigures.objects.get(test=fast).failed == 0
 
 
 def test_failed_test_shows_its_reason_as_the_result(owner, anon_api, db) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from analytics.tests import reference
 from backend.celery_app import app as celery_app
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.reports import service
@@ -87,14 +88,17 @@ def test_tables_of_an_uploaded_test_are_exact(uploaded, anon_api) -> None:
             hi = np.percentile(part.interval_real_us, level, method="higher") / 1000
             assert lo <= value <= hi
     assert sum(r["count"] for r in body["http_codes"]) == len(s)
-    assert sum(r["percent"] for r in body["http_codes"]) == pytest.approx(100, abs=0.01)
+    assert sum(r["share"] for r in body["http_codes"]) == pytest.approx(1)
     names = {r["code"]: r["name"] for r in body["net_codes"]}
     assert names[110] == "Connection timed out" and names[777].startswith("Discarded")
     overall = body["cases"][0]
     assert overall["case"] == "overall" and overall["count"] == len(s)
-    assert overall["net_errors"] == int((s.net_code != 0).sum())
-    assert overall["http_errors"] == int(((s.proto_code == 0) | (s.proto_code >= 400)).sum())
-    assert overall["rps_max"] == int(np.unique(s.receive_sec, return_counts=True)[1].max())
+    outcomes = overall["outcomes"]
+    assert outcomes["net_errors"] == int((s.net_code != 0).sum())
+    assert outcomes["http_errors"] == int(((s.proto_code == 0) | (s.proto_code >= 400)).sum())
+    assert outcomes["failed"] == reference.failed(s.net_code, s.proto_code)
+    assert outcomes["failed_share"] == outcomes["failed"] / len(s)
+    assert overall["rps_max"] == reference.max_rps(s.receive_sec)
     # HTTP codes carry their meaning; Overload's interval table counts every timed response once.
     http_names = {r["code"]: r["name"] for r in body["http_codes"]}
     assert http_names[200] == "OK"
@@ -102,7 +106,7 @@ def test_tables_of_an_uploaded_test_are_exact(uploaded, anon_api) -> None:
     # (The factory's rows histogram every sample; ingestion leaves 777 out: the table counts what the rows hold.)
     intervals = body["intervals"]
     assert sum(r["count"] for r in intervals) == len(s)
-    assert sum(r["percent"] for r in intervals) == pytest.approx(100, abs=0.01)
+    assert sum(r["share"] for r in intervals) == pytest.approx(1)
     for r in intervals:
         inside = (s.interval_real_us >= r["from_ms"] * 1000) & (s.interval_real_us < r["to_ms"] * 1000)
         assert r["count"] == int(inside.sum()), r
@@ -188,17 +192,22 @@ def test_an_empty_test_answers_without_data(owner, clickhouse, cache_clear, anon
     assert anon_api.get(f"/api/v1/tests/{test.pk}/tables").json()["cases"][0]["count"] == 0
 
 
+def _attach_upload(test: Test, s: factory.Samples) -> None:
+    """An uploaded phout of these samples, the test's active upload (its derived rows carry no plan, no instances)."""
+    upload = Upload.objects.create(test=test, status=UploadStatus.READY)
+    factory.insert_samples(test.pk, upload.pk, s)
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, upload.pk, s))
+    test.active_upload = upload
+    test.save(update_fields=["active_upload"])
+
+
 def test_an_upload_attached_to_a_streamed_test_keeps_the_generators_lines(owner, clickhouse, cache_clear, anon_api):
     test = Test.objects.create(owner=owner, status=TestStatus.READY, has_stream=True)
     s = factory.random_samples(2000, 30, seed=3)
     # The tank streamed the shooting (planned RPS 90, 5 instances); then its phout was attached, whose derived
     # rows carry no planned RPS nor instances (phout has neither).
     factory.insert_aggregates(factory.aggregate_rows(test.pk, 0, s, reqps=90.0, threads=5))
-    upload = Upload.objects.create(test=test, status=UploadStatus.READY)
-    factory.insert_samples(test.pk, upload.pk, s)
-    factory.insert_aggregates(factory.aggregate_rows(test.pk, upload.pk, s))
-    test.active_upload = upload
-    test.save(update_fields=["active_upload"])
+    _attach_upload(test, s)
     body = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles", {"compress_ratio": 1}).json()
     traces = {t["name"]: t for t in body["figure"]["data"]}
     assert set(traces["planned RPS"]["y"]) == {90.0} and set(traces["instances"]["y"]) == {5.0}
@@ -229,10 +238,36 @@ def test_tables_of_a_streamed_test_are_within_one_bin(streamed, anon_api) -> Non
     for row in body["quantiles"]["rows"]:
         for column, value in zip(body["quantiles"]["columns"], row["values"], strict=True):
             part = s if column == "overall" else s.mask(s.tag == column)
-            exact = np.percentile(part.interval_real_us, float(row["level"]), method="lower")
+            exact = reference.order_statistic(part.interval_real_us, float(row["level"]))
             assert abs(value * 1000 - exact) <= bin_width_us(exact) + 1, (column, row["level"])
     counts = {r["case"]: r["count"] for r in body["cases"]}
     assert counts == {"overall": len(s), **{t: int((s.tag == t).sum()) for t in ("index", "missing", "search")}}
     only = anon_api.get(f"/api/v1/tests/{test.pk}/tables", {"case": "search"}).json()
     assert only["quantiles"]["columns"] == ["overall", "search"]
     assert sum(r["count"] for r in only["http_codes"]) == int((s.tag == "search").sum())
+
+
+def test_an_uploads_schedule_is_its_planned_rps_line(owner, clickhouse, cache_clear, anon_api) -> None:
+    """A phout uploaded with `--schedule` has no planned RPS in its rows: the schedule is drawn, laid out from the
+    test's first second as the diagnosis lays it out, averaged over each chart point."""
+    test = Test.objects.create(owner=owner, status=TestStatus.READY, loadscheme=["line(10, 40, 20s)", "const(40, 10s)"])
+    _attach_upload(test, factory.random_samples(900, 30, seed=5))
+    body = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles", {"compress_ratio": 2}).json()
+    planned = {t["name"]: t for t in body["figure"]["data"]}["planned RPS"]["y"]
+    # line(10, 40, 20s): the middle of each second, 10.75, 12.25, ...; two seconds a point.
+    assert planned[0] == pytest.approx((10.75 + 12.25) / 2) and planned[-1] == 40.0
+    assert body["figure"]["layout"]["xaxis"]["dtick"] == 5000  # a 30 s test ticks every 5 s, never 0.5 s
+
+
+def test_charts_of_what_the_generator_did_not_measure_say_so(owner, clickhouse, cache_clear, anon_api) -> None:
+    """BFG writes no phase times and no sizes: those charts say so instead of drawing flat zeros."""
+    test = Test.objects.create(owner=owner, status=TestStatus.READY, has_stream=True)
+    s = factory.random_samples(300, 10, seed=6)
+    s.connect_time_us[:] = 0
+    s.latency_us[:] = 0
+    s.size_in_bytes[:] = 0
+    s.size_out_bytes[:] = 0
+    factory.insert_aggregates(factory.aggregate_rows(test.pk, 0, s))
+    for name, words in (("times", "no phase times"), ("sizes", "no sizes")):
+        figure = anon_api.get(f"/api/v1/tests/{test.pk}/charts/{name}").json()["figure"]
+        assert figure["data"] == [] and words in figure["layout"]["meta"]["empty_reason"]

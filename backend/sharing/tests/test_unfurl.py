@@ -67,10 +67,11 @@ def test_bot_unfurls_a_streamed_test_with_summary_and_png(streamed: Test, dist: 
     status, tags, _body = unfurl(f"/{streamed.pk}")
     assert status == 200
     assert tags["og:title"] == f"#{streamed.pk} api v2 const"
-    match = re.fullmatch(r"q99 (\d+) ms · 5000 rps · 0\.1% errors", tags["og:description"])
+    # The page's formatters (analytics.definitions): ms to the µs, RPS in thousands, shares to 0.01 %.
+    match = re.fullmatch(r"q99 (\d+\.\d{3}) ms · 5\u2009000 rps · 0\.10 % errors", tags["og:description"])
     assert match, tags["og:description"]
     # From merged histograms: within the 5 ms bin [1045, 1050) that holds the slowest 2%.
-    assert 1045 <= int(match.group(1)) <= 1050
+    assert 1045 <= float(match.group(1)) <= 1050
     assert tags["og:url"] == f"https://results.example.com/{streamed.pk}"
     assert tags["twitter:card"] == "summary_large_image"
     assert tags["twitter:image"] == tags["og:image"]
@@ -82,8 +83,8 @@ def test_bot_unfurls_a_streamed_test_with_summary_and_png(streamed: Test, dist: 
 
 def test_exact_summary_from_raw_samples(uploaded: Test, dist: Path) -> None:
     _status, tags, _body = unfurl(f"/{uploaded.pk}")
-    # 1000 samples of 1..1000 ms: the 99% order statistic is 990 or 991 ms (numpy's lower/higher).
-    assert re.fullmatch(r"q99 99[01] ms · 100 rps · 0% errors", tags["og:description"]), tags["og:description"]
+    # 1000 samples of 1..1000 ms: the 99% order statistic of rank floor(1000 × 0.99) = 990 is 991 ms.
+    assert tags["og:description"] == "q99 991.000 ms · 100 rps · 0.00 % errors", tags["og:description"]
     assert png_size(fetch_image(tags["og:image"])) == (1200, 630)
 
 
@@ -118,6 +119,14 @@ def test_compare_unfurls_both_tests(streamed: Test, uploaded: Test, dist: Path) 
     assert description.startswith(f"#{streamed.pk}: q99 ") and f" — #{uploaded.pk}: q99 99" in description
     assert tags["og:image"] == f"https://results.example.com/preview/compare/{streamed.pk}/{uploaded.pk}.png"
     assert png_size(fetch_image(tags["og:image"])) == (1200, 630)
+
+
+def test_a_computed_comparison_unfurls_with_its_own_plain_line(streamed: Test, uploaded: Test, dist: Path) -> None:
+    """Once the comparison was computed (the page asked for it), its card says what the page says on top."""
+    answer = Client().get("/api/v1/compare", {"tests": f"{streamed.pk},{uploaded.pk}"}).json()
+    _status, tags, _body = unfurl(f"/compare/{streamed.pk}/{uploaded.pk}")
+    assert tags["og:description"] == " ".join(answer["summary"])
+    assert tags["og:description"].startswith(f"#{uploaded.pk} ")
 
 
 def test_compare_with_a_private_test_is_a_bare_title(streamed: Test, uploaded: Test, dist: Path) -> None:

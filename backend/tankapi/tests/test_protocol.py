@@ -87,11 +87,12 @@ def test_edit_and_configs_fill_the_test(tank_user: tuple[Any, str]) -> None:
     assert resp.status_code == 200
     assert http.post(f"/api/job/{job}/console.txt?api_token={token}", {"console": "x"}).status_code == 200
     test = Test.objects.get(pk=job)
+    # edit.json said instances "1" (BFG's get_info()); the config says `bfg: {instances: 4}`: the config wins.
     assert (test.name, test.version, test.component, test.instances, test.tank_type, test.loop) == (
         "bfg-smoke",
         "1.2.3",
         "demo-component",
-        1,
+        4,
         1,
         "0",
     )
@@ -102,7 +103,7 @@ def test_edit_and_configs_fill_the_test(tank_user: tuple[Any, str]) -> None:
         resp = http.post(f"/api/job/{job}/edit.json?api_token={token}", data=body, content_type="application/json")
         assert resp.status_code == 200 and resp.json() == [{"success": 1}]
     test.refresh_from_db()
-    assert test.version == "1.2.3" and test.instances == 0
+    assert test.version == "1.2.3" and test.instances == 4  # the postloader's "0" does not undo the config's
 
 
 def test_another_users_token_cannot_touch_the_job(

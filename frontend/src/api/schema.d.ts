@@ -640,13 +640,25 @@ export interface components {
             diff_ms: {
                 [key: string]: (number | null)[][];
             };
-            /** @description interval of the difference, ms */
-            interval_ms: {
+            /** @description the same in % */
+            diff_pct: {
+                [key: string]: (number | null)[][];
+            };
+            /** @description judged change, % */
+            change_pct: {
+                [key: string]: (number | null)[][];
+            };
+            /** @description its interval, % */
+            change_interval_pct: {
                 [key: string]: (number[] | null)[][];
             };
-            /** @description better | worse | same */
+            /** @description better | worse | same; null: not judged */
             verdict: {
                 [key: string]: ("better" | "worse" | "same" | null)[][];
+            };
+            /** @description why a band's level is not judged */
+            verdict_notes: {
+                [key: string]: (string | null)[][];
             };
         };
         CaseRow: {
@@ -654,13 +666,14 @@ export interface components {
             count: number;
             /** Format: double */
             rps_mean: number;
+            /**
+             * Format: double
+             * @description the most held for 5 s (RpsSerializer.max)
+             */
             rps_max: number;
             /** Format: double */
             mean_ms: number | null;
-            /** @description responses with a net code other than 0 */
-            net_errors: number;
-            /** @description responses with HTTP code 0 (none) or >= 400 */
-            http_errors: number;
+            outcomes: components["schemas"]["Outcomes"];
         };
         Cases: {
             /** @description the cases asked for (none: all) */
@@ -684,6 +697,21 @@ export interface components {
             /** @description seconds per point actually used */
             compress_ratio: number;
         };
+        /**
+         * @description * `success` - success
+         *     * `informational` - informational
+         *     * `redirection` - redirection
+         *     * `client_error` - client_error
+         *     * `server_error` - server_error
+         *     * `no_answer` - no_answer
+         *     * `other` - other
+         *     * `ok` - ok
+         *     * `timeout` - timeout
+         *     * `discarded` - discarded
+         *     * `error` - error
+         * @enum {string}
+         */
+        ClassEnum: "success" | "informational" | "redirection" | "client_error" | "server_error" | "no_answer" | "other" | "ok" | "timeout" | "discarded" | "error";
         /** @description By code → per test: the interval of the share's difference from the baseline, [low, high]. */
         CodeIntervals: {
             /** @description HTTP codes */
@@ -694,6 +722,63 @@ export interface components {
             net: {
                 [key: string]: (number[] | null)[];
             };
+        };
+        CodeMeaning: {
+            /** @description e.g. "Service Unavailable", "Connection timed out" */
+            name: string;
+            /**
+             * @description analytics.definitions' class
+             *
+             *     * `success` - success
+             *     * `informational` - informational
+             *     * `redirection` - redirection
+             *     * `client_error` - client_error
+             *     * `server_error` - server_error
+             *     * `no_answer` - no_answer
+             *     * `other` - other
+             *     * `ok` - ok
+             *     * `timeout` - timeout
+             *     * `discarded` - discarded
+             *     * `error` - error
+             */
+            class: components["schemas"]["ClassEnum"];
+        };
+        /** @description By code (as text): what it means. */
+        CodeMeanings: {
+            http: {
+                [key: string]: components["schemas"]["CodeMeaning"];
+            };
+            net: {
+                [key: string]: components["schemas"]["CodeMeaning"];
+            };
+        };
+        /** @description One row of a codes table (analytics.definitions.code_rows). */
+        CodeRow: {
+            code: number;
+            /** @description the meaning, e.g. "Service Unavailable", "Connection timed out" */
+            name: string;
+            count: number;
+            /**
+             * Format: double
+             * @description of all requests, 0..1
+             */
+            share: number;
+            /**
+             * @description what the code means for the request (http_class / net_class)
+             *
+             *     * `success` - success
+             *     * `informational` - informational
+             *     * `redirection` - redirection
+             *     * `client_error` - client_error
+             *     * `server_error` - server_error
+             *     * `no_answer` - no_answer
+             *     * `other` - other
+             *     * `ok` - ok
+             *     * `timeout` - timeout
+             *     * `discarded` - discarded
+             *     * `error` - error
+             */
+            class: components["schemas"]["ClassEnum"];
         };
         /** @description By code (as text) → per test; null where a test has no responses. */
         CodeValues: {
@@ -725,30 +810,32 @@ export interface components {
             quantiles_ms: {
                 [key: string]: (number | null)[];
             };
-            /** @description test minus baseline, ms */
+            /** @description test minus baseline, whole test, ms */
             diff_ms: {
                 [key: string]: (number | null)[];
             };
-            /** @description test minus baseline, % of the baseline's value */
+            /** @description test minus baseline, whole test, % of the baseline's value */
             diff_pct: {
                 [key: string]: (number | null)[];
             };
-            /** @description the interval of the difference, ms: [low, high] */
-            interval_ms: {
+            /** @description the judged figure: the typical change of a stretch of seconds, %; null: not judged */
+            change_pct: {
+                [key: string]: (number | null)[];
+            };
+            /** @description its interval, % ([low, high], containing change_pct) */
+            change_interval_pct: {
                 [key: string]: (number[] | null)[];
             };
-            /** @description the same in % of the baseline's value */
-            interval_pct: {
-                [key: string]: (number[] | null)[];
-            };
-            /** @description better | worse | same; null for the baseline and where a test has no responses */
+            /** @description better | worse | same; null for the baseline and where the level is not judged */
             verdict: {
                 [key: string]: ("better" | "worse" | "same" | null)[];
             };
-            /** @description why a level is not judged (too few responses beyond it) */
+            /** @description why the level is not judged for a test (null where it is) */
             verdict_notes: {
-                [key: string]: string;
+                [key: string]: (string | null)[];
             };
+            /** @description per test: first seconds left out of its verdicts as a warm-up */
+            warmup_s: number[];
             /** @description as asked; the first is the baseline */
             tests: number[];
             align: components["schemas"]["AlignEnum"];
@@ -770,6 +857,7 @@ export interface components {
             net_codes: {
                 [key: string]: number[];
             };
+            code_meaning: components["schemas"]["CodeMeanings"];
             /** @description each code's share of the test's responses, 0..1 */
             code_share: components["schemas"]["CodeValues"];
             /** @description test minus baseline, share */
@@ -784,6 +872,8 @@ export interface components {
             /** @description null unless a test is a ramp */
             by_load: components["schemas"]["ByLoad"] | null;
             figures: components["schemas"]["CompareFigures"];
+            /** @description per compared test (the second on): the comparison in one line */
+            summary: string[];
             /** @description how the verdicts are reached, in words */
             method: string;
             /** @description the compare page of this comparison */
@@ -950,14 +1040,6 @@ export interface components {
          * @enum {string}
          */
         GroupEnum: "cpu" | "memory" | "load" | "network" | "disk" | "custom";
-        HttpCodeRow: {
-            code: number;
-            /** @description the meaning, e.g. "Service Unavailable" */
-            name: string;
-            count: number;
-            /** Format: double */
-            percent: number;
-        };
         IntervalRow: {
             /** @description inclusive */
             from_ms: number;
@@ -966,9 +1048,9 @@ export interface components {
             count: number;
             /**
              * Format: double
-             * @description of the responses with a measured time
+             * @description of the responses with a measured time, 0..1
              */
-            percent: number;
+            share: number;
         };
         Kpi: {
             /** @description q<percent> (q50, q99, q99.9), max_rps, imbalance_rps or error_share */
@@ -1053,14 +1135,6 @@ export interface components {
             host: string;
             groups: components["schemas"]["MonitoringGroup"][];
         };
-        NetCodeRow: {
-            code: number;
-            /** @description the meaning, e.g. "Service Unavailable" */
-            name: string;
-            count: number;
-            /** Format: double */
-            percent: number;
-        };
         /** @description What the next test will be judged against; an empty object when the component has no test with the figure. */
         NextThresholds: {
             /**
@@ -1087,6 +1161,55 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
             readonly can_delete: boolean;
+        };
+        /**
+         * @description What became of the requests (analytics.definitions): counts, each with its share of all requests (0..1, full
+         *     precision; null without requests).
+         */
+        Outcomes: {
+            requests: number;
+            /** @description failed requests: a net error or an HTTP error (the error share) */
+            failed: number;
+            /**
+             * Format: double
+             * @description failed / requests
+             */
+            failed_share: number | null;
+            /** @description requests answered with HTTP 2xx */
+            http_2xx: number;
+            /**
+             * Format: double
+             * @description http_2xx / requests
+             */
+            http_2xx_share: number | null;
+            /** @description requests with HTTP code 0 (no answer) or 400 and above */
+            http_errors: number;
+            /**
+             * Format: double
+             * @description http_errors / requests
+             */
+            http_errors_share: number | null;
+            /** @description requests with a net code other than 0 (discarded ones included) */
+            net_errors: number;
+            /**
+             * Format: double
+             * @description net_errors / requests
+             */
+            net_errors_share: number | null;
+            /** @description requests the generator never sent (Pandora's net code 777) */
+            discarded: number;
+            /**
+             * Format: double
+             * @description discarded / requests
+             */
+            discarded_share: number | null;
+            /** @description requests that timed out (net code 110, or phantom's 314) */
+            timeouts: number;
+            /**
+             * Format: double
+             * @description timeouts / requests
+             */
+            timeouts_share: number | null;
         };
         PaginatedTestList: {
             /** @example 123 */
@@ -1151,7 +1274,7 @@ export interface components {
             readonly stop_requested?: boolean;
             /** @description labels; a write replaces the whole list */
             tags?: string[];
-            /** @description `person` as the tank sent it, else the owner's username */
+            /** @description the owner's username (the token that created the test), else `person` as the tank sent it */
             readonly author?: string;
             /**
              * Format: double
@@ -1160,9 +1283,14 @@ export interface components {
             readonly q99_ms?: number | null;
             /**
              * Format: double
-             * @description the whole test's busiest second, responses
+             * @description the whole test's max RPS (the most held for 5 s)
              */
             readonly max_rps?: number | null;
+            /**
+             * Format: double
+             * @description the whole test's failed requests / requests, 0..1
+             */
+            readonly error_share?: number | null;
             /**
              * Format: double
              * @description the diagnosis' imbalance point, RPS (null: none)
@@ -1185,7 +1313,13 @@ export interface components {
             columns: string[];
             rows: components["schemas"]["QuantileRow"][];
         };
-        /** @description The quantiles of each test and their differences from the baseline (the first test), by level. */
+        /**
+         * @description The quantiles of each test and their differences from the baseline (the first test), by level.
+         *
+         *     `diff_ms`/`diff_pct` are the whole test's difference, the figures shown beside the values. The verdict judges
+         *     `change_pct`, the typical change of a stretch of seconds, whose interval `change_interval_pct` contains it; a
+         *     `worse`/`better` level never has a `diff_pct` of the other sign (analytics/compare.py, docs/compare.md).
+         */
         Quantiles: {
             /** @description responses, per test */
             count: number[];
@@ -1193,30 +1327,32 @@ export interface components {
             quantiles_ms: {
                 [key: string]: (number | null)[];
             };
-            /** @description test minus baseline, ms */
+            /** @description test minus baseline, whole test, ms */
             diff_ms: {
                 [key: string]: (number | null)[];
             };
-            /** @description test minus baseline, % of the baseline's value */
+            /** @description test minus baseline, whole test, % of the baseline's value */
             diff_pct: {
                 [key: string]: (number | null)[];
             };
-            /** @description the interval of the difference, ms: [low, high] */
-            interval_ms: {
+            /** @description the judged figure: the typical change of a stretch of seconds, %; null: not judged */
+            change_pct: {
+                [key: string]: (number | null)[];
+            };
+            /** @description its interval, % ([low, high], containing change_pct) */
+            change_interval_pct: {
                 [key: string]: (number[] | null)[];
             };
-            /** @description the same in % of the baseline's value */
-            interval_pct: {
-                [key: string]: (number[] | null)[];
-            };
-            /** @description better | worse | same; null for the baseline and where a test has no responses */
+            /** @description better | worse | same; null for the baseline and where the level is not judged */
             verdict: {
                 [key: string]: ("better" | "worse" | "same" | null)[];
             };
-            /** @description why a level is not judged (too few responses beyond it) */
+            /** @description why the level is not judged for a test (null where it is) */
             verdict_notes: {
-                [key: string]: string;
+                [key: string]: (string | null)[];
             };
+            /** @description per test: first seconds left out of its verdicts as a warm-up */
+            warmup_s: number[];
         };
         Report: {
             id: number;
@@ -1246,8 +1382,15 @@ export interface components {
          */
         ResultKindEnum: "ok" | "errors" | "stopped" | "failed" | "running" | "processing";
         Rps: {
-            /** Format: double */
+            /**
+             * Format: double
+             * @description responses over the seconds from the first response to the last
+             */
             mean: number;
+            /**
+             * Format: double
+             * @description the most held for 5 s: the largest median of 5 consecutive seconds
+             */
             max: number;
         };
         /**
@@ -1317,13 +1460,14 @@ export interface components {
                 [key: string]: number;
             };
             rps: components["schemas"]["Rps"];
+            outcomes: components["schemas"]["Outcomes"];
             from: number | null;
         };
         Tables: {
             exact: boolean;
             quantiles: components["schemas"]["QuantileTable"];
-            http_codes: components["schemas"]["HttpCodeRow"][];
-            net_codes: components["schemas"]["NetCodeRow"][];
+            http_codes: components["schemas"]["CodeRow"][];
+            net_codes: components["schemas"]["CodeRow"][];
             cases: components["schemas"]["CaseRow"][];
             /** @description Overload's response-time intervals, empty ones left out */
             intervals: components["schemas"]["IntervalRow"][];
@@ -1417,7 +1561,7 @@ export interface components {
             readonly stop_requested: boolean;
             /** @description labels; a write replaces the whole list */
             tags?: string[];
-            /** @description `person` as the tank sent it, else the owner's username */
+            /** @description the owner's username (the token that created the test), else `person` as the tank sent it */
             readonly author: string;
             /**
              * Format: double
@@ -1426,9 +1570,14 @@ export interface components {
             readonly q99_ms: number | null;
             /**
              * Format: double
-             * @description the whole test's busiest second, responses
+             * @description the whole test's max RPS (the most held for 5 s)
              */
             readonly max_rps: number | null;
+            /**
+             * Format: double
+             * @description the whole test's failed requests / requests, 0..1
+             */
+            readonly error_share: number | null;
             /**
              * Format: double
              * @description the diagnosis' imbalance point, RPS (null: none)

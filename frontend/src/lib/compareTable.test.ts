@@ -1,49 +1,75 @@
-/** Tests: Overload's compare table form and the code-difference rows. */
+/** Tests: the compare tables' words and figures: each verdict beside the figure it judges, "not judged" with its
+ * reason, whole-test differences as the API sends them, code shares with counts beside them. */
 import { describe, expect, it } from "vitest";
-import { codeRows, percentOf, quantileRows } from "./compareTable";
+import { codeRows, quantileRows, type CompareCodes, type CompareTables } from "./compareTable";
+
+const ANSWER: CompareTables = {
+  tests: [17742, 17743],
+  quantiles_ms: { "50": [200, 204], "99": [1065, 1715], "98": [855, 1010], "100": [2000, 9000] },
+  diff_ms: { "50": [0, 4], "99": [0, 650], "98": [0, 155], "100": [0, 7000] },
+  diff_pct: { "50": [0, 2], "99": [0, 61.03286], "98": [0, 18.128655], "100": [0, 350] },
+  change_pct: { "50": [null, 1.2], "99": [null, 55.25], "98": [null, 15.04], "100": [null, null] },
+  change_interval_pct: { "50": [null, [-0.5, 3.04]], "99": [null, [48.14, 74.0]], "98": [null, [9.95, 20]], "100": [null, null] },
+  verdict: { "50": [null, "same"], "99": [null, "worse"], "98": [null, "worse"], "100": [null, null] },
+  verdict_notes: { "50": [null, null], "99": [null, null], "98": [null, null], "100": [null, "fewer than 10 responses"] },
+};
 
 describe("quantileRows", () => {
-  it("writes Overload's form with verdicts and intervals", () => {
-    const rows = quantileRows({
-      tests: [17742, 17743],
-      quantiles_ms: { "50": [200, 204], "99": [1065, 1715], "98": [855, 1010] },
-      diff_ms: { "50": [0, 4], "99": [0, 650], "98": [0, 155] },
-      verdict: { "50": [null, "same"], "99": [null, "worse"], "98": [null, "worse"] },
-      interval_ms: { "99": [null, [600, 700]] },
-    });
-    expect(rows.map((r) => r.level)).toEqual(["99", "98", "50"]);
-    expect(rows[0]?.cells).toEqual([
-      { text: "1065.000 ms", pct: null, verdict: null, interval: null },
-      { text: "1715.000 (+650.000)", pct: "+61.0 %", verdict: "worse", interval: "600.000 … 700.000" },
+  it("writes Overload's form, the whole-test % and the verdict beside the figure it judges", () => {
+    const rows = quantileRows(ANSWER);
+    expect(rows.map((r) => r.level)).toEqual(["100", "99", "98", "50"]);
+    expect(rows[1]?.cells).toEqual([
+      { text: "1065.000 ms", pct: null, verdict: null, judged: null, note: null },
+      {
+        text: "1715.000 (+650.000)",
+        pct: "+61.0 %",
+        verdict: "worse",
+        judged: "+55.3 % (+48.1 % … +74.0 %)",
+        note: null,
+      },
     ]);
-    expect(rows[2]?.cells[1]?.text).toBe("204.000 (+4.000)");
+    expect(rows[3]?.cells[1]).toMatchObject({ text: "204.000 (+4.000)", verdict: "same", judged: "+1.2 % (−0.5 % … +3.0 %)" });
   });
 
-  it("computes the difference where the API gives none", () => {
-    const rows = quantileRows({
-      tests: [1, 2, 3],
-      quantiles_ms: { "99": [10, 12.5, 9] },
-      diff_ms: {},
-      verdict: {},
-      interval_ms: {},
-    });
-    expect(rows[0]?.cells.map((c) => c.text)).toEqual(["10.000 ms", "12.500 (+2.500)", "9.000 (−1.000)"]);
-    expect(rows[0]?.cells[1]?.verdict).toBeNull();
-    expect(rows[0]?.cells.map((c) => c.pct)).toEqual([null, "+25.0 %", "−10.0 %"]);
+  it("says a level was not judged, and why", () => {
+    const cell = quantileRows(ANSWER)[0]?.cells[1];
+    expect(cell).toMatchObject({ verdict: "not judged", note: "fewer than 10 responses", judged: null, pct: "+350.0 %" });
   });
 
-  it("says nothing relative to a zero or missing first value", () => {
-    expect(percentOf(5, 0)).toBeNull();
-    expect(percentOf(null, 10)).toBeNull();
-    expect(percentOf(0, 10)).toBe("±0.0 %");
+  it("has nothing to say of a test without responses", () => {
+    const empty = quantileRows({ ...ANSWER, quantiles_ms: { "50": [200, null] }, verdict: { "50": [null, null] } });
+    expect(empty[0]?.cells[1]).toMatchObject({ text: "—", verdict: null });
   });
 });
 
 describe("codeRows", () => {
-  it("puts the codes that differ most first", () => {
-    const rows = codeRows({ "200": [5000, 4990], "500": [0, 10], "404": [3, 3] }, 2);
+  it("shows shares with counts beside, the codes whose share moved most first", () => {
+    const answer: CompareCodes = {
+      tests: [1, 2],
+      http_codes: { "200": [5000, 4840], "500": [0, 160], "404": [3, 3] },
+      net_codes: {},
+      code_meaning: {
+        http: {
+          "200": { name: "OK", class: "success" },
+          "500": { name: "Internal Server Error", class: "server_error" },
+          "404": { name: "Not Found", class: "client_error" },
+        },
+        net: {},
+      },
+      code_share: { http: { "200": [0.9994, 0.9674], "500": [0, 0.032], "404": [0.0006, 0.0006] }, net: {} },
+      code_share_diff: { http: { "200": [0, -0.032], "500": [0, 0.032], "404": [0, 0] }, net: {} },
+      code_verdicts: { http: { "200": [null, "worse"], "500": [null, "worse"], "404": [null, "same"] }, net: {} },
+    } as CompareCodes;
+    const rows = codeRows(answer, "http");
     expect(rows.map((r) => r.code)).toEqual(["200", "500", "404"]);
-    expect(rows[1]?.diffs).toEqual([0, 10]);
-    expect(codeRows(undefined, 2)).toEqual([]);
+    expect(rows[1]).toEqual({
+      code: "500",
+      name: "Internal Server Error",
+      cells: [
+        { count: 0, share: "0.00 %", diff: null, verdict: null },
+        { count: 160, share: "3.20 %", diff: "+3.20 pt", verdict: "worse" },
+      ],
+    });
+    expect(codeRows(answer, "net")).toEqual([]);
   });
 });

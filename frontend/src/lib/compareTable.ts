@@ -1,24 +1,25 @@
 /**
- * The compare page's cumulative-quantiles table in Overload's form: the first test's cell `1065.000 ms`,
- * the others `1715.000 (+650.000)`, each with the compare API's verdict and interval where it has them.
+ * The compare page's tables. Quantiles in Overload's form: the first test's cell `1065.000 ms`, the others
+ * `1715.000 (+650.000)` and the whole test's difference in %; beside it the verdict and the figure it judges (the
+ * typical change of a stretch of seconds, with its interval), or "not judged" and why. Codes: each test's share
+ * of its requests with the count beside it, the share's difference judged. Every figure is the API's, rounded
+ * here once (format.ts).
  */
 import type { CompareAnswer } from "../api/types";
-import { formatMs, formatMsWithDiff } from "./format";
+import { formatMs, formatMsWithDiff, formatPercent, formatSignedPercent } from "./format";
+
+export type VerdictWord = "better" | "worse" | "same" | "not judged";
 
 export interface CompareCell {
   text: string;
-  /** The difference from the first test as a percent of its value, e.g. "+12.3 %"; null for the first test. */
+  /** The whole test's difference in % of the first test's value, e.g. "+12.3 %"; null for the first test. */
   pct: string | null;
-  verdict: string | null;
-  interval: string | null;
-}
-
-/** `+12.3 %` / `−4.0 %` of the first test's value; null when there is nothing to divide by. */
-export function percentOf(diff: number | null, base: number | null): string | null {
-  if (diff === null || base === null || !Number.isFinite(diff) || !Number.isFinite(base) || base === 0) return null;
-  const pct = (diff / base) * 100;
-  const sign = pct > 0 ? "+" : pct < 0 ? "−" : "±";
-  return `${sign}${Math.abs(pct).toFixed(1)} %`;
+  /** What the cell says of the test: null for the first test (the reference). */
+  verdict: VerdictWord | null;
+  /** The judged figure and its interval, e.g. "+55.2 % (+48.1 … +74.0 %)"; null where nothing was judged. */
+  judged: string | null;
+  /** Why the level was not judged; null where it was. */
+  note: string | null;
 }
 
 export interface CompareRow {
@@ -26,52 +27,82 @@ export interface CompareRow {
   cells: CompareCell[];
 }
 
-/** The parts of the compare answer the table reads. */
-export type CompareTables = Pick<CompareAnswer, "tests" | "quantiles_ms" | "diff_ms" | "verdict" | "interval_ms">;
+/** The parts of the compare answer the quantiles table reads. */
+export type CompareTables = Pick<
+  CompareAnswer,
+  "tests" | "quantiles_ms" | "diff_ms" | "diff_pct" | "change_pct" | "change_interval_pct" | "verdict" | "verdict_notes"
+>;
+
+function at<T>(table: Record<string, (T | null)[]> | undefined, level: string, i: number): T | null {
+  return table?.[level]?.[i] ?? null;
+}
 
 /** Rows from the highest level down, as Overload's table read (99 %, 98 %, ... 50 %). */
 export function quantileRows(answer: CompareTables): CompareRow[] {
   const levels = Object.keys(answer.quantiles_ms).sort((a, b) => Number(b) - Number(a));
-  return levels.map((level) => {
-    const values = answer.quantiles_ms[level] ?? [];
-    const diffs = answer.diff_ms[level] ?? [];
-    const verdicts = answer.verdict[level] ?? [];
-    const intervals = answer.interval_ms[level] ?? [];
-    return {
-      level,
-      cells: answer.tests.map((_, i) => {
-        const value = values[i] ?? null;
-        const diff = diffs[i] ?? (i > 0 && value !== null && values[0] != null ? value - values[0] : null);
-        const iv = intervals[i] ?? null;
-        return {
-          text: i === 0 ? `${formatMs(value)}${value === null ? "" : " ms"}` : formatMsWithDiff(value, diff),
-          pct: i === 0 ? null : percentOf(diff, values[0] ?? null),
-          verdict: i === 0 ? null : (verdicts[i] ?? null),
-          interval: iv ? `${formatMs(iv[0])} … ${formatMs(iv[1])}` : null,
-        };
-      }),
-    };
-  });
+  return levels.map((level) => ({
+    level,
+    cells: answer.tests.map((_, i): CompareCell => {
+      const value = at(answer.quantiles_ms, level, i);
+      if (i === 0) return { text: `${formatMs(value)}${value === null ? "" : " ms"}`, pct: null, verdict: null, judged: null, note: null };
+      const change = at(answer.change_pct, level, i);
+      const interval = at(answer.change_interval_pct, level, i);
+      const verdict = at(answer.verdict, level, i);
+      const note = verdict === null ? at(answer.verdict_notes, level, i) : null;
+      return {
+        text: formatMsWithDiff(value, at(answer.diff_ms, level, i)),
+        pct: at(answer.diff_pct, level, i) === null ? null : formatSignedPercent(at(answer.diff_pct, level, i)),
+        verdict: verdict ?? (value === null ? null : "not judged"),
+        judged:
+          change === null || interval === null
+            ? null
+            : `${formatSignedPercent(change)} (${formatSignedPercent(interval[0])} … ${formatSignedPercent(interval[1])})`,
+        note,
+      };
+    }),
+  }));
+}
+
+export interface CodeCell {
+  count: number;
+  /** The share of the test's requests, e.g. "1.34 %". */
+  share: string;
+  /** The share's difference from the first test in percentage points, e.g. "+1.34 pt"; null for the first. */
+  diff: string | null;
+  verdict: "better" | "worse" | "same" | null;
 }
 
 export interface CodeDiffRow {
   code: string;
-  counts: number[];
-  /** Each test's count minus the first test's. */
-  diffs: number[];
+  name: string;
+  cells: CodeCell[];
 }
 
-/** Code tables side by side, the codes that differ most first. */
-export function codeRows(codes: Record<string, number[]> | undefined, n: number): CodeDiffRow[] {
-  if (!codes) return [];
-  return Object.entries(codes)
-    .map(([code, raw]) => {
-      const counts = Array.from({ length: n }, (_, i) => raw[i] ?? 0);
-      const base = counts[0] ?? 0;
-      return { code, counts, diffs: counts.map((c) => c - base) };
-    })
-    .sort((a, b) => {
-      const spread = (r: CodeDiffRow) => Math.max(...r.diffs.map(Math.abs));
-      return spread(b) - spread(a) || Number(a.code) - Number(b.code);
-    });
+/** The parts of the compare answer a code table reads. */
+export type CompareCodes = Pick<
+  CompareAnswer,
+  "tests" | "http_codes" | "net_codes" | "code_meaning" | "code_share" | "code_share_diff" | "code_verdicts"
+>;
+
+/** A codes table (HTTP or net): each test's share and count of a code, the codes whose share moved most first. */
+export function codeRows(answer: CompareCodes, kind: "http" | "net"): CodeDiffRow[] {
+  const counts = kind === "http" ? answer.http_codes : answer.net_codes;
+  const n = answer.tests.length;
+  const moved = (code: string) =>
+    Math.max(0, ...Array.from({ length: n }, (_, i) => Math.abs(at(answer.code_share_diff[kind], code, i) ?? 0)));
+  return Object.keys(counts)
+    .sort((a, b) => moved(b) - moved(a) || Number(a) - Number(b))
+    .map((code) => ({
+      code,
+      name: answer.code_meaning[kind][code]?.name ?? "",
+      cells: Array.from({ length: n }, (_, i): CodeCell => {
+        const diff = at(answer.code_share_diff[kind], code, i);
+        return {
+          count: counts[code]?.[i] ?? 0,
+          share: formatPercent(at(answer.code_share[kind], code, i)),
+          diff: i === 0 || diff === null ? null : `${formatSignedPercent(diff * 100, 2).replace(" %", " pt")}`,
+          verdict: i === 0 ? null : at(answer.code_verdicts[kind], code, i),
+        };
+      }),
+    }));
 }

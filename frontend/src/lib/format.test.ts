@@ -1,18 +1,39 @@
 /** Tests: Display formatters: three-decimal ms, Overload's diff cells, shares, counts, durations, times. */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
-  codeShares,
   formatCount,
+  formatFixed,
   parseDateTime,
   formatDuration,
   formatLoadScheme,
   formatMs,
   formatMsWithDiff,
   formatPercent,
+  formatSignedPercent,
   formatUnix,
-  netCodeName,
   sortLevels,
 } from "./format";
+
+/** The cases analytics/definitions.py's formatters are tested on too: a figure reads the same in a page and in
+ * a sentence the server wrote (a finding, the chat preview, the compare summary). */
+const SHARED = JSON.parse(
+  readFileSync(new URL("../../../analytics/tests/fixtures/format_cases.json", import.meta.url), "utf8"),
+) as { cases: { fn: string; args: (number | null)[]; out: string }[] };
+const FORMATTERS: Record<string, (...args: never[]) => string> = {
+  fixed: formatFixed,
+  percent: formatPercent,
+  signedPercent: formatSignedPercent,
+  ms: formatMs,
+  count: formatCount,
+};
+
+describe("numbers read as the server writes them", () => {
+  it.each(SHARED.cases)("$fn($args) is $out", ({ fn, args, out }) => {
+    const format = FORMATTERS[fn] as (...args: (number | null)[]) => string;
+    expect(format(...args)).toBe(out);
+  });
+});
 
 describe("formatters", () => {
   it("shows quantiles in ms with three decimals", () => {
@@ -53,18 +74,8 @@ describe("formatters", () => {
     expect(formatLoadScheme([])).toBe("—");
   });
 
-  it("sorts levels numerically and names net codes", () => {
+  it("sorts levels numerically", () => {
     expect(sortLevels(["99.9", "50", "100", "99"])).toEqual(["50", "99", "99.9", "100"]);
-    expect(netCodeName("110")).toBe("Connection timed out");
-    expect(netCodeName("12345")).toBe("");
-  });
-
-  it("computes the header's shares", () => {
-    expect(codeShares(100, { "200": 90, "204": 5, "500": 3, "0": 2 }, { "0": 98, "110": 2 })).toEqual({
-      ok2xx: 0.95,
-      netErrors: 0.02,
-    });
-    expect(codeShares(0, {}, {})).toEqual({ ok2xx: null, netErrors: null });
   });
 });
 

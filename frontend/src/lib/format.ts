@@ -1,36 +1,63 @@
-/** Display formatters. Times arrive as UTC unix seconds and are shown in the reader's choice of zone (timeZone.ts). */
+/**
+ * Display formatters: every number a page shows is rounded here, once, from the full precision the API sends.
+ * The server's own sentences (findings, the chat preview, the compare summary) follow the same rules
+ * (analytics/definitions.py, format_*): both test suites hold them to analytics/tests/fixtures/format_cases.json.
+ * Times arrive as UTC unix seconds and are shown in the reader's choice of zone (timeZone.ts).
+ */
 import { isUtc } from "./timeZone";
 
+type Num = number | null | undefined;
+
+function missing(value: Num): value is null | undefined {
+  return value === null || value === undefined || !Number.isFinite(value);
+}
+
+/** `value` with `digits` decimals, halves away from zero (toFixed's rule); a negative that rounds to zero reads 0. */
+export function formatFixed(value: Num, digits: number): string {
+  if (missing(value)) return "—";
+  const text = Math.abs(value).toFixed(digits);
+  return value < 0 && /[1-9]/.test(text) ? `-${text}` : text;
+}
+
 /** A quantile in ms as Overload showed it: three decimals. */
-export function formatMs(value: number | null | undefined): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return "—";
-  return value.toFixed(3);
+export function formatMs(value: Num): string {
+  return formatFixed(value, 3);
 }
 
 /** Overload's compare cell: `1715.000 (+650.000)`; the first test's column has no difference. */
 export function formatMsWithDiff(value: number | null | undefined, diff: number | null | undefined): string {
   const base = formatMs(value);
   if (diff === null || diff === undefined || !Number.isFinite(diff) || base === "—") return base;
-  const sign = diff > 0 ? "+" : diff < 0 ? "−" : "+";
-  return `${base} (${sign}${Math.abs(diff).toFixed(3)})`;
+  const magnitude = formatFixed(Math.abs(diff), 3);
+  const sign = diff < 0 && /[1-9]/.test(magnitude) ? "−" : "+";
+  return `${base} (${sign}${magnitude})`;
 }
 
-/** A share as a percentage with up to two decimals, e.g. 0.99512 → "99.51 %". */
-export function formatPercent(share: number | null | undefined, digits = 2): string {
-  if (share === null || share === undefined || !Number.isFinite(share)) return "—";
+/** A share (0..1) as a percentage, e.g. 0.99512 → "99.51 %"; a tiny non-zero share never reads as 0. */
+export function formatPercent(share: Num, digits = 2): string {
+  if (missing(share)) return "—";
   const pct = share * 100;
   // Tiny non-zero shares must not read as 0: errors are what people look for.
-  if (pct > 0 && pct < 10 ** -digits) return `<${(10 ** -digits).toFixed(digits)} %`;
-  return `${pct.toFixed(digits)} %`;
+  if (pct > 0 && pct < 10 ** -digits) return `<${formatFixed(10 ** -digits, digits)} %`;
+  return `${formatFixed(pct, digits)} %`;
 }
 
-/** Integers with thin-space thousands separators; fractions to at most one decimal. */
-export function formatCount(value: number | null | undefined): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return "—";
-  const rounded = Math.abs(value) >= 100 || Number.isInteger(value) ? Math.round(value) : Math.round(value * 10) / 10;
-  const [int, frac] = String(Math.abs(rounded)).split(".");
+/** A change in % with its sign: "+12.3 %", "−4.0 %" (a true minus sign). */
+export function formatSignedPercent(pct: Num, digits = 1): string {
+  if (missing(pct)) return "—";
+  const magnitude = formatFixed(Math.abs(pct), digits);
+  return `${pct < 0 && /[1-9]/.test(magnitude) ? "−" : "+"}${magnitude} %`;
+}
+
+/** Whole numbers as they are, thousands apart by a thin space; a fraction below 100 to one decimal (2.5/s). */
+export function formatCount(value: Num): string {
+  if (missing(value)) return "—";
+  let text = formatFixed(value, Math.abs(value) >= 100 || Number.isInteger(value) ? 0 : 1);
+  if (text.endsWith(".0")) text = text.slice(0, -2);
+  const negative = text.startsWith("-");
+  const [int, frac] = (negative ? text.slice(1) : text).split(".");
   const grouped = (int ?? "0").replace(/\B(?=(\d{3})+(?!\d))/g, "\u2009");
-  return `${rounded < 0 ? "-" : ""}${grouped}${frac ? "." + frac : ""}`;
+  return `${negative ? "-" : ""}${grouped}${frac ? "." + frac : ""}`;
 }
 
 /** A duration in seconds as `1h 02m 03s`, `5m 00s` or `42s`. */
@@ -100,46 +127,6 @@ export function formatLoadScheme(scheme: unknown): string {
 /** Quantile level keys ("50", "99.9") sorted numerically, for table rows. */
 export function sortLevels(levels: string[]): string[] {
   return [...levels].sort((a, b) => Number(a) - Number(b));
-}
-
-/** Net code names, as the tank's tables showed them next to the number. */
-const NET_CODES: Record<string, string> = {
-  "0": "OK",
-  "4": "Interrupted system call",
-  "11": "Resource temporarily unavailable",
-  "32": "Broken pipe",
-  "71": "Protocol error",
-  "97": "Address family not supported",
-  "99": "Cannot assign requested address",
-  "100": "Network is down",
-  "101": "Network is unreachable",
-  "103": "Software caused connection abort",
-  "104": "Connection reset by peer",
-  "110": "Connection timed out",
-  "111": "Connection refused",
-  "113": "No route to host",
-  "777": "Discarded (never sent)",
-  "999": "Unknown error",
-};
-
-export function netCodeName(code: string): string {
-  return NET_CODES[code] ?? "";
-}
-
-/** Share of 2xx responses and of network errors in a code table. */
-export function codeShares(
-  count: number,
-  http: Record<string, number>,
-  net: Record<string, number>,
-): { ok2xx: number | null; netErrors: number | null } {
-  if (!count) return { ok2xx: null, netErrors: null };
-  const ok = Object.entries(http)
-    .filter(([code]) => code.startsWith("2") && code.length === 3)
-    .reduce((sum, [, n]) => sum + n, 0);
-  const bad = Object.entries(net)
-    .filter(([code]) => code !== "0")
-    .reduce((sum, [, n]) => sum + n, 0);
-  return { ok2xx: ok / count, netErrors: bad / count };
 }
 
 /** `YYYY-MM-DD HH:MM[:SS]` typed by a reader, in local time or UTC, to unix seconds; null if not a time. */

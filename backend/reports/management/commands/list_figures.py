@@ -1,5 +1,6 @@
-"""`manage.py list_figures`: store the test list's figures (q99, max RPS, 2xx share) of tests processed before
-the list had them. Post-processing stores them for every test it closes; this fills in the older ones, once."""
+"""`manage.py list_figures`: store the test list's figures (q99, max RPS, error share) of tests processed before
+the list had them, or before their rules changed (reports migration 0002 drops the figures of the old rules).
+Post-processing stores them for every test it closes; this fills in the older ones, once."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 /**
- * `/compare/<a>/<b>[/<c>...]`: overlaid charts aligned from each test's start, the cumulative-quantiles table
- * in Overload's form with the compare API's verdicts, and the code differences. The window and cases are in
- * the hash (`#tags=&slider_start=&slider_end=&align=start`); with align=start they are seconds from each start.
+ * `/compare/<a>/<b>[/<c>...]`: the comparison in one line per test, the cumulative-quantiles table in Overload's
+ * form with each verdict beside the figure it judges (or "not judged" and why), the code shares side by side, and
+ * overlaid charts aligned from each test's start. The window and cases are in the hash
+ * (`#tags=&slider_start=&slider_end=&align=start`); with align=start they are seconds from each start.
  */
 import { useEffect, useState } from "react";
 import { getCompare, getReport, getTest } from "../../api/endpoints";
@@ -13,9 +14,9 @@ import { Empty, ErrorBox, Loading } from "../../components/States";
 import { TableCard, TestColumns } from "../../components/TableCard";
 import { componentKey, useApi } from "../../hooks/useApi";
 import { useUrlState } from "../../hooks/useUrlState";
-import { codeRows, quantileRows } from "../../lib/compareTable";
+import { codeRows, quantileRows, type CompareCodes, type VerdictWord } from "../../lib/compareTable";
 import { COMPARE_VIEW, compareParams } from "../../lib/compareView";
-import { formatCount, netCodeName } from "../../lib/format";
+import { formatCount } from "../../lib/format";
 import "./compare.css";
 
 /** The page compares at most this many tests (the API takes more); a longer link shows the first ones. */
@@ -30,48 +31,38 @@ const FIGURE_TITLES: Record<string, string> = {
   quantiles_by_load: "Quantiles by load",
 };
 
-// More of a good code is good, more of a bad one is bad: the colour says which, not the sign.
-const httpOk = (code: string) => /^[23]\d\d$/.test(code);
-const netOk = (code: string) => code === "0";
-
-function Verdict({ verdict }: { verdict: string | null }) {
+function Verdict({ verdict, note }: { verdict: VerdictWord | null; note?: string | null }) {
   if (!verdict) return null;
-  return <span className={`verdict verdict-${verdict}`}>{verdict}</span>;
+  const kind = verdict === "not judged" ? "unjudged" : verdict;
+  return (
+    <span className={`verdict verdict-${kind}`} title={note ?? undefined} data-verdict={kind}>
+      {verdict}
+    </span>
+  );
 }
 
-function CodeDiff({
-  title,
-  codes,
-  tests,
-  names,
-  isOk,
-}: {
-  title: string;
-  codes: Record<string, number[]> | undefined;
-  tests: number[];
-  names?: (code: string) => string;
-  isOk: (code: string) => boolean;
-}) {
-  const rows = codeRows(codes, tests.length);
+/** Each test's share of a code with its count beside it; the share's difference coloured by its verdict (more of
+ * a failing code is worse, more of a successful one better), never by the sign alone. */
+function CodeDiff({ title, answer, kind }: { title: string; answer: CompareCodes; kind: "http" | "net" }) {
+  const rows = codeRows(answer, kind);
+  const tests = answer.tests;
   return (
     <TableCard label={title} table={title} instead={rows.length === 0 && <Empty>No codes.</Empty>}>
       <TestColumns first={<th scope="col">Code</th>} tests={tests} />
       <tbody>
         {rows.map((r) => (
-          <tr key={r.code}>
+          <tr key={r.code} data-code={r.code}>
             <th scope="row">
               {r.code}
-              {names && names(r.code) ? <span className="hint"> {names(r.code)}</span> : null}
+              {r.name ? <span className="hint"> {r.name}</span> : null}
             </th>
-            {r.counts.map((c, i) => (
-              <td className="num" key={tests[i]}>
-                {formatCount(c)}
-                {i > 0 && r.diffs[i] !== 0 && (
-                  <span className={(r.diffs[i] ?? 0) > 0 === isOk(r.code) ? "diff good" : "diff bad"}>
-                    {" "}
-                    ({(r.diffs[i] ?? 0) > 0 ? "+" : "−"}
-                    {formatCount(Math.abs(r.diffs[i] ?? 0))})
-                  </span>
+            {r.cells.map((c, i) => (
+              <td className={`num${c.verdict && c.verdict !== "same" ? ` cell-${c.verdict}` : ""}`} key={tests[i]}>
+                <span className="value">{c.share}</span> <span className="hint">({formatCount(c.count)})</span>
+                {c.diff && (
+                  <div className="hint">
+                    {c.diff} <Verdict verdict={c.verdict} />
+                  </div>
                 )}
               </td>
             ))}
@@ -172,6 +163,7 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
   const data = answer.data;
   const tests = data?.tests ?? ids;
   const rows = data ? quantileRows(data) : [];
+  const warmup = Math.max(0, ...(data?.warmup_s ?? []));
   const components = [...new Set((metas.data ?? []).map((m) => m?.component ?? ""))];
   const shared = components.length === 1 ? (components[0] ?? "") : "";
 
@@ -223,9 +215,21 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
         <Loading what="the comparison" />
       ) : (
         <>
+          <section className="card compare-summary" aria-label="Summary">
+            {data.summary.map((line) => (
+              <p key={line}>{line}</p>
+            ))}
+          </section>
           <TableCard
             label="Cumulative quantiles"
-            head={<h2>Cumulative quantiles, ms</h2>}
+            head={
+              <h2>
+                Cumulative quantiles, ms{" "}
+                <span className="hint">
+                  whole window with its difference; the verdict judges the typical stretch of seconds beside it
+                </span>
+              </h2>
+            }
             table="compare-quantiles"
             className="compare-table"
             instead={rows.length === 0 && <Empty>No responses to compare in this window.</Empty>}
@@ -237,14 +241,18 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
                 <tr key={r.level} data-level={r.level}>
                   <th scope="row">{r.level}%</th>
                   {r.cells.map((c, i) => (
-                    <td className={`num${c.verdict ? ` cell-${c.verdict}` : ""}`} key={tests[i]}>
+                    <td
+                      className={`num${c.verdict === "worse" || c.verdict === "better" ? ` cell-${c.verdict}` : ""}`}
+                      key={tests[i]}
+                    >
                       <span className="value">{c.text}</span>
-                      {c.pct && <span className="pct"> {c.pct}</span>} <Verdict verdict={c.verdict} />
-                      {c.interval && (
-                        <div className="hint interval" title="interval of the difference">
-                          Δ in {c.interval}
+                      {c.pct && <span className="pct"> {c.pct}</span>} <Verdict verdict={c.verdict} note={c.note} />
+                      {c.judged && (
+                        <div className="hint judged" title="the typical change of a stretch of seconds, and its interval">
+                          per stretch {c.judged}
                         </div>
                       )}
+                      {c.note && <div className="hint note">{c.note}</div>}
                     </td>
                   ))}
                 </tr>
@@ -252,9 +260,24 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
             </tbody>
           </TableCard>
           <div className="two-col">
-            <CodeDiff title="HTTP codes" codes={data.http_codes} tests={tests} isOk={httpOk} />
-            <CodeDiff title="Net codes" codes={data.net_codes} tests={tests} names={netCodeName} isOk={netOk} />
+            <CodeDiff title="HTTP codes" answer={data} kind="http" />
+            <CodeDiff title="Net codes" answer={data} kind="net" />
           </div>
+          {warmup > 0 && h.align === "start" && !h.from && (
+            <p className="hint warmup-note">
+              The verdicts leave out the first {warmup} s of the tests (a warm-up: seconds whose median is over 1.5× the
+              steady one); the whole-window figures include them.{" "}
+              <button type="button" className="link" onClick={() => setH({ ...h, from: String(warmup) })}>
+                Compare from {warmup} s
+              </button>
+            </p>
+          )}
+          {data.by_load && (
+            <p className="hint">
+              Ramps are compared in bands of responses per second that every compared test covered: adding or removing
+              a test changes the bands, and so the verdicts of the quantiles-by-load chart.
+            </p>
+          )}
           <div className="charts">
             {Object.entries(data.figures).map(([name, figure]) => (
               <section className="card chart-box" key={name} aria-label={FIGURE_TITLES[name] ?? name}>

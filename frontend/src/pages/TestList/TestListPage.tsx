@@ -10,7 +10,7 @@ import { Empty, ErrorBox, Loading } from "../../components/States";
 import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
 import { useApi } from "../../hooks/useApi";
-import { formatCount, formatDuration, formatIso, formatMs, formatUnix } from "../../lib/format";
+import { formatCount, formatDuration, formatIso, formatMs, formatPercent, formatUnix } from "../../lib/format";
 import {
   LIST_QUERY,
   STATUSES,
@@ -136,9 +136,11 @@ function SortHeader({
 function Result({ test }: { test: TestMeta }) {
   const result = test.result;
   if (!result) return <StatusBadge status={test.status} />;
+  // The error share is the report's (analytics/definitions.py), rounded here as the report's header rounds it.
+  const text = result.kind === "errors" ? `${formatPercent(test.error_share)} errors` : result.text;
   return (
     <span className={`result result-${result.kind}`} title={result.text} data-result={result.kind}>
-      {result.text}
+      {text}
     </span>
   );
 }
@@ -276,7 +278,7 @@ export function TestListPage() {
                         "—"
                       )}
                     </td>
-                    <td className="author">{t.author || t.person || "—"}</td>
+                    <td className="author">{t.author || "—"}</td>
                     <td className="result-cell">
                       <Result test={t} />
                     </td>

@@ -7,13 +7,13 @@ import { getAnalysis } from "../../api/endpoints";
 import type { AnalysisAnswer, Finding } from "../../api/types";
 import { PlotlyFigure } from "../../components/charts/PlotlyFigure";
 import { testKey, useApi } from "../../hooks/useApi";
-import { formatClock, formatUnix } from "../../lib/format";
+import { formatClock, formatCount, formatPercent, formatUnix } from "../../lib/format";
 
 function evidenceText(key: string, value: unknown): string {
   if (typeof value === "number") {
     if ((key === "ts" || key.endsWith("_ts")) && value > 1e9) return formatUnix(value);
-    if (key === "share" || key.includes("share")) return `${(value * 100).toFixed(2)} %`;
-    return Number.isInteger(value) ? String(value) : value.toFixed(3);
+    if (key === "share" || key.includes("share")) return formatPercent(value);
+    return formatCount(value);
   }
   if (typeof value === "string") return value;
   return JSON.stringify(value);

@@ -13,7 +13,7 @@ import type { Summary, TestMeta } from "../../api/types";
 import { selectionLabel, type ViewState } from "../../lib/viewState";
 import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
-import { codeShares, formatCount, formatDuration, formatLoadScheme, formatMs, formatPercent, formatUnix } from "../../lib/format";
+import { formatCount, formatDuration, formatLoadScheme, formatMs, formatPercent, formatUnix } from "../../lib/format";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   if (children === null || children === undefined || children === "" || children === "—") return null;
@@ -98,7 +98,7 @@ export function ReportHeader({
     ),
   );
   const target = test.target_host ? `${test.target_host}${test.target_port ? `:${test.target_port}` : ""}` : "";
-  const shares = tiles ? codeShares(tiles.count, tiles.http_codes, tiles.net_codes) : null;
+  const outcomes = tiles?.outcomes;
   const covers = selection ? selectionLabel(selection, bounds) : "whole test";
   const exit =
     test.exit_code !== null && test.exit_code !== undefined
@@ -168,7 +168,9 @@ export function ReportHeader({
         </p>
       )}
       <dl className="fields">
-        <Field label="Author">{test.author || test.person}</Field>
+        <Field label="Author">{test.author}</Field>
+        {/* The tank's OS user, when it is not the author (the token's owner). */}
+        <Field label="Tank user">{test.person && test.person !== test.author ? test.person : null}</Field>
         <Field label="Task">{test.task}</Field>
         <Field label="Component">
           {test.component ? <a href={`/component/${encodeURIComponent(test.component)}`}>{test.component}</a> : null}
@@ -200,11 +202,17 @@ export function ReportHeader({
           ) : (
             <>
               <Chip label="responses" value={formatCount(tiles.count)} />
-              <Chip label="2xx" value={formatPercent(shares?.ok2xx)} tone={(shares?.ok2xx ?? 0) >= 0.99 ? "good" : "bad"} />
+              {/* The shares are the API's (analytics/definitions.py): the list, the tables and the chat say the same. */}
+              <Chip
+                label="errors"
+                value={formatPercent(outcomes?.failed_share)}
+                tone={(outcomes?.failed_share ?? 0) > 0 ? "bad" : "good"}
+              />
+              <Chip label="2xx" value={formatPercent(outcomes?.http_2xx_share)} />
               <Chip
                 label="net errors"
-                value={formatPercent(shares?.netErrors)}
-                tone={(shares?.netErrors ?? 0) > 0 ? "bad" : "good"}
+                value={formatPercent(outcomes?.net_errors_share)}
+                tone={(outcomes?.net_errors_share ?? 0) > 0 ? "bad" : "good"}
               />
               <Chip label="max RPS" value={formatCount(tiles.rps.max)} />
               <Chip label="q99, ms" value={formatMs(tiles.quantiles_ms["99"])} />

@@ -55,7 +55,7 @@ export function DistributionsTab({
     <div className="charts">
       <label className="check toolbar">
         <input type="checkbox" checked={log} onChange={(e) => onLog(e.target.checked)} />
-        Logarithmic count axis
+        Logarithmic scale
       </label>
       <ChartBox
         testId={testId}

@@ -31,7 +31,8 @@ interface ShareRow {
   cells?: React.ReactNode[];
   attrs: Record<string, string | number>;
   count: number;
-  percent: number;
+  /** Of all requests, 0..1, as the API sends it. */
+  share: number;
   csv: (string | number)[];
 }
 
@@ -67,8 +68,8 @@ function ShareTable({
             <CsvButton
               label={title}
               file={`test-${testId}-${kind}`}
-              header={[...csvHeader, "count", "percent"]}
-              rows={rows.map((r) => [...r.csv, r.count, r.percent])}
+              header={[...csvHeader, "count", "share"]}
+              rows={rows.map((r) => [...r.csv, r.count, r.share])}
             />
           }
         />
@@ -98,7 +99,7 @@ function ShareTable({
             <td className="num" data-count={r.count}>
               {formatCount(r.count)}
             </td>
-            <td className="num">{r.percent.toFixed(2)} %</td>
+            <td className="num">{formatPercent(r.share)}</td>
           </tr>
         ))}
       </tbody>
@@ -113,7 +114,8 @@ function CodeTable({
   testId,
 }: {
   title: string;
-  rows: { code: number; count: number; percent: number; name?: string }[];
+  /** The API's rows: each code with its class and name (analytics/definitions.py), count and share. */
+  rows: TablesAnswer["http_codes"];
   kind: string;
   testId: number;
 }) {
@@ -124,20 +126,20 @@ function CodeTable({
       kind={kind}
       testId={testId}
       columns={["Code", "Meaning"]}
-      csvHeader={["code", "meaning"]}
+      csvHeader={["code", "class", "meaning"]}
       empty="No responses in this window."
       rows={rows.map((r) => ({
         key: r.code,
         label: r.code,
         cells: [
           <td className="meaning" key="meaning">
-            {r.name ?? ""}
+            {r.name}
           </td>,
         ],
-        attrs: { "data-code": r.code },
+        attrs: { "data-code": r.code, "data-class": r.class },
         count: r.count,
-        percent: r.percent,
-        csv: [r.code, r.name ?? ""],
+        share: r.share,
+        csv: [r.code, r.class, r.name],
       }))}
     />
   );
@@ -158,7 +160,7 @@ function IntervalTable({ testId, rows }: { testId: number; rows: NonNullable<Tab
         label: `${formatCount(r.from_ms)} – ${formatCount(r.to_ms)}`,
         attrs: { "data-interval": `${r.from_ms}-${r.to_ms}` },
         count: r.count,
-        percent: r.percent,
+        share: r.share,
         csv: [r.from_ms, r.to_ms],
       }))}
     />
@@ -239,15 +241,16 @@ export function TablesTab({ testId, params }: { testId: number; params: Params }
               <CsvButton
                 label="Per case"
                 file={`test-${testId}-cases`}
-                header={["case", "responses", "mean_rps", "max_rps", "mean_ms", "http_errors", "net_errors"]}
+                header={["case", "responses", "mean_rps", "max_rps", "mean_ms", "failed", "http_errors", "net_errors"]}
                 rows={data.cases.map((c, i) => [
                   i === 0 ? "all requests" : c.case,
                   c.count,
                   c.rps_mean,
                   c.rps_max,
                   c.mean_ms,
-                  c.http_errors,
-                  c.net_errors,
+                  c.outcomes.failed,
+                  c.outcomes.http_errors,
+                  c.outcomes.net_errors,
                 ])}
               />
             }
@@ -257,7 +260,7 @@ export function TablesTab({ testId, params }: { testId: number; params: Params }
         <thead>
           <tr>
             <th scope="col">Case</th>
-            {["Responses", "Mean RPS", "Max RPS", "Mean time, ms", "HTTP errors", "Net errors"].map((c) => (
+            {["Responses", "Mean RPS", "Max RPS (5 s)", "Mean time, ms", "Errors", "HTTP errors", "Net errors"].map((c) => (
               <th scope="col" className="num" key={c}>
                 {c}
               </th>
@@ -274,14 +277,12 @@ export function TablesTab({ testId, params }: { testId: number; params: Params }
               <td className="num">{formatCount(c.rps_mean)}</td>
               <td className="num">{formatCount(c.rps_max)}</td>
               <td className="num">{formatMs(c.mean_ms)}</td>
-              <td className="num">
-                {formatCount(c.http_errors)}{" "}
-                <span className="hint">({formatPercent(c.count ? c.http_errors / c.count : null)})</span>
-              </td>
-              <td className="num">
-                {formatCount(c.net_errors)}{" "}
-                <span className="hint">({formatPercent(c.count ? c.net_errors / c.count : null)})</span>
-              </td>
+              {(["failed", "http_errors", "net_errors"] as const).map((name) => (
+                <td className="num" key={name} data-outcome={name}>
+                  {formatCount(c.outcomes[name])}{" "}
+                  <span className="hint">({formatPercent(c.outcomes[`${name}_share`])})</span>
+                </td>
+              ))}
             </tr>
           ))}
         </tbody>
