@@ -258,6 +258,12 @@ TANKODROM_NOTIFY_RETRIES = env.get_int("TANKODROM_NOTIFY_RETRIES", 6)
 TANKODROM_NOTIFY_BACKOFF_S = env.get_int("TANKODROM_NOTIFY_BACKOFF_S", 30)
 TANKODROM_TELEGRAM_API_URL = env.get_str("TANKODROM_TELEGRAM_API_URL", "https://api.telegram.org")
 
+# Calls to the outside (backend/core/egress.py) reach only public addresses: loopback, private, link-local,
+# multicast, reserved and metadata addresses are refused unless listed here (comma-separated host names and
+# networks, e.g. "chat.corp.example,10.20.0.0/16"); at most this many bytes of an answer are read.
+TANKODROM_EGRESS_ALLOW = env.get_str("TANKODROM_EGRESS_ALLOW", "")
+TANKODROM_EGRESS_MAX_BYTES = env.get_int("TANKODROM_EGRESS_MAX_BYTES", 64 * 1024)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
