@@ -135,7 +135,9 @@ CELERY_TASK_ROUTES = {
     "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
     "backend.compare.tasks.compute_comparison": {"queue": "analysis"},
     "backend.notify.tasks.notify_test": {"queue": "default"},
-    "backend.notify.tasks.deliver": {"queue": "default"},
+    # Calls to the outside (URLs users configure) on a queue of their own, served by a worker pool of their own: a
+    # target that never answers must not hold back the tank stream or an upload (issue 29).
+    "backend.notify.tasks.deliver": {"queue": "outbound"},
     "backend.notify.tasks.announce_failures": {"queue": "default"},
 }
 CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
@@ -263,6 +265,10 @@ TANKODROM_TELEGRAM_API_URL = env.get_str("TANKODROM_TELEGRAM_API_URL", "https://
 # networks, e.g. "chat.corp.example,10.20.0.0/16"); at most this many bytes of an answer are read.
 TANKODROM_EGRESS_ALLOW = env.get_str("TANKODROM_EGRESS_ALLOW", "")
 TANKODROM_EGRESS_MAX_BYTES = env.get_int("TANKODROM_EGRESS_MAX_BYTES", 64 * 1024)
+# Deliveries to one target running at once (across all outbound workers), and how long one that finds its target
+# busy waits before trying again (no attempt spent).
+TANKODROM_OUTBOUND_PER_TARGET = env.get_int("TANKODROM_OUTBOUND_PER_TARGET", 1)
+TANKODROM_OUTBOUND_BUSY_S = env.get_int("TANKODROM_OUTBOUND_BUSY_S", 5)
 
 LOGGING = {
     "version": 1,

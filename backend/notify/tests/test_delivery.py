@@ -234,3 +234,26 @@ def test_failed_uploads_are_announced_by_the_periodic_sweep_once(owner: User, ow
         assert len(rx.got) == 1
     assert rx.got[0].json()["text"].startswith(f"Test #{failed.pk} failed")
     assert Delivery.objects.get(pk=first[0]).test_id == failed.pk
+
+
+def test_a_busy_target_waits_without_spending_an_attempt(
+    owner: User, owner_api: APIClient, settings: Any, redis_db: object
+) -> None:
+    """At most TANKODROM_OUTBOUND_PER_TARGET deliveries to one target at once, across all outbound workers."""
+    from backend.core import semaphore
+
+    settings.TANKODROM_OUTBOUND_PER_TARGET = 1
+    settings.TANKODROM_OUTBOUND_BUSY_S = 7
+    with Receiver() as rx:
+        target = make_target(owner_api, kind="slack", name="busy", url=rx.url)
+        delivery = delivery_to(target["id"], owner)
+        token = semaphore.acquire(tasks.target_key(target["id"]), 1, 60)  # another worker is sending to it
+        assert token is not None
+        with pytest.raises(Retry) as retry:
+            tasks.deliver.apply(args=(delivery.pk,), throw=True).get()
+        assert float(retry.value.when) == 7.0  # type: ignore[arg-type]
+        delivery.refresh_from_db()
+        assert (delivery.attempts, len(rx.got)) == (0, 0)
+        semaphore.release(tasks.target_key(target["id"]), token)
+        assert tasks.deliver.apply(args=(delivery.pk,)).get() == "sent"
+        assert len(rx.got) == 1
