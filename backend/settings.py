@@ -136,7 +136,9 @@ CELERY_TASK_ROUTES = {
     "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
     "backend.compare.tasks.compute_comparison": {"queue": "analysis"},
     "backend.notify.tasks.notify_test": {"queue": "default"},
-    "backend.notify.tasks.deliver": {"queue": "default"},
+    # Calls to the outside (URLs users configure) on a queue of their own, served by a worker pool of their own: a
+    # target that never answers must not hold back the tank stream or an upload (issue 29).
+    "backend.notify.tasks.deliver": {"queue": "outbound"},
     "backend.notify.tasks.announce_failures": {"queue": "default"},
     "backend.retention.tasks.start_scheduled_job": {"queue": "default"},
     "backend.retention.tasks.run_job": {"queue": "default"},
@@ -277,6 +279,16 @@ TANKODROM_NOTIFY_TIMEOUT_S = env.get_int("TANKODROM_NOTIFY_TIMEOUT_S", 10)
 TANKODROM_NOTIFY_RETRIES = env.get_int("TANKODROM_NOTIFY_RETRIES", 6)
 TANKODROM_NOTIFY_BACKOFF_S = env.get_int("TANKODROM_NOTIFY_BACKOFF_S", 30)
 TANKODROM_TELEGRAM_API_URL = env.get_str("TANKODROM_TELEGRAM_API_URL", "https://api.telegram.org")
+
+# Calls to the outside (backend/core/egress.py) reach only public addresses: loopback, private, link-local,
+# multicast, reserved and metadata addresses are refused unless listed here (comma-separated host names and
+# networks, e.g. "chat.corp.example,10.20.0.0/16"); at most this many bytes of an answer are read.
+TANKODROM_EGRESS_ALLOW = env.get_str("TANKODROM_EGRESS_ALLOW", "")
+TANKODROM_EGRESS_MAX_BYTES = env.get_int("TANKODROM_EGRESS_MAX_BYTES", 64 * 1024)
+# Deliveries to one target running at once (across all outbound workers), and how long one that finds its target
+# busy waits before trying again (no attempt spent).
+TANKODROM_OUTBOUND_PER_TARGET = env.get_int("TANKODROM_OUTBOUND_PER_TARGET", 1)
+TANKODROM_OUTBOUND_BUSY_S = env.get_int("TANKODROM_OUTBOUND_BUSY_S", 5)
 
 LOGGING = {
     "version": 1,

@@ -213,18 +213,22 @@ class WorkerProcess:
     """A real Celery worker (with beat when asked) running the test settings in a subprocess."""
 
     env: dict[str, str]
-    queues: str = "default,ingest,uploads,analysis"
+    queues: str = "default,ingest,uploads,analysis,outbound"
     beat: bool = False
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
+    pool: str = "threads"
+    concurrency: int = 4
 
     def start(self, timeout_s: float = 60) -> None:
         cmd = [
-            sys.executable, "-m", "celery", "-A", "backend", "worker",
-            "-Q", self.queues, "--pool", "threads", "--concurrency", "4", "--loglevel", "INFO",
+            sys.executable, "-m", "celery", "-A", "backend", "worker", "-Q", self.queues,
+            "--pool", self.pool, "--concurrency", str(self.concurrency), "--loglevel", "INFO",
         ]  # fmt: skip
         if self.beat:
             cmd.append("-B")
+            if self.log_path is not None:  # the beat's schedule beside the log, not in the working tree
+                cmd += ["--schedule", str(self.log_path.with_suffix(".beat-schedule"))]
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         from backend.celery_app import app

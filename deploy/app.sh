@@ -34,12 +34,12 @@ case "${1:-run}" in
     trap cleanup EXIT                  # a process died: stop the rest, keep the error status
     start_processes
     say "ready: http://$TANKODROM_BIND  (Ctrl-C stops)"
-    tail -n 0 -F "$LOG/gunicorn.log" "$LOG/celery.log" "$LOG/celery-uploads.log" &
+    tail -n 0 -F "$LOG/gunicorn.log" "$LOG/celery.log" "$LOG/celery-uploads.log" "$LOG/celery-outbound.log" &
     tailpid=$!
     # Stay in the foreground until a process dies or the user presses Ctrl-C.
     while pid_alive "$RUN/gunicorn.pid" && workers_alive "$RUN"; do sleep 1; done
     kill "$tailpid" 2>/dev/null || true
-    die "a process exited; see $LOG/gunicorn.log, $LOG/celery.log and $LOG/celery-uploads.log"
+    die "a process exited; see $LOG/gunicorn.log and $LOG/celery*.log"
     ;;
   up)
     "$ROOT/deploy/setup.sh"
