@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "backend.notify",
     "backend.accounts",
     "backend.sharing",
+    "backend.retention",
     "backend.web",
 ]
 
@@ -140,6 +141,8 @@ CELERY_TASK_ROUTES = {
     # target that never answers must not hold back the tank stream or an upload (issue 29).
     "backend.notify.tasks.deliver": {"queue": "outbound"},
     "backend.notify.tasks.announce_failures": {"queue": "default"},
+    "backend.retention.tasks.start_scheduled_job": {"queue": "default"},
+    "backend.retention.tasks.run_job": {"queue": "default"},
 }
 CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
@@ -169,6 +172,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "backend.notify.tasks.announce_failures",
         "schedule": 120.0,
         "options": {"queue": "default"},
+    },
+    # Maintenance: expire what the retention policy says is too old (backend/retention), once an hour.
+    "retention-expire": {
+        "task": "backend.retention.tasks.start_scheduled_job",
+        "schedule": 3600.0,
+        "options": {"queue": "default", "expires": 3600},
     },
 }
 
@@ -241,6 +250,17 @@ SPECTACULAR_SETTINGS = {
 TANKODROM_ONLINE_SILENCE_S = env.get_int("TANKODROM_ONLINE_SILENCE_S", 600)
 # Private instance: reading any page or API needs a login (writing always needs a token or session).
 TANKODROM_PRIVATE_INSTANCE = env.get_bool("TANKODROM_PRIVATE_INSTANCE", False)
+
+# Retention (backend/retention): a finished test's raw samples are deleted this many days after it was created, its
+# per-second aggregates and monitoring after the second figure; 0 keeps them forever. The test, its stored figures,
+# notes and tags are kept; baselines (current and past) and starred tests are never expired.
+TANKODROM_RETENTION_RAW_DAYS = env.get_int("TANKODROM_RETENTION_RAW_DAYS", 0)
+TANKODROM_RETENTION_AGGREGATES_DAYS = env.get_int("TANKODROM_RETENTION_AGGREGATES_DAYS", 0)
+# Tests whose rows one step of the retention job deletes (one mutation per table per step).
+TANKODROM_RETENTION_BATCH = env.get_int("TANKODROM_RETENTION_BATCH", 50)
+# Bytes on disk the stored tests may take (backend/retention/quota.py); past it, new uploads and tank streams get 507.
+# 0: no quota.
+TANKODROM_QUOTA_BYTES = env.get_int("TANKODROM_QUOTA_BYTES", 0)
 
 LOGIN_URL = "/login"
 LOGIN_REDIRECT_URL = "/"

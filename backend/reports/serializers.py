@@ -123,6 +123,8 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "owner",
             "created_at",
             "finished_at",
+            "raw_expired_at",
+            "aggregates_expired_at",
             "can_write",
             "stop_requested",
             "tags",
@@ -140,7 +142,15 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "last_ts",
             "created_at",
             "finished_at",
+            "raw_expired_at",
+            "aggregates_expired_at",
         )
+        extra_kwargs = {
+            "raw_expired_at": {"help_text": "when retention deleted the raw samples (quantiles from histograms since)"},
+            "aggregates_expired_at": {
+                "help_text": "when retention deleted the per-second aggregates and monitoring (stored figures only)"
+            },
+        }
 
     def get_stop_requested(self, instance: Test) -> bool:
         if instance.status != TestStatus.ONLINE:

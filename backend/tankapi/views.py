@@ -24,6 +24,7 @@ from backend.loadtests import permissions
 from backend.loadtests.auth import raw_token_from
 from backend.loadtests.models import Test, hash_upload_token
 from backend.loadtests.tokens import resolve_token
+from backend.retention import quota
 from backend.tankapi import buffer, lifecycle, push
 from backend.tankapi.tasks import finish_after_commit
 
@@ -81,6 +82,9 @@ def create_job(request: HttpRequest) -> HttpResponse:
         return _error("unknown or revoked api_token: put a token of this service in the tank's token_file", 401)
     if not permissions.can_create(user):
         return _error("this user may not create tests", 403)
+    refused = quota.refusal(None)
+    if refused is not None:
+        return JsonResponse(refused, status=507)
     try:
         test = lifecycle.create_test(user, _json_object(request, "create.json"))
     except PushFormatError as exc:

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/api/v1/archives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import an archive (from GET /api/v1/tests/<id>/archive) as a new test */
+        post: operations["v1_archives_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/compare": {
         parameters: {
             query?: never;
@@ -213,6 +230,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/retention/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The retention policy and recent jobs */
+        get: operations["v1_retention_jobs_retrieve"];
+        put?: never;
+        /** Run the retention job now */
+        post: operations["v1_retention_jobs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retention/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One retention job and its progress */
+        get: operations["v1_retention_jobs_retrieve_2"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Bytes on disk: tables, the largest tests, the rate, the projection and the quota (staff) */
+        get: operations["v1_storage_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tests/": {
         parameters: {
             query?: never;
@@ -256,6 +325,23 @@ export interface paths {
         };
         /** Findings of the automatic diagnosis: ready, or pending until it is computed, or failed */
         get: operations["v1_tests_analysis_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tests/{test_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The test as one archive file (metadata, raw samples or aggregates, monitoring, notes, tags) */
+        get: operations["v1_tests_archive_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -436,6 +522,23 @@ export interface paths {
         put?: never;
         /** Stop an online test: the tank's next push for it is refused (410) and it ends its upload */
         post: operations["v1_tests_stop_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tests/{test_id}/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A test's rows and bytes on disk */
+        get: operations["v1_tests_storage_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1021,6 +1124,7 @@ export interface components {
          *     * `k6-json` - k6-json
          *     * `k6-csv` - k6-csv
          *     * `gatling` - gatling
+         *     * `gatling-binary` - gatling-binary
          *     * `locust` - locust
          *     * `jtl` - jtl
          *     * `jmeter` - jmeter
@@ -1029,7 +1133,7 @@ export interface components {
          *     * `tank` - tank
          * @enum {string}
          */
-        FormatEnum: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
+        FormatEnum: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "gatling-binary" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
         /**
          * @description * `cpu` - cpu
          *     * `memory` - memory
@@ -1040,6 +1144,12 @@ export interface components {
          * @enum {string}
          */
         GroupEnum: "cpu" | "memory" | "load" | "network" | "disk" | "custom";
+        Imported: {
+            /** @description the new test */
+            id: number;
+            /** @description its report's path */
+            url: string;
+        };
         IntervalRow: {
             /** @description inclusive */
             from_ms: number;
@@ -1051,6 +1161,51 @@ export interface components {
              * @description of the responses with a measured time, 0..1
              */
             share: number;
+        };
+        Job: {
+            readonly id: number;
+            readonly status: components["schemas"]["JobStatusEnum"];
+            /** @description schedule or manual */
+            readonly trigger: string;
+            readonly started_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+            /** @description tests due when the job started */
+            readonly tests_total: number;
+            readonly tests_done: number;
+            /**
+             * Format: double
+             * @description tests done / tests due when the job started, 0..1
+             */
+            readonly progress: number;
+            /** @description tests whose raw samples were deleted */
+            readonly raw_expired: number;
+            /** @description tests whose per-second rows were deleted */
+            readonly aggregates_expired: number;
+            /** @description bytes on disk of the test tables */
+            readonly bytes_before: number | null;
+            readonly bytes_after: number | null;
+            /** @description bytes on disk before minus after (null until done) */
+            readonly bytes_freed: number | null;
+            readonly error: string;
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `done` - Done
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        JobStatusEnum: "queued" | "running" | "done" | "failed";
+        JobsAnswer: {
+            policy: components["schemas"]["Policy"];
+            jobs: components["schemas"]["Job"][];
         };
         Kpi: {
             /** @description q<percent> (q50, q99, q99.9), max_rps, imbalance_rps or error_share */
@@ -1116,6 +1271,15 @@ export interface components {
             component: string;
             /** @description false: the defaults, set by nobody yet */
             stored: boolean;
+        };
+        LargestTest: {
+            test: number;
+            name: string;
+            component: string;
+            /** Format: date-time */
+            created_at: string;
+            rows: components["schemas"]["Rows"];
+            bytes_on_disk: number;
         };
         Me: {
             authenticated: boolean;
@@ -1268,6 +1432,16 @@ export interface components {
             readonly created_at?: string;
             /** Format: date-time */
             readonly finished_at?: string | null;
+            /**
+             * Format: date-time
+             * @description when retention deleted the raw samples (quantiles from histograms since)
+             */
+            readonly raw_expired_at?: string | null;
+            /**
+             * Format: date-time
+             * @description when retention deleted the per-second aggregates and monitoring (stored figures only)
+             */
+            readonly aggregates_expired_at?: string | null;
             /** @description whether the caller may edit, star or delete it */
             readonly can_write?: boolean;
             /** @description a stop was asked from the web (POST /api/v1/tests/<id>/stop) and the test is still online */
@@ -1301,6 +1475,17 @@ export interface components {
         PatchedTokenName: {
             /** @default  */
             name: string;
+        };
+        Policy: {
+            /** @description raw samples deleted this many days after; null: kept */
+            raw_days: number | null;
+            /** @description per-second aggregates and monitoring deleted this many days after; null: kept */
+            aggregates_days: number | null;
+        };
+        Projected: {
+            days: number;
+            /** @description today's bytes plus the rate times the days */
+            bytes_on_disk: number;
         };
         QuantileRow: {
             /** @description percent, e.g. "99.9" */
@@ -1354,6 +1539,18 @@ export interface components {
             /** @description per test: first seconds left out of its verdicts as a warm-up */
             warmup_s: number[];
         };
+        Quota: {
+            name: string;
+            /** @description null: no quota */
+            limit_bytes: number | null;
+            /** Format: double */
+            used_share: number | null;
+        };
+        Rate: {
+            window_days: number;
+            /** @description bytes of the tests created in the window, per day */
+            bytes_per_day: number;
+        };
         Report: {
             id: number;
             status: string;
@@ -1381,6 +1578,14 @@ export interface components {
          * @enum {string}
          */
         ResultKindEnum: "ok" | "errors" | "stopped" | "failed" | "running" | "processing";
+        Rows: {
+            /** @description raw samples */
+            raw: number;
+            /** @description per-second, per-case rows */
+            aggregates: number;
+            /** @description monitoring points */
+            monitoring: number;
+        };
         Rps: {
             /**
              * Format: double
@@ -1430,6 +1635,16 @@ export interface components {
         StopError: {
             error: string;
         };
+        Storage: {
+            tables: components["schemas"]["TableStorage"][];
+            total_bytes: number;
+            tests_with_rows: number;
+            largest: components["schemas"]["LargestTest"][];
+            rate: components["schemas"]["Rate"];
+            projected: components["schemas"]["Projected"][];
+            quota: components["schemas"]["Quota"];
+            policy: components["schemas"]["Policy"];
+        };
         Subscription: {
             id: number;
             component: string;
@@ -1462,6 +1677,19 @@ export interface components {
             rps: components["schemas"]["Rps"];
             outcomes: components["schemas"]["Outcomes"];
             from: number | null;
+        };
+        /**
+         * @description * `raw` - raw
+         *     * `aggregates` - aggregates
+         *     * `monitoring` - monitoring
+         * @enum {string}
+         */
+        TableEnum: "raw" | "aggregates" | "monitoring";
+        TableStorage: {
+            table: components["schemas"]["TableEnum"];
+            rows: number;
+            /** @description active parts in system.parts */
+            bytes_on_disk: number;
         };
         Tables: {
             exact: boolean;
@@ -1555,6 +1783,16 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly finished_at: string | null;
+            /**
+             * Format: date-time
+             * @description when retention deleted the raw samples (quantiles from histograms since)
+             */
+            readonly raw_expired_at: string | null;
+            /**
+             * Format: date-time
+             * @description when retention deleted the per-second aggregates and monitoring (stored figures only)
+             */
+            readonly aggregates_expired_at: string | null;
             /** @description whether the caller may edit, star or delete it */
             readonly can_write: boolean;
             /** @description a stop was asked from the web (POST /api/v1/tests/<id>/stop) and the test is still online */
@@ -1593,6 +1831,16 @@ export interface components {
          * @enum {string}
          */
         TestStatusEnum: "online" | "processing" | "ready" | "failed";
+        TestStorage: {
+            test: number;
+            rows: components["schemas"]["Rows"];
+            /** @description estimated: its rows times its tables' bytes per row */
+            bytes_on_disk: number;
+            /** Format: date-time */
+            raw_expired_at: string | null;
+            /** Format: date-time */
+            aggregates_expired_at: string | null;
+        };
         /** @description A token as lists show it: never the token itself, which exists in clear only in the create answer. */
         Token: {
             readonly id: number;
@@ -1709,6 +1957,7 @@ export interface components {
              *     * `k6-json` - k6-json
              *     * `k6-csv` - k6-csv
              *     * `gatling` - gatling
+             *     * `gatling-binary` - gatling-binary
              *     * `locust` - locust
              *     * `jtl` - jtl
              *     * `jmeter` - jmeter
@@ -1763,6 +2012,118 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    v1_archives_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/zip": string;
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Imported"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such test or object (a private test looks missing to those who may not read it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Length required (chunked bodies are not read) */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many writes; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the storage quota is used up */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     v1_compare_retrieve: {
         parameters: {
             query: {
@@ -3073,6 +3434,293 @@ export interface operations {
             };
         };
     };
+    v1_retention_jobs_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobsAnswer"];
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_retention_jobs_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many writes; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_retention_jobs_retrieve_2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_storage_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Storage"];
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     v1_tests_list: {
         parameters: {
             query?: {
@@ -3554,6 +4202,70 @@ export interface operations {
                 };
             };
             /** @description no such test or object (a private test looks missing to those who may not read it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_tests_archive_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                test_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid or revoked API token, or credentials needed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4068,7 +4780,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description the file's format when its content is ambiguous (default: recognised from the content) */
-                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
+                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "gatling-binary" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
                 /** @description the upload a Content-Range piece belongs to */
                 upload?: number;
             };
@@ -4182,6 +4894,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the storage quota is used up (the message names it) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -4263,7 +4986,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description the file's format when its content is ambiguous (default: recognised from the content) */
-                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
+                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "gatling-binary" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
                 /** @description the upload a Content-Range piece belongs to */
                 upload?: number;
             };
@@ -4377,6 +5100,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the storage quota is used up (the message names it) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -4593,6 +5327,77 @@ export interface operations {
             };
             /** @description too many writes; retry after the Retry-After header's seconds */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_tests_storage_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                test_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestStorage"];
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

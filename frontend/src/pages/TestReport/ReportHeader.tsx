@@ -13,7 +13,15 @@ import type { Summary, TestMeta } from "../../api/types";
 import { selectionLabel, type ViewState } from "../../lib/viewState";
 import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
-import { formatCount, formatDuration, formatLoadScheme, formatMs, formatPercent, formatUnix } from "../../lib/format";
+import {
+  formatCount,
+  formatDuration,
+  formatIso,
+  formatLoadScheme,
+  formatMs,
+  formatPercent,
+  formatUnix,
+} from "../../lib/format";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   if (children === null || children === undefined || children === "" || children === "—") return null;
@@ -32,6 +40,27 @@ function Chip({ label, value, tone }: { label: string; value: string; tone?: "go
       <span className="chip-label">{label}</span>
     </div>
   );
+}
+
+/** What retention deleted of this test, and so what its figures are read from now (backend/retention). */
+function RetentionNote({ test }: { test: TestMeta }) {
+  if (test.aggregates_expired_at) {
+    return (
+      <p className="retention-note" role="note" data-retention="aggregates">
+        Per-second data and monitoring expired on {formatIso(test.aggregates_expired_at).slice(0, 10)} (retention
+        policy): the charts are empty; the test, its stored figures, notes and tags remain.
+      </p>
+    );
+  }
+  if (test.raw_expired_at) {
+    return (
+      <p className="retention-note" role="note" data-retention="raw">
+        Raw samples expired on {formatIso(test.raw_expired_at).slice(0, 10)} (retention policy): quantiles are
+        estimated from the per-second histograms.
+      </p>
+    );
+  }
+  return null;
 }
 
 function CopyLink() {
@@ -158,6 +187,7 @@ export function ReportHeader({
         </ul>
       )}
       {test.description && <p className="description">{test.description}</p>}
+      <RetentionNote test={test} />
       {previous.data && (
         <p className="previous">
           <a href={`/compare/${previous.data.id}/${test.id}`}>
