@@ -47,7 +47,7 @@ class ArchivesView(APIView):
     @extend_schema(
         request={"application/zip": OpenApiTypes.BINARY},
         responses={
-            201: s.ImportedSerializer,
+            201: s.ArchiveImportedSerializer,
             400: s.ErrorSerializer,
             401: s.ErrorSerializer,
             403: s.ErrorSerializer,

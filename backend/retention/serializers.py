@@ -6,14 +6,13 @@ from typing import Any
 
 from rest_framework import serializers
 
+from backend.regressions.serializers import ErrorSerializer
 from backend.retention.models import RetentionJob
 
-
-class ErrorSerializer(serializers.Serializer[Any]):
-    error = serializers.CharField()
+__all__ = ["ErrorSerializer"]  # the API's one error shape, re-exported for this app's views
 
 
-class PolicySerializer(serializers.Serializer[Any]):
+class RetentionPolicySerializer(serializers.Serializer[Any]):
     raw_days = serializers.IntegerField(
         allow_null=True, help_text="raw samples deleted this many days after; null: kept"
     )
@@ -22,7 +21,7 @@ class PolicySerializer(serializers.Serializer[Any]):
     )
 
 
-class JobSerializer(serializers.ModelSerializer[RetentionJob]):
+class RetentionJobSerializer(serializers.ModelSerializer[RetentionJob]):
     started_by = serializers.CharField(source="started_by.username", allow_null=True, read_only=True, default=None)
     progress = serializers.SerializerMethodField(help_text="tests done / tests due when the job started, 0..1")
     bytes_freed = serializers.SerializerMethodField(help_text="bytes on disk before minus after (null until done)")
@@ -61,12 +60,12 @@ class JobSerializer(serializers.ModelSerializer[RetentionJob]):
         return int(job.bytes_before - job.bytes_after)
 
 
-class JobsAnswerSerializer(serializers.Serializer[Any]):
-    policy = PolicySerializer()
-    jobs = JobSerializer(many=True)
+class RetentionJobsSerializer(serializers.Serializer[Any]):
+    policy = RetentionPolicySerializer()
+    jobs = RetentionJobSerializer(many=True)
 
 
-class RowsSerializer(serializers.Serializer[Any]):
+class StorageRowsSerializer(serializers.Serializer[Any]):
     raw = serializers.IntegerField(help_text="raw samples")
     aggregates = serializers.IntegerField(help_text="per-second, per-case rows")
     monitoring = serializers.IntegerField(help_text="monitoring points")
@@ -74,7 +73,7 @@ class RowsSerializer(serializers.Serializer[Any]):
 
 class TestStorageSerializer(serializers.Serializer[Any]):
     test = serializers.IntegerField()
-    rows = RowsSerializer()
+    rows = StorageRowsSerializer()
     bytes_on_disk = serializers.IntegerField(help_text="estimated: its rows times its tables' bytes per row")
     raw_expired_at = serializers.DateTimeField(allow_null=True)
     aggregates_expired_at = serializers.DateTimeField(allow_null=True)
@@ -86,26 +85,26 @@ class TableStorageSerializer(serializers.Serializer[Any]):
     bytes_on_disk = serializers.IntegerField(help_text="active parts in system.parts")
 
 
-class LargestTestSerializer(serializers.Serializer[Any]):
+class StorageLargestTestSerializer(serializers.Serializer[Any]):
     test = serializers.IntegerField()
     name = serializers.CharField(allow_blank=True)
     component = serializers.CharField(allow_blank=True)
     created_at = serializers.DateTimeField()
-    rows = RowsSerializer()
+    rows = StorageRowsSerializer()
     bytes_on_disk = serializers.IntegerField()
 
 
-class RateSerializer(serializers.Serializer[Any]):
+class StorageRateSerializer(serializers.Serializer[Any]):
     window_days = serializers.IntegerField()
     bytes_per_day = serializers.IntegerField(help_text="bytes of the tests created in the window, per day")
 
 
-class ProjectedSerializer(serializers.Serializer[Any]):
+class StorageProjectedSerializer(serializers.Serializer[Any]):
     days = serializers.IntegerField()
     bytes_on_disk = serializers.IntegerField(help_text="today's bytes plus the rate times the days")
 
 
-class QuotaSerializer(serializers.Serializer[Any]):
+class StorageQuotaSerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
     limit_bytes = serializers.IntegerField(allow_null=True, help_text="null: no quota")
     used_share = serializers.FloatField(allow_null=True)
@@ -115,13 +114,13 @@ class StorageSerializer(serializers.Serializer[Any]):
     tables = TableStorageSerializer(many=True)
     total_bytes = serializers.IntegerField()
     tests_with_rows = serializers.IntegerField()
-    largest = LargestTestSerializer(many=True)
-    rate = RateSerializer()
-    projected = ProjectedSerializer(many=True)
-    quota = QuotaSerializer()
-    policy = PolicySerializer()
+    largest = StorageLargestTestSerializer(many=True)
+    rate = StorageRateSerializer()
+    projected = StorageProjectedSerializer(many=True)
+    quota = StorageQuotaSerializer()
+    policy = RetentionPolicySerializer()
 
 
-class ImportedSerializer(serializers.Serializer[Any]):
+class ArchiveImportedSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(help_text="the new test")
     url = serializers.CharField(help_text="its report's path")

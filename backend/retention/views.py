@@ -26,13 +26,15 @@ def _signed_in(request: Request) -> None:
 
 
 class JobsView(APIView):
-    @extend_schema(responses={200: s.JobsAnswerSerializer, **ERRORS}, summary="The retention policy and recent jobs")
+    @extend_schema(responses={200: s.RetentionJobsSerializer, **ERRORS}, summary="The retention policy and recent jobs")
     def get(self, request: Request) -> Response:
         _signed_in(request)
         jobs = RetentionJob.objects.select_related("started_by")[:LISTED]
-        return Response({"policy": site_policy().as_dict(), "jobs": s.JobSerializer(jobs, many=True).data})
+        return Response({"policy": site_policy().as_dict(), "jobs": s.RetentionJobSerializer(jobs, many=True).data})
 
-    @extend_schema(request=None, responses={202: s.JobSerializer, **ERRORS}, summary="Run the retention job now")
+    @extend_schema(
+        request=None, responses={202: s.RetentionJobSerializer, **ERRORS}, summary="Run the retention job now"
+    )
     def post(self, request: Request) -> Response:
         _signed_in(request)
         if not request.user.is_staff:
@@ -43,17 +45,21 @@ class JobsView(APIView):
             return Response({"error": f"retention job {active.pk if active else '?'} is running already"}, status=409)
         job_id = int(job.pk)
         transaction.on_commit(lambda: tasks.run_job.delay(job_id))
-        return Response(s.JobSerializer(job).data, status=202)
+        return Response(s.RetentionJobSerializer(job).data, status=202)
 
 
 class JobView(APIView):
-    @extend_schema(responses={200: s.JobSerializer, **ERRORS}, summary="One retention job and its progress")
+    @extend_schema(
+        operation_id="v1_retention_job_retrieve",
+        responses={200: s.RetentionJobSerializer, **ERRORS},
+        summary="One retention job and its progress",
+    )
     def get(self, request: Request, job_id: int) -> Response:
         _signed_in(request)
         job = RetentionJob.objects.select_related("started_by").filter(pk=job_id).first()
         if job is None:
             raise NotFound(f"retention job {job_id} not found")
-        return Response(s.JobSerializer(job).data)
+        return Response(s.RetentionJobSerializer(job).data)
 
 
 class StorageView(APIView):

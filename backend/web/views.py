@@ -116,6 +116,11 @@ def component(request: HttpRequest, name: str) -> HttpResponse:
     return _render(request, "component", [])
 
 
+@require_safe
+def storage(request: HttpRequest) -> HttpResponse:
+    return _render(request, "storage", [])
+
+
 def not_found(request: HttpRequest, path: str = "") -> HttpResponse:
     """Any other path: the app draws its "page not found" with the navigation, answered with a 404 status.
     Other methods keep the plain 404 they had (a client posting to a wrong URL must not get a 405 or a page)."""

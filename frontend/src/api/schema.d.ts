@@ -256,7 +256,7 @@ export interface paths {
             cookie?: never;
         };
         /** One retention job and its progress */
-        get: operations["v1_retention_jobs_retrieve_2"];
+        get: operations["v1_retention_job_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -693,6 +693,12 @@ export interface components {
             label: string;
             /** @description the second to mark on the time charts, unix s */
             ts: number;
+        };
+        ArchiveImported: {
+            /** @description the new test */
+            id: number;
+            /** @description its report's path */
+            url: string;
         };
         BadLine: {
             /** @description 1-based line number in the (decompressed) file */
@@ -1144,12 +1150,6 @@ export interface components {
          * @enum {string}
          */
         GroupEnum: "cpu" | "memory" | "load" | "network" | "disk" | "custom";
-        Imported: {
-            /** @description the new test */
-            id: number;
-            /** @description its report's path */
-            url: string;
-        };
         IntervalRow: {
             /** @description inclusive */
             from_ms: number;
@@ -1161,51 +1161,6 @@ export interface components {
              * @description of the responses with a measured time, 0..1
              */
             share: number;
-        };
-        Job: {
-            readonly id: number;
-            readonly status: components["schemas"]["JobStatusEnum"];
-            /** @description schedule or manual */
-            readonly trigger: string;
-            readonly started_by: string | null;
-            /** Format: date-time */
-            readonly created_at: string;
-            /** Format: date-time */
-            readonly started_at: string | null;
-            /** Format: date-time */
-            readonly updated_at: string;
-            /** Format: date-time */
-            readonly finished_at: string | null;
-            /** @description tests due when the job started */
-            readonly tests_total: number;
-            readonly tests_done: number;
-            /**
-             * Format: double
-             * @description tests done / tests due when the job started, 0..1
-             */
-            readonly progress: number;
-            /** @description tests whose raw samples were deleted */
-            readonly raw_expired: number;
-            /** @description tests whose per-second rows were deleted */
-            readonly aggregates_expired: number;
-            /** @description bytes on disk of the test tables */
-            readonly bytes_before: number | null;
-            readonly bytes_after: number | null;
-            /** @description bytes on disk before minus after (null until done) */
-            readonly bytes_freed: number | null;
-            readonly error: string;
-        };
-        /**
-         * @description * `queued` - Queued
-         *     * `running` - Running
-         *     * `done` - Done
-         *     * `failed` - Failed
-         * @enum {string}
-         */
-        JobStatusEnum: "queued" | "running" | "done" | "failed";
-        JobsAnswer: {
-            policy: components["schemas"]["Policy"];
-            jobs: components["schemas"]["Job"][];
         };
         Kpi: {
             /** @description q<percent> (q50, q99, q99.9), max_rps, imbalance_rps or error_share */
@@ -1271,15 +1226,6 @@ export interface components {
             component: string;
             /** @description false: the defaults, set by nobody yet */
             stored: boolean;
-        };
-        LargestTest: {
-            test: number;
-            name: string;
-            component: string;
-            /** Format: date-time */
-            created_at: string;
-            rows: components["schemas"]["Rows"];
-            bytes_on_disk: number;
         };
         Me: {
             authenticated: boolean;
@@ -1476,17 +1422,6 @@ export interface components {
             /** @default  */
             name: string;
         };
-        Policy: {
-            /** @description raw samples deleted this many days after; null: kept */
-            raw_days: number | null;
-            /** @description per-second aggregates and monitoring deleted this many days after; null: kept */
-            aggregates_days: number | null;
-        };
-        Projected: {
-            days: number;
-            /** @description today's bytes plus the rate times the days */
-            bytes_on_disk: number;
-        };
         QuantileRow: {
             /** @description percent, e.g. "99.9" */
             level: string;
@@ -1539,18 +1474,6 @@ export interface components {
             /** @description per test: first seconds left out of its verdicts as a warm-up */
             warmup_s: number[];
         };
-        Quota: {
-            name: string;
-            /** @description null: no quota */
-            limit_bytes: number | null;
-            /** Format: double */
-            used_share: number | null;
-        };
-        Rate: {
-            window_days: number;
-            /** @description bytes of the tests created in the window, per day */
-            bytes_per_day: number;
-        };
         Report: {
             id: number;
             status: string;
@@ -1578,13 +1501,56 @@ export interface components {
          * @enum {string}
          */
         ResultKindEnum: "ok" | "errors" | "stopped" | "failed" | "running" | "processing";
-        Rows: {
-            /** @description raw samples */
-            raw: number;
-            /** @description per-second, per-case rows */
-            aggregates: number;
-            /** @description monitoring points */
-            monitoring: number;
+        RetentionJob: {
+            readonly id: number;
+            readonly status: components["schemas"]["RetentionJobStatusEnum"];
+            /** @description schedule or manual */
+            readonly trigger: string;
+            readonly started_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+            /** @description tests due when the job started */
+            readonly tests_total: number;
+            readonly tests_done: number;
+            /**
+             * Format: double
+             * @description tests done / tests due when the job started, 0..1
+             */
+            readonly progress: number;
+            /** @description tests whose raw samples were deleted */
+            readonly raw_expired: number;
+            /** @description tests whose per-second rows were deleted */
+            readonly aggregates_expired: number;
+            /** @description bytes on disk of the test tables */
+            readonly bytes_before: number | null;
+            readonly bytes_after: number | null;
+            /** @description bytes on disk before minus after (null until done) */
+            readonly bytes_freed: number | null;
+            readonly error: string;
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `done` - Done
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        RetentionJobStatusEnum: "queued" | "running" | "done" | "failed";
+        RetentionJobs: {
+            policy: components["schemas"]["RetentionPolicy"];
+            jobs: components["schemas"]["RetentionJob"][];
+        };
+        RetentionPolicy: {
+            /** @description raw samples deleted this many days after; null: kept */
+            raw_days: number | null;
+            /** @description per-second aggregates and monitoring deleted this many days after; null: kept */
+            aggregates_days: number | null;
         };
         Rps: {
             /**
@@ -1639,11 +1605,45 @@ export interface components {
             tables: components["schemas"]["TableStorage"][];
             total_bytes: number;
             tests_with_rows: number;
-            largest: components["schemas"]["LargestTest"][];
-            rate: components["schemas"]["Rate"];
-            projected: components["schemas"]["Projected"][];
-            quota: components["schemas"]["Quota"];
-            policy: components["schemas"]["Policy"];
+            largest: components["schemas"]["StorageLargestTest"][];
+            rate: components["schemas"]["StorageRate"];
+            projected: components["schemas"]["StorageProjected"][];
+            quota: components["schemas"]["StorageQuota"];
+            policy: components["schemas"]["RetentionPolicy"];
+        };
+        StorageLargestTest: {
+            test: number;
+            name: string;
+            component: string;
+            /** Format: date-time */
+            created_at: string;
+            rows: components["schemas"]["StorageRows"];
+            bytes_on_disk: number;
+        };
+        StorageProjected: {
+            days: number;
+            /** @description today's bytes plus the rate times the days */
+            bytes_on_disk: number;
+        };
+        StorageQuota: {
+            name: string;
+            /** @description null: no quota */
+            limit_bytes: number | null;
+            /** Format: double */
+            used_share: number | null;
+        };
+        StorageRate: {
+            window_days: number;
+            /** @description bytes of the tests created in the window, per day */
+            bytes_per_day: number;
+        };
+        StorageRows: {
+            /** @description raw samples */
+            raw: number;
+            /** @description per-second, per-case rows */
+            aggregates: number;
+            /** @description monitoring points */
+            monitoring: number;
         };
         Subscription: {
             id: number;
@@ -1833,7 +1833,7 @@ export interface components {
         TestStatusEnum: "online" | "processing" | "ready" | "failed";
         TestStorage: {
             test: number;
-            rows: components["schemas"]["Rows"];
+            rows: components["schemas"]["StorageRows"];
             /** @description estimated: its rows times its tables' bytes per row */
             bytes_on_disk: number;
             /** Format: date-time */
@@ -2030,7 +2030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Imported"];
+                    "application/json": components["schemas"]["ArchiveImported"];
                 };
             };
             400: {
@@ -3448,7 +3448,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JobsAnswer"];
+                    "application/json": components["schemas"]["RetentionJobs"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -3517,7 +3517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Job"];
+                    "application/json": components["schemas"]["RetentionJob"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -3581,7 +3581,7 @@ export interface operations {
             };
         };
     };
-    v1_retention_jobs_retrieve_2: {
+    v1_retention_job_retrieve: {
         parameters: {
             query?: never;
             header?: never;
@@ -3597,7 +3597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Job"];
+                    "application/json": components["schemas"]["RetentionJob"];
                 };
             };
             /** @description bad parameter or body (named in `error`) */

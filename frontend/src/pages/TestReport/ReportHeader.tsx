@@ -48,7 +48,10 @@ function RetentionNote({ test }: { test: TestMeta }) {
     return (
       <p className="retention-note" role="note" data-retention="aggregates">
         Per-second data and monitoring expired on {formatIso(test.aggregates_expired_at).slice(0, 10)} (retention
-        policy): the charts are empty; the test, its stored figures, notes and tags remain.
+        policy): the charts are empty; the test, its stored figures, notes and tags remain
+        {test.q99_ms !== null && test.q99_ms !== undefined
+          ? ` (q99 ${formatMs(test.q99_ms)} ms, max RPS ${formatCount(test.max_rps)}).`
+          : "."}
       </p>
     );
   }
