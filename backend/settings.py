@@ -214,6 +214,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "write": env.get_str("TANKODROM_WRITE_RATE", "600/min"),
         "login": env.get_str("TANKODROM_LOGIN_RATE", "10/min"),
+        # Report reads of a window of one's own (not the cached default view) by anonymous clients, per address.
+        "anon_read": env.get_str("TANKODROM_ANON_READ_RATE", "120/min"),
     },
 }
 
