@@ -7,7 +7,9 @@ periodic silence closer shares the close path with `close.json`.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,7 +24,7 @@ from analytics.tank_push import PushFormatError, check_text
 from backend.loadtests.models import Test, TestStatus
 from backend.tankapi import buffer
 from backend.tankapi.config_instances import configured_instances
-from backend.tankapi.models import StopRequest
+from backend.tankapi.models import StatusCall, StopRequest
 
 log = logging.getLogger(__name__)
 
@@ -152,10 +154,22 @@ def edit_test(test: Test, body: Mapping[str, Any]) -> None:
         test.save(update_fields=list(changes))
 
 
+# The password part of a URL's credentials: `http://lunapark:TOKEN@host/` (the Lunapark-mode api_address).
+_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'\"]*:)[^\s/@'\"]+@")
+REDACTED = "***"
+
+
+def redact_url_passwords(text: str) -> str:
+    """The text with every URL's password replaced: a config names the uploader's api_address, and whoever may
+    read the test may read its config, not the API token inside it."""
+    return _URL_PASSWORD.sub(lambda m: f"{m[1]}{REDACTED}@", text)
+
+
 def save_config(test: Test, form_field: str, text: str) -> None:
-    """configinitial/configinfo/monitoringconfig: the tank sends each up to five times; the last one wins.
-    PushFormatError when the text cannot be stored (a NUL)."""
+    """configinitial/configinfo/monitoringconfig: the tank sends each up to five times; the last one wins; URL
+    passwords are not kept. PushFormatError when the text cannot be stored (a NUL)."""
     check_text(text, form_field)
+    text = redact_url_passwords(text)
     field = CONFIG_FIELDS[form_field]
     if getattr(test, field) != text:
         setattr(test, field, text)
@@ -211,13 +225,26 @@ def request_stop(test: Test, user: User | None) -> None:
         log.warning("could not note the stop of test %s in Redis: %s", test.pk, exc)
 
 
-def stopped_among(test_ids: list[int]) -> set[int]:
-    """Those of these tests whose stop was asked from the web (one query)."""
-    return set(StopRequest.objects.filter(test_id__in=test_ids).values_list("test_id", flat=True))
-
-
 def stop_requested(test_id: int) -> bool:
     return StopRequest.objects.filter(test_id=test_id).exists()
+
+
+@dataclass(frozen=True)
+class StopFacts:
+    stopped_at: datetime | None  # when a stop was asked from the web
+    ends_shooting: bool  # the tank sends the status call, so a stop ends its shooting (StatusCall)
+
+
+def stop_facts(test_ids: list[int]) -> dict[int, StopFacts]:
+    """For each of these tests, what a stop from the web did or would do (one query)."""
+    rows = Test.objects.filter(pk__in=test_ids).values_list("pk", "stop_request__requested_at", "status_call__test_id")
+    return {pk: StopFacts(stopped_at, call is not None) for pk, stopped_at, call in rows}
+
+
+def note_status_call(test_id: int, status: object) -> None:
+    """The tank's status call (Lunapark mode): its tank ends the shooting on a stop (see StatusCall)."""
+    text = status if isinstance(status, str) else ""
+    StatusCall.objects.update_or_create(test_id=test_id, defaults={"status": text.replace("\x00", "")[:128]})
 
 
 def close_silent_tests(now_s: float | None = None) -> list[int]:
