@@ -21,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from analytics.tank_push import PushFormatError, check_text
+from backend.live import publish as live
 from backend.loadtests.models import Test, TestStatus
 from backend.tankapi import buffer
 from backend.tankapi.config_instances import configured_instances
@@ -212,6 +213,7 @@ def close_test(test_id: int, exit_code: int | None, *, by_silence: bool = False,
         buffer.unmark_stopped(test_id)  # closed: refused as closed now, the note is not needed any more
     except redis.RedisError as exc:
         log.warning("could not drop the stop note of test %s: %s", test_id, exc)
+    transaction.on_commit(lambda: live.status_changed(test_id, TestStatus.PROCESSING))
     return True
 
 
@@ -223,6 +225,8 @@ def request_stop(test: Test, user: User | None) -> None:
         buffer.mark_stopped(test.pk)
     except redis.RedisError as exc:
         log.warning("could not note the stop of test %s in Redis: %s", test.pk, exc)
+    pk = test.pk
+    transaction.on_commit(lambda: live.status_changed(pk, TestStatus.ONLINE, stop_requested=True))
 
 
 def stop_requested(test_id: int) -> bool:
