@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from backend import env
@@ -40,11 +41,14 @@ INSTALLED_APPS = [
     "backend.notify",
     "backend.accounts",
     "backend.sharing",
+    "backend.retention",
     "backend.web",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Outermost of ours: sees every answer, the shared ones too (backend/core/cache_scope.py).
+    "backend.core.cache_scope.CacheScopeMiddleware",
     # Before anything reads the body: an oversized request is refused from its Content-Length alone.
     "backend.accounts.middleware.BodySizeLimitMiddleware",
     # NUL in the URL, a body without a length: refused before any view (backend/core/middleware.py).
@@ -136,8 +140,12 @@ CELERY_TASK_ROUTES = {
     "backend.diagnosis.tasks.diagnose_test": {"queue": "analysis"},
     "backend.compare.tasks.compute_comparison": {"queue": "analysis"},
     "backend.notify.tasks.notify_test": {"queue": "default"},
-    "backend.notify.tasks.deliver": {"queue": "default"},
+    # Calls to the outside (URLs users configure) on a queue of their own, served by a worker pool of their own: a
+    # target that never answers must not hold back the tank stream or an upload (issue 29).
+    "backend.notify.tasks.deliver": {"queue": "outbound"},
     "backend.notify.tasks.announce_failures": {"queue": "default"},
+    "backend.retention.tasks.start_scheduled_job": {"queue": "default"},
+    "backend.retention.tasks.run_job": {"queue": "default"},
 }
 CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
@@ -168,6 +176,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 120.0,
         "options": {"queue": "default"},
     },
+    # Maintenance: expire what the retention policy says is too old (backend/retention), once an hour.
+    "retention-expire": {
+        "task": "backend.retention.tasks.start_scheduled_job",
+        "schedule": 3600.0,
+        "options": {"queue": "default", "expires": 3600},
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -185,6 +199,9 @@ STATIC_ROOT = VAR_DIR / "static"
 FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.is_dir() else []
 WHITENOISE_MAX_AGE = 3600
+# Vite names every built asset after its content (assets/<name>-<8-character hash>.<ext>): a new build is a new
+# URL, so browsers and proxies keep these a year without asking again (Cache-Control: max-age=315360000, immutable).
+WHITENOISE_IMMUTABLE_FILE_TEST = rf"^{re.escape(STATIC_URL)}assets/[^/]+-[A-Za-z0-9_-]{{8}}\.[a-z0-9]+$"
 # collectstatic writes a gzip copy of each file beside it, which WhiteNoise serves to browsers that accept it: the
 # chart chunk is 1.1 MB plain, ~0.35 MB gzipped, fetched by everyone who opens a report with an empty cache.
 STORAGES = {
@@ -209,6 +226,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "write": env.get_str("TANKODROM_WRITE_RATE", "600/min"),
         "login": env.get_str("TANKODROM_LOGIN_RATE", "10/min"),
+        # Report reads of a window of one's own (not the cached default view) by anonymous clients, per address.
+        "anon_read": env.get_str("TANKODROM_ANON_READ_RATE", "120/min"),
     },
 }
 
@@ -239,6 +258,17 @@ SPECTACULAR_SETTINGS = {
 TANKODROM_ONLINE_SILENCE_S = env.get_int("TANKODROM_ONLINE_SILENCE_S", 600)
 # Private instance: reading any page or API needs a login (writing always needs a token or session).
 TANKODROM_PRIVATE_INSTANCE = env.get_bool("TANKODROM_PRIVATE_INSTANCE", False)
+
+# Retention (backend/retention): a finished test's raw samples are deleted this many days after it was created, its
+# per-second aggregates and monitoring after the second figure; 0 keeps them forever. The test, its stored figures,
+# notes and tags are kept; baselines (current and past) and starred tests are never expired.
+TANKODROM_RETENTION_RAW_DAYS = env.get_int("TANKODROM_RETENTION_RAW_DAYS", 0)
+TANKODROM_RETENTION_AGGREGATES_DAYS = env.get_int("TANKODROM_RETENTION_AGGREGATES_DAYS", 0)
+# Tests whose rows one step of the retention job deletes (one mutation per table per step).
+TANKODROM_RETENTION_BATCH = env.get_int("TANKODROM_RETENTION_BATCH", 50)
+# Bytes on disk the stored tests may take (backend/retention/quota.py); past it, new uploads and tank streams get 507.
+# 0: no quota.
+TANKODROM_QUOTA_BYTES = env.get_int("TANKODROM_QUOTA_BYTES", 0)
 
 LOGIN_URL = "/login"
 LOGIN_REDIRECT_URL = "/"
@@ -294,6 +324,16 @@ TANKODROM_NOTIFY_TIMEOUT_S = env.get_int("TANKODROM_NOTIFY_TIMEOUT_S", 10)
 TANKODROM_NOTIFY_RETRIES = env.get_int("TANKODROM_NOTIFY_RETRIES", 6)
 TANKODROM_NOTIFY_BACKOFF_S = env.get_int("TANKODROM_NOTIFY_BACKOFF_S", 30)
 TANKODROM_TELEGRAM_API_URL = env.get_str("TANKODROM_TELEGRAM_API_URL", "https://api.telegram.org")
+
+# Calls to the outside (backend/core/egress.py) reach only public addresses: loopback, private, link-local,
+# multicast, reserved and metadata addresses are refused unless listed here (comma-separated host names and
+# networks, e.g. "chat.corp.example,10.20.0.0/16"); at most this many bytes of an answer are read.
+TANKODROM_EGRESS_ALLOW = env.get_str("TANKODROM_EGRESS_ALLOW", "")
+TANKODROM_EGRESS_MAX_BYTES = env.get_int("TANKODROM_EGRESS_MAX_BYTES", 64 * 1024)
+# Deliveries to one target running at once (across all outbound workers), and how long one that finds its target
+# busy waits before trying again (no attempt spent).
+TANKODROM_OUTBOUND_PER_TARGET = env.get_int("TANKODROM_OUTBOUND_PER_TARGET", 1)
+TANKODROM_OUTBOUND_BUSY_S = env.get_int("TANKODROM_OUTBOUND_BUSY_S", 5)
 
 LOGGING = {
     "version": 1,

@@ -213,18 +213,22 @@ class WorkerProcess:
     """A real Celery worker (with beat when asked) running the test settings in a subprocess."""
 
     env: dict[str, str]
-    queues: str = "default,ingest,uploads,analysis"
+    queues: str = "default,ingest,uploads,analysis,outbound"
     beat: bool = False
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
+    pool: str = "threads"
+    concurrency: int = 4
 
     def start(self, timeout_s: float = 60) -> None:
         cmd = [
-            sys.executable, "-m", "celery", "-A", "backend", "worker",
-            "-Q", self.queues, "--pool", "threads", "--concurrency", "4", "--loglevel", "INFO",
+            sys.executable, "-m", "celery", "-A", "backend", "worker", "-Q", self.queues,
+            "--pool", self.pool, "--concurrency", str(self.concurrency), "--loglevel", "INFO",
         ]  # fmt: skip
         if self.beat:
             cmd.append("-B")
+            if self.log_path is not None:  # the beat's schedule beside the log, not in the working tree
+                cmd += ["--schedule", str(self.log_path.with_suffix(".beat-schedule"))]
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         from backend.celery_app import app
@@ -308,8 +312,9 @@ class BeatFlusher:
 class LiveASGIServer:
     """The production entry (backend.asgi's TankPushASGI in front of Django) under uvicorn with httptools and uvloop,
     as gunicorn's worker runs it, in a thread of the test process, so the suite's database is the one it serves.
-    `.url` is its address; `.fast_paths` lists the paths the push fast path answered. Use with the
-    transactional_db fixture: the server's threads have their own database connections."""
+    `.url` is its address; `.fast_paths` lists the paths the push fast path answered, `.pushes` each with its arrival
+    (unix s) and body. Use with the transactional_db fixture: the server's threads have their own database
+    connections."""
 
     def __init__(self, threads: int = 4) -> None:
         import threading
@@ -320,18 +325,21 @@ class LiveASGIServer:
         from backend.tankapi.asgi_door import TankPushASGI
 
         self.fast_paths: list[str] = []
-        fast_paths = self.fast_paths
+        self.pushes: list[tuple[float, str, bytes]] = []
+        fast_paths, pushes = self.fast_paths, self.pushes
 
         class RecordingDoor(TankPushASGI):
             async def push(self, scope: Any, *args: Any) -> None:
                 fast_paths.append(scope["path"])
+                pushes.append((time.time(), scope["path"], args[1]))
                 await super().push(scope, *args)
 
         self._socket = socket.socket()
         self._socket.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        self.door = RecordingDoor(get_wsgi_application(), threads=threads)
         config = uvicorn.Config(
-            RecordingDoor(get_wsgi_application(), threads=threads),
+            self.door,
             loop="uvloop",
             http="httptools",
             lifespan="on",

@@ -124,6 +124,10 @@ hosts_up() {
     TANKODROM_VAR_DIR="$hvar" TANKODROM_HOST_NAME="host-$host" \
       setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -Q default,ingest,uploads,analysis --concurrency 2 "${beat[@]}" \
       --pidfile "$hvar/run/celery.pid" --loglevel INFO >>"$hvar/log/celery.log" 2>&1 </dev/null &
+    # Calls to the outside in a pool of their own (issue 29).
+    TANKODROM_VAR_DIR="$hvar" TANKODROM_HOST_NAME="host-$host" \
+      setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -n "outbound-$host@%h" -Q outbound --pool threads \
+      --concurrency 4 --pidfile "$hvar/run/celery-outbound.pid" --loglevel INFO >>"$hvar/log/celery-outbound.log" 2>&1 </dev/null &
     port=$((port + 1))
   done
 }
@@ -132,6 +136,7 @@ hosts_down() {
   for host in a b; do
     stop_pidfile "$CVAR/host-$host/run/gunicorn.pid" "gunicorn of host $host"
     stop_pidfile "$CVAR/host-$host/run/celery.pid" "Celery of host $host"
+    stop_pidfile "$CVAR/host-$host/run/celery-outbound.pid" "outbound Celery of host $host"
   done
 }
 

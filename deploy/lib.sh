@@ -28,11 +28,14 @@ PY="$ROOT/.venv/bin/python"
 
 # Celery workers (queues routed in backend/settings.py's CELERY_TASK_ROUTES): the tank's buffer flush runs every
 # second on `ingest`, in a worker of its own, so that a phout ingestion of minutes (`uploads`, with the reports'
-# post-processing on `analysis`) never holds it back.
+# post-processing on `analysis`) never holds it back. Calls to the outside (notification deliveries to URLs users
+# configure) run on `outbound` in a third pool of threads: a target that never answers holds one of its threads for
+# the timeout, and nothing else.
 STREAM_WORKER_QUEUES="ingest,default"
 UPLOAD_WORKER_QUEUES="uploads,analysis"
+OUTBOUND_WORKER_QUEUES="outbound"
 
-start_workers() { # start_workers PIDDIR LOGPREFIX: both workers in the background (the stream one runs beat)
+start_workers() { # start_workers PIDDIR LOGPREFIX: the three workers in the background (the stream one runs beat)
   local piddir=$1 prefix=$2
   setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -B -n "stream@%h" -Q "$STREAM_WORKER_QUEUES" \
     --concurrency 1 --loglevel INFO --pidfile "$piddir/celery.pid" --schedule "$VAR/celerybeat-schedule" \
@@ -40,14 +43,18 @@ start_workers() { # start_workers PIDDIR LOGPREFIX: both workers in the backgrou
   setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -n "uploads@%h" -Q "$UPLOAD_WORKER_QUEUES" \
     --concurrency 2 --loglevel INFO --pidfile "$piddir/celery-uploads.pid" \
     >>"$LOG/${prefix}celery-uploads.log" 2>&1 &
+  setsid nohup "$ROOT/.venv/bin/celery" -A backend worker -n "outbound@%h" -Q "$OUTBOUND_WORKER_QUEUES" \
+    --pool threads --concurrency 8 --loglevel INFO --pidfile "$piddir/celery-outbound.pid" \
+    >>"$LOG/${prefix}celery-outbound.log" 2>&1 &
 }
 
 stop_workers() { # stop_workers PIDDIR
   stop_pidfile "$1/celery.pid" "Celery worker (tank stream)"
   stop_pidfile "$1/celery-uploads.pid" "Celery worker (uploads)"
+  stop_pidfile "$1/celery-outbound.pid" "Celery worker (outbound)"
 }
 
-workers_alive() { pid_alive "$1/celery.pid" && pid_alive "$1/celery-uploads.pid"; }
+workers_alive() { pid_alive "$1/celery.pid" && pid_alive "$1/celery-uploads.pid" && pid_alive "$1/celery-outbound.pid"; }
 
 say() { printf '\033[1m[tankodrom]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[tankodrom]\033[0m %s\n' "$*" >&2; exit 1; }

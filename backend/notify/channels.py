@@ -4,7 +4,8 @@ Slack, Mattermost and Rocket.Chat share the incoming-webhook payload `{"text": .
 (Office 365 connector) takes a MessageCard, its Workflows webhook a message with an Adaptive Card;
 Telegram the Bot API's sendMessage (its base URL is a setting, so tests point it at a local receiver); the generic
 webhook gets the message as JSON with an HMAC-SHA256 signature of the body in `X-Tankodrom-Signature`. The report
-link stands on a line of its own so chats unfurl it. Redirects are not followed: a target answers for itself.
+link stands on a line of its own so chats unfurl it. Every POST goes through the egress policy
+(backend/core/egress.py): public addresses only unless allowed, no redirects, a capped answer.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import requests
 from django.conf import settings
 
+from backend.core import egress
 from backend.notify.models import Target, TargetKind
 from backend.notify.secrets import decrypt
 
@@ -46,9 +47,17 @@ class AddressError(ValueError):
 
 
 def check_url(url: str) -> str:
+    """The URL's hint (scheme, host, port); AddressError naming `url` when it is malformed or may not be called."""
     parts = urlsplit(url)
     if not TARGET_URL.match(url) or parts.scheme not in ("http", "https") or not parts.hostname:
         raise AddressError("url: an http(s) URL is expected (http(s)://host[:port][/path])")
+    try:
+        egress.check(url)
+    except egress.Refused as exc:
+        raise AddressError(
+            f"url: {exc.reason} (the host must resolve to public addresses only; an administrator may allow "
+            "hosts inside with TANKODROM_EGRESS_ALLOW)"
+        ) from None
     return f"{parts.scheme}://{parts.hostname}{':' + str(parts.port) if parts.port else ''}/…"
 
 
@@ -132,20 +141,22 @@ def build_request(target: Target, message: dict[str, Any], delivery_id: int) -> 
 
 
 def send(request: Request) -> int:
-    """POST it; the status code on 2xx, DeliveryError otherwise (retryable for network errors, 5xx, 408, 429)."""
+    """POST it; the status code on 2xx, DeliveryError otherwise (retryable for no answer, 5xx, 408, 429).
+
+    The error says a class only ("refused: address not allowed", "no answer within 10 s", "HTTP 503"), never the
+    answer's body or reason phrase or how a connection failed: what a service inside answers must not come back to
+    the user through the delivery log."""
     timeout_s = float(settings.TANKODROM_NOTIFY_TIMEOUT_S)
     try:
-        response = requests.post(
-            request.url, data=request.body, headers=request.headers, timeout=timeout_s, allow_redirects=False
-        )
-    except requests.Timeout:
+        answer = egress.post(request.url, request.body, request.headers, timeout_s=timeout_s)
+    except egress.Refused as exc:
+        raise DeliveryError(exc.reason, retryable=False) from None
+    except egress.Failed:
         raise DeliveryError(f"no answer within {timeout_s:g} s", retryable=True) from None
-    except requests.RequestException as exc:
-        raise DeliveryError(f"cannot reach the target: {type(exc).__name__}", retryable=True) from None
-    code = response.status_code
+    code = answer.status
     if 200 <= code < 300:
         return code
+    if 300 <= code < 400:
+        raise DeliveryError(f"HTTP {code} (redirects are not followed)", retryable=False, status_code=code)
     retryable = code >= 500 or code in (408, 429)
-    # The status only, never the body: a target may point anywhere the server can reach, and what an internal
-    # service answers must not come back to the user through the delivery log.
-    raise DeliveryError(f"HTTP {code} {response.reason or ''}".rstrip(), retryable=retryable, status_code=code)
+    raise DeliveryError(f"HTTP {code}", retryable=retryable, status_code=code)

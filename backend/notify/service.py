@@ -142,22 +142,28 @@ def unannounced_failures(since: datetime, limit: int = 200) -> list[int]:
     return [int(pk) for pk in query[:limit]]
 
 
-def attempt(delivery_id: int) -> tuple[str, bool]:
-    """Send a delivery once; (status, retry?) where retry means a later attempt may succeed."""
+def target_of(delivery_id: int) -> int | None:
+    target_id = Delivery.objects.filter(pk=delivery_id).values_list("target_id", flat=True).first()
+    return None if target_id is None else int(target_id)
+
+
+def attempt(delivery_id: int) -> tuple[str, bool, int]:
+    """Send a delivery once; (status, retry?, attempts so far) where retry means a later attempt may succeed."""
     delivery = Delivery.objects.select_related("target").filter(pk=delivery_id).first()
     if delivery is None or delivery.status != DeliveryStatus.PENDING:
-        return (delivery.status if delivery else "gone"), False
-    Delivery.objects.filter(pk=delivery_id).update(attempts=delivery.attempts + 1)
+        return (delivery.status if delivery else "gone"), False, (delivery.attempts if delivery else 0)
+    attempts = delivery.attempts + 1
+    Delivery.objects.filter(pk=delivery_id).update(attempts=attempts)
     try:
         code = send(build_request(delivery.target, delivery.message, int(delivery.pk)))
     except SecretUnreadable as exc:
         _finish(delivery_id, DeliveryStatus.FAILED, None, str(exc))
-        return DeliveryStatus.FAILED, False
+        return DeliveryStatus.FAILED, False, attempts
     except DeliveryError as exc:
         Delivery.objects.filter(pk=delivery_id).update(last_error=exc.message[:2000], last_status_code=exc.status_code)
-        return DeliveryStatus.PENDING, exc.retryable
+        return DeliveryStatus.PENDING, exc.retryable, attempts
     _finish(delivery_id, DeliveryStatus.SENT, code, "")
-    return DeliveryStatus.SENT, False
+    return DeliveryStatus.SENT, False, attempts
 
 
 def give_up(delivery_id: int) -> None:

@@ -256,7 +256,7 @@ def test_the_stacks_start_workers_that_keep_the_flush_and_the_uploads_apart() ->
     routed.add(settings.CELERY_TASK_DEFAULT_QUEUE)
     lib = (root / "deploy" / "lib.sh").read_text()
     local = [set(match.split(",")) for match in re.findall(r'^[A-Z]+_WORKER_QUEUES="([^"]+)"', lib, re.M)]
-    assert len(local) == 2
+    assert len(local) == 3
     for script in ("app.sh", "e2e.sh"):
         assert "start_workers" in (root / "deploy" / script).read_text()
     compose = yaml.safe_load((root / "docker-compose.yml").read_text())
@@ -268,3 +268,5 @@ def test_the_stacks_start_workers_that_keep_the_flush_and_the_uploads_apart() ->
     for workers in (local, served):
         assert set().union(*workers) >= routed  # every routed queue has a worker
         assert not any({"ingest", "uploads"} <= queues for queues in workers)  # never in the same one
+        # What users configure (outbound calls) runs in a pool of its own (issue 29).
+        assert [queues for queues in workers if "outbound" in queues] == [{"outbound"}]
