@@ -89,7 +89,7 @@ export TANKODROM_OIDC_SCOPES="openid profile email groups"
 printf '{"%s": {"sub": "e2e-sso-sub", "password": "%s", "email": "e2e-sso@example.org", "name": "E2E SSO"}}' \
   "$E2E_OIDC_LOGIN" "$E2E_OIDC_PASSWORD" >"$E2E_RUN/oidc-accounts.json"
 printf '[{"client_id": "%s", "client_secret": "%s", "redirect_uris": ["%s/sso/oidc/callback"], "post_logout_redirect_uris": ["%s/sso/logged-out"]}]' \
-  "$TANKODROM_OIDC_CLIENT_ID" "$TANKODROM_OIDC_CLIENT_SECRET" "$BASE" "$BASE" >"$E2E_RUN/oidc-clients.json"
+  "$TANKODROM_OIDC_CLIENT_ID" "$TANKODROM_OIDC_CLIENT_SECRET" "$TANKODROM_PUBLIC_URL" "$TANKODROM_PUBLIC_URL" >"$E2E_RUN/oidc-clients.json"
 OIDC_DEV_PORT=$OIDC_PORT OIDC_DEV_ACCOUNTS="$E2E_RUN/oidc-accounts.json" OIDC_DEV_CLIENTS="$E2E_RUN/oidc-clients.json" \
   node deploy/oidc-dev/server.mjs >"$LOG/e2e-oidc-dev.log" 2>&1 &
 echo $! >"$E2E_RUN/oidc-dev.pid"
