@@ -43,6 +43,7 @@ cleanup() {
   [[ "${E2E_PROXY:-0}" == 1 ]] && TANKODROM_PROXY_DIR="$VAR/nginx" "$ROOT/deploy/proxy.sh" down
   stop_pidfile "$E2E_RUN/gunicorn.pid" "e2e gunicorn"
   stop_workers "$E2E_RUN"
+  stop_pidfile "$E2E_RUN/oidc-dev.pid" "e2e OpenID provider"
   return $rc
 }
 trap cleanup EXIT
@@ -76,6 +77,23 @@ rm -rf "$VAR/uploads" "$VAR"/celerybeat-schedule*
 "$PY" manage.py collectstatic --noinput -v 0
 TOKEN=$("$PY" manage.py issue_token e2e --name "browser tests" 2>/dev/null | tail -1)
 [[ -n "$TOKEN" ]] || die "could not issue an API token"
+
+# ── the local OpenID provider (deploy/oidc-dev) for the sign-on spec (frontend/e2e/sso.specs.mjs) ─────────────
+[[ -d deploy/oidc-dev/node_modules ]] || (cd deploy/oidc-dev && npm ci --no-audit --no-fund --loglevel=error)
+stop_pidfile "$E2E_RUN/oidc-dev.pid" "previous e2e OpenID provider"
+OIDC_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export E2E_OIDC_LOGIN=e2e-sso E2E_OIDC_PASSWORD=e2e-sso-not-secret E2E_OIDC_LABEL="Dev provider"
+export TANKODROM_OIDC_ISSUER="http://127.0.0.1:$OIDC_PORT" TANKODROM_OIDC_CLIENT_ID=tankodrom-e2e
+export TANKODROM_OIDC_CLIENT_SECRET=e2e-client-secret TANKODROM_OIDC_LABEL="$E2E_OIDC_LABEL"
+export TANKODROM_OIDC_SCOPES="openid profile email groups"
+printf '{"%s": {"sub": "e2e-sso-sub", "password": "%s", "email": "e2e-sso@example.org", "name": "E2E SSO"}}' \
+  "$E2E_OIDC_LOGIN" "$E2E_OIDC_PASSWORD" >"$E2E_RUN/oidc-accounts.json"
+printf '[{"client_id": "%s", "client_secret": "%s", "redirect_uris": ["%s/sso/oidc/callback"], "post_logout_redirect_uris": ["%s/sso/logged-out"]}]' \
+  "$TANKODROM_OIDC_CLIENT_ID" "$TANKODROM_OIDC_CLIENT_SECRET" "$TANKODROM_PUBLIC_URL" "$TANKODROM_PUBLIC_URL" >"$E2E_RUN/oidc-clients.json"
+OIDC_DEV_PORT=$OIDC_PORT OIDC_DEV_ACCOUNTS="$E2E_RUN/oidc-accounts.json" OIDC_DEV_CLIENTS="$E2E_RUN/oidc-clients.json" \
+  node deploy/oidc-dev/server.mjs >"$LOG/e2e-oidc-dev.log" 2>&1 &
+echo $! >"$E2E_RUN/oidc-dev.pid"
+wait_for 30 "the local OpenID provider" curl -sf -o /dev/null "$TANKODROM_OIDC_ISSUER/.well-known/openid-configuration"
 
 # ── the application, as `make run` starts it ──────────────────────────────────────────────────────────────
 say "e2e: starting gunicorn on $BASE and the Celery workers (with beat)"
