@@ -31,7 +31,7 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 LIVE_PATH = re.compile(r"^/api/v1/(?:tests/\d+/)?live$")
 KEEPALIVE_S = 15.0  # a comment line this often keeps proxies and load balancers from closing an idle stream
-RETRY_MS = 1000  # how soon the browser reconnects after the stream breaks
+RETRY_MS = 300  # how soon the browser reconnects after the stream breaks (a deploy, a slow watcher closed)
 _LIVE_HEADER = LIVE_HEADER.lower().encode("latin-1")
 _DROPPED = {b"content-length", b"content-type", b"cache-control", _LIVE_HEADER}
 _STREAM_HEADERS = [

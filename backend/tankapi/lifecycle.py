@@ -25,6 +25,7 @@ from backend.live import publish as live
 from backend.loadtests.models import Test, TestStatus
 from backend.tankapi import buffer
 from backend.tankapi.config_instances import configured_instances
+from backend.tankapi.config_schedule import configured_schedule
 from backend.tankapi.models import StatusCall, StopRequest
 
 log = logging.getLogger(__name__)
@@ -179,6 +180,10 @@ def save_config(test: Test, form_field: str, text: str) -> None:
         if instances is not None and instances != test.instances:
             test.instances = instances  # what the generator ran with (config_instances.py)
             changed.append("instances")
+        schedule = None if test.loadscheme else configured_schedule(text)
+        if schedule is not None:
+            test.loadscheme = [schedule]  # a BFG tank sends none with create.json (config_schedule.py)
+            changed.append("loadscheme")
         test.save(update_fields=changed)
 
 

@@ -113,3 +113,34 @@ def test_url_passwords_are_redacted_and_nothing_else() -> None:
         "other: http://user@host/ and ftp://a:***@c/ and 'http://x:***@z'\n"
         "email: someone@example.com, time 12:30@noon\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("config", "scheme"),
+    [
+        (
+            "bfg:\n  enabled: true\n  package: yandextank.plugins.Bfg\n"
+            "  load_profile: {load_type: rps, schedule: 'const(10, 24s)'}\n",
+            ["const(10, 24s)"],
+        ),
+        (
+            "phantom:\n  package: yandextank.plugins.Phantom\n"
+            "  load_profile:\n    schedule: line(1, 5, 5s) const(5, 1m)\n",
+            ["line(1, 5, 5s) const(5, 1m)"],
+        ),
+        ("bfg:\n  enabled: false\n  package: yandextank.plugins.Bfg\n  load_profile: {schedule: 'const(1, 1s)'}\n", []),
+        ("not: [yaml", []),
+    ],
+)
+def test_a_config_gives_the_schedule_a_bfg_tank_does_not_send(
+    tank_user: tuple[Any, str], config: str, scheme: list[str]
+) -> None:
+    user, _raw = tank_user
+    test = lifecycle.create_test(user, {"loadscheme": []})
+    lifecycle.save_config(test, "configinfo", config)
+    test.refresh_from_db()
+    assert test.loadscheme == scheme
+    sent = lifecycle.create_test(user, {"loadscheme": ["const(3, 3s)"]})  # what the tank sent stands
+    lifecycle.save_config(sent, "configinfo", config)
+    sent.refresh_from_db()
+    assert sent.loadscheme == ["const(3, 3s)"]

@@ -8,7 +8,7 @@ import type { Params } from "../../api/client";
 import { getReport, getSummary, getTest } from "../../api/endpoints";
 import { loadPlotly } from "../../components/charts/PlotlyFigure";
 import { ErrorBox, Loading } from "../../components/States";
-import { fetchApi, refreshTest, testKey, useApi } from "../../hooks/useApi";
+import { fetchApi, followTest, refreshTest, testKey, useApi } from "../../hooks/useApi";
 import { useLive } from "../../hooks/useLive";
 import { useUrlState } from "../../hooks/useUrlState";
 import { zoomToWindow } from "../../lib/figures";
@@ -102,7 +102,7 @@ export function ReportPage({ id }: { id: number }) {
   // A pinned window (from/to chosen) stops following: its charts stay; the header's live figures still move.
   const pinned = view.from !== null || view.to !== null;
   const channel = useLive(live === "online" ? `/api/v1/tests/${id}/live` : null, {
-    onSecond: () => void (pinned ? refreshTest(id, "meta") : refreshTest(id)),
+    onSecond: () => void (pinned ? followTest(id, "meta") : followTest(id)),
     onStatus: () => void refreshTest(id, "meta"),
   });
   usePolling(id, meta.data?.status ?? null, channel.live);
