@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from backend import env
+from backend.accounts.sso import group_roles
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env.get_str("TANKODROM_VAR_DIR", str(BASE_DIR / "var")))
@@ -263,6 +264,42 @@ TANKODROM_QUOTA_BYTES = env.get_int("TANKODROM_QUOTA_BYTES", 0)
 
 LOGIN_URL = "/login"
 LOGIN_REDIRECT_URL = "/"
+
+# Sign-on (backend/accounts/sso/; README "Single sign-on"). Password login to local accounts can be turned off: the
+# form then only serves the directory (LDAP), or disappears when there is none.
+TANKODROM_LOCAL_LOGIN = env.get_bool("TANKODROM_LOCAL_LOGIN", True)
+# OpenID Connect: on when an issuer is set; discovery from <issuer>/.well-known/openid-configuration.
+TANKODROM_OIDC = {
+    "issuer": env.get_str("TANKODROM_OIDC_ISSUER", ""),
+    "client_id": env.get_str("TANKODROM_OIDC_CLIENT_ID", ""),
+    "client_secret": env.get_str("TANKODROM_OIDC_CLIENT_SECRET", ""),
+    "scopes": env.get_str("TANKODROM_OIDC_SCOPES", "openid profile email"),
+    "groups_claim": env.get_str("TANKODROM_OIDC_GROUPS_CLAIM", "groups"),
+    "username_claim": env.get_str("TANKODROM_OIDC_USERNAME_CLAIM", "preferred_username"),
+    "label": env.get_str("TANKODROM_OIDC_LABEL", "OpenID Connect"),
+}
+# LDAP / Active Directory: on when a server URI is set. The user search filter names the login as %(user)s.
+TANKODROM_LDAP = {
+    "uri": env.get_str("TANKODROM_LDAP_URI", ""),
+    "start_tls": env.get_bool("TANKODROM_LDAP_START_TLS", False),
+    "bind_dn": env.get_str("TANKODROM_LDAP_BIND_DN", ""),
+    "bind_password": env.get_str("TANKODROM_LDAP_BIND_PASSWORD", ""),
+    "user_base": env.get_str("TANKODROM_LDAP_USER_BASE", ""),
+    "user_filter": env.get_str("TANKODROM_LDAP_USER_FILTER", "(uid=%(user)s)"),
+    "group_base": env.get_str("TANKODROM_LDAP_GROUP_BASE", ""),
+    "group_filter": env.get_str("TANKODROM_LDAP_GROUP_FILTER", "(objectClass=groupOfNames)"),
+    "group_type": env.get_str("TANKODROM_LDAP_GROUP_TYPE", "groupOfNames"),
+    "label": env.get_str("TANKODROM_LDAP_LABEL", "Directory"),
+}
+# Groups (an OIDC claim's values, LDAP group DNs) -> project roles, applied at every sign-on:
+# "GROUP=PROJECT:ROLE; ..." (backend/accounts/sso/group_roles.py).
+TANKODROM_SSO_GROUP_ROLES = group_roles.parse(env.get_str("TANKODROM_SSO_GROUP_ROLES", ""))
+# Password login (local accounts, then the directory) and the sessions of every kind of sign-on.
+AUTHENTICATION_BACKENDS = [
+    "backend.accounts.sso.backends.LocalPasswordBackend",
+    "backend.accounts.sso.ldap.DirectoryBackend",
+    "backend.accounts.sso.backends.SignOnSessionBackend",
+]
 # Size limits (backend/accounts/middleware.py): any request body, and a phout upload (PUT .../phout), in bytes.
 TANKODROM_MAX_BODY_BYTES = env.get_int("TANKODROM_MAX_BODY_BYTES", 32 * 1024 * 1024)
 TANKODROM_MAX_UPLOAD_BYTES = env.get_int("TANKODROM_MAX_UPLOAD_BYTES", 50 * 1024**3)
