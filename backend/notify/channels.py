@@ -45,11 +45,17 @@ class AddressError(ValueError):
     """A target's address that cannot be used; the message names the field."""
 
 
+HINT_HOST_CHARS = 200
+
+
 def check_url(url: str) -> str:
     parts = urlsplit(url)
     if not TARGET_URL.match(url) or parts.scheme not in ("http", "https") or not parts.hostname:
         raise AddressError("url: an http(s) URL is expected (http(s)://host[:port][/path])")
-    return f"{parts.scheme}://{parts.hostname}{':' + str(parts.port) if parts.port else ''}/…"
+    host = parts.hostname
+    if len(host) > HINT_HOST_CHARS:  # the hint is for telling targets apart, and its column holds 256
+        host = host[:HINT_HOST_CHARS] + "…"
+    return f"{parts.scheme}://{host}{':' + str(parts.port) if parts.port else ''}/…"
 
 
 def check_telegram(token: str, chat_id: str) -> str:

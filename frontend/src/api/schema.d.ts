@@ -1021,6 +1021,7 @@ export interface components {
          *     * `k6-json` - k6-json
          *     * `k6-csv` - k6-csv
          *     * `gatling` - gatling
+         *     * `gatling-binary` - gatling-binary
          *     * `locust` - locust
          *     * `jtl` - jtl
          *     * `jmeter` - jmeter
@@ -1029,7 +1030,7 @@ export interface components {
          *     * `tank` - tank
          * @enum {string}
          */
-        FormatEnum: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
+        FormatEnum: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "gatling-binary" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
         /**
          * @description * `cpu` - cpu
          *     * `memory` - memory
@@ -1262,7 +1263,19 @@ export interface components {
             /** @description last response second, unix s */
             readonly last_ts?: number | null;
             starred?: boolean;
+            /** @description not public (the field from before visibilities): writing true makes a public test owner-only, false makes it public */
             is_private?: boolean;
+            /**
+             * @description public: anyone with the link; internal: signed-in users; project: its members; owner: the owner
+             *
+             *     * `public` - anyone who can reach the server
+             *     * `internal` - any signed-in user
+             *     * `project` - the project's members
+             *     * `owner` - its owner only
+             */
+            visibility?: components["schemas"]["VisibilityEnum"];
+            /** @description the project's slug */
+            readonly project?: string;
             readonly owner?: string;
             /** Format: date-time */
             readonly created_at?: string;
@@ -1549,7 +1562,19 @@ export interface components {
             /** @description last response second, unix s */
             readonly last_ts: number | null;
             starred?: boolean;
+            /** @description not public (the field from before visibilities): writing true makes a public test owner-only, false makes it public */
             is_private?: boolean;
+            /**
+             * @description public: anyone with the link; internal: signed-in users; project: its members; owner: the owner
+             *
+             *     * `public` - anyone who can reach the server
+             *     * `internal` - any signed-in user
+             *     * `project` - the project's members
+             *     * `owner` - its owner only
+             */
+            visibility?: components["schemas"]["VisibilityEnum"];
+            /** @description the project's slug */
+            readonly project: string;
             readonly owner: string;
             /** Format: date-time */
             readonly created_at: string;
@@ -1709,6 +1734,7 @@ export interface components {
              *     * `k6-json` - k6-json
              *     * `k6-csv` - k6-csv
              *     * `gatling` - gatling
+             *     * `gatling-binary` - gatling-binary
              *     * `locust` - locust
              *     * `jtl` - jtl
              *     * `jmeter` - jmeter
@@ -1754,6 +1780,14 @@ export interface components {
          * @enum {string}
          */
         UploadStatusEnum: "receiving" | "parsing" | "ready" | "failed" | "superseded";
+        /**
+         * @description * `public` - anyone who can reach the server
+         *     * `internal` - any signed-in user
+         *     * `project` - the project's members
+         *     * `owner` - its owner only
+         * @enum {string}
+         */
+        VisibilityEnum: "public" | "internal" | "project" | "owner";
     };
     responses: never;
     parameters: never;
@@ -4068,7 +4102,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description the file's format when its content is ambiguous (default: recognised from the content) */
-                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
+                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "gatling-binary" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
                 /** @description the upload a Content-Range piece belongs to */
                 upload?: number;
             };
@@ -4263,7 +4297,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description the file's format when its content is ambiguous (default: recognised from the content) */
-                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
+                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "gatling-binary" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
                 /** @description the upload a Content-Range piece belongs to */
                 upload?: number;
             };
