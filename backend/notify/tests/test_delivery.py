@@ -18,6 +18,7 @@ from backend.loadtests.models import Test, TestStatus
 from backend.notify import service, tasks
 from backend.notify.models import Delivery, DeliveryStatus, Event, Subscription, Target
 from backend.notify.tests.receivers import Receiver, down_url
+from backend.projects.models import Visibility
 from backend.testing import api_client_for
 
 pytestmark = pytest.mark.django_db
@@ -205,7 +206,7 @@ def test_a_private_test_is_not_sent_to_someone_who_may_not_read_it(owner: User, 
         format="json",
     )
     assert subscribed.status_code == 201, subscribed.content
-    private = Test.objects.create(owner=owner, component="api", status=TestStatus.FAILED, is_private=True)
+    private = Test.objects.create(owner=owner, component="api", status=TestStatus.FAILED, visibility=Visibility.OWNER)
     public = Test.objects.create(owner=owner, component="api", status=TestStatus.FAILED)
     assert service.queue_for_test(private.pk) == []
     assert len(service.queue_for_test(public.pk)) == 1

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from backend.loadtests.models import Test, TestStatus
+from backend.projects.models import Visibility
 from backend.regressions.baselines import protected_test_ids
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +37,7 @@ def test_one_baseline_at_a_time_with_its_history(owner: User, owner_api: APIClie
 
 def test_baseline_access(owner: User, owner_api: APIClient, other_api: APIClient, anon_api: APIClient) -> None:
     mine = Test.objects.create(owner=owner, component="api", status=TestStatus.READY)
-    private = Test.objects.create(owner=owner, component="api", status=TestStatus.READY, is_private=True)
+    private = Test.objects.create(owner=owner, component="api", status=TestStatus.READY, visibility=Visibility.OWNER)
     body = {"test": mine.pk}
     assert anon_api.post("/api/v1/components/api/baseline", body, format="json").status_code == 401
     denied = other_api.post("/api/v1/components/api/baseline", body, format="json")
@@ -127,7 +128,7 @@ def test_check_answers_409_while_the_test_is_processed_and_hides_private_tests(
     running = Test.objects.create(owner=owner, component="api", status=TestStatus.PROCESSING)
     answer = owner_api.get(f"/api/v1/components/api/check/{running.pk}")
     assert answer.status_code == 409 and "still processing" in answer.json()["error"]
-    private = Test.objects.create(owner=owner, component="api", status=TestStatus.READY, is_private=True)
+    private = Test.objects.create(owner=owner, component="api", status=TestStatus.READY, visibility=Visibility.OWNER)
     hidden = other_api.get(f"/api/v1/components/api/check/{private.pk}")
     missing = other_api.get(f"/api/v1/components/api/check/{10**9}")
     assert hidden.status_code == missing.status_code == 404

@@ -1406,7 +1406,19 @@ export interface components {
             /** @description last response second, unix s */
             readonly last_ts?: number | null;
             starred?: boolean;
+            /** @description not public (the field from before visibilities): writing true makes a public test owner-only, false makes it public */
             is_private?: boolean;
+            /**
+             * @description public: anyone with the link; internal: signed-in users; project: its members; owner: the owner
+             *
+             *     * `public` - anyone who can reach the server
+             *     * `internal` - any signed-in user
+             *     * `project` - the project's members
+             *     * `owner` - its owner only
+             */
+            visibility?: components["schemas"]["VisibilityEnum"];
+            /** @description the project's slug */
+            readonly project?: string;
             readonly owner?: string;
             /** Format: date-time */
             readonly created_at?: string;
@@ -1818,7 +1830,19 @@ export interface components {
             /** @description last response second, unix s */
             readonly last_ts: number | null;
             starred?: boolean;
+            /** @description not public (the field from before visibilities): writing true makes a public test owner-only, false makes it public */
             is_private?: boolean;
+            /**
+             * @description public: anyone with the link; internal: signed-in users; project: its members; owner: the owner
+             *
+             *     * `public` - anyone who can reach the server
+             *     * `internal` - any signed-in user
+             *     * `project` - the project's members
+             *     * `owner` - its owner only
+             */
+            visibility?: components["schemas"]["VisibilityEnum"];
+            /** @description the project's slug */
+            readonly project: string;
             readonly owner: string;
             /** Format: date-time */
             readonly created_at: string;
@@ -2051,6 +2075,14 @@ export interface components {
          * @enum {string}
          */
         UploadStatusEnum: "receiving" | "parsing" | "ready" | "failed" | "superseded";
+        /**
+         * @description * `public` - anyone who can reach the server
+         *     * `internal` - any signed-in user
+         *     * `project` - the project's members
+         *     * `owner` - its owner only
+         * @enum {string}
+         */
+        VisibilityEnum: "public" | "internal" | "project" | "owner";
     };
     responses: never;
     parameters: never;
