@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from backend import env
+from backend.accounts.sso import group_roles
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env.get_str("TANKODROM_VAR_DIR", str(BASE_DIR / "var")))
@@ -39,11 +41,14 @@ INSTALLED_APPS = [
     "backend.notify",
     "backend.accounts",
     "backend.sharing",
+    "backend.retention",
     "backend.web",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Outermost of ours: sees every answer, the shared ones too (backend/core/cache_scope.py).
+    "backend.core.cache_scope.CacheScopeMiddleware",
     # Before anything reads the body: an oversized request is refused from its Content-Length alone.
     "backend.accounts.middleware.BodySizeLimitMiddleware",
     # NUL in the URL, a body without a length: refused before any view (backend/core/middleware.py).
@@ -139,6 +144,8 @@ CELERY_TASK_ROUTES = {
     # target that never answers must not hold back the tank stream or an upload (issue 29).
     "backend.notify.tasks.deliver": {"queue": "outbound"},
     "backend.notify.tasks.announce_failures": {"queue": "default"},
+    "backend.retention.tasks.start_scheduled_job": {"queue": "default"},
+    "backend.retention.tasks.run_job": {"queue": "default"},
 }
 CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
@@ -169,6 +176,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 120.0,
         "options": {"queue": "default"},
     },
+    # Maintenance: expire what the retention policy says is too old (backend/retention), once an hour.
+    "retention-expire": {
+        "task": "backend.retention.tasks.start_scheduled_job",
+        "schedule": 3600.0,
+        "options": {"queue": "default", "expires": 3600},
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -186,6 +199,9 @@ STATIC_ROOT = VAR_DIR / "static"
 FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.is_dir() else []
 WHITENOISE_MAX_AGE = 3600
+# Vite names every built asset after its content (assets/<name>-<8-character hash>.<ext>): a new build is a new
+# URL, so browsers and proxies keep these a year without asking again (Cache-Control: max-age=315360000, immutable).
+WHITENOISE_IMMUTABLE_FILE_TEST = rf"^{re.escape(STATIC_URL)}assets/[^/]+-[A-Za-z0-9_-]{{8}}\.[a-z0-9]+$"
 # collectstatic writes a gzip copy of each file beside it, which WhiteNoise serves to browsers that accept it: the
 # chart chunk is 1.1 MB plain, ~0.35 MB gzipped, fetched by everyone who opens a report with an empty cache.
 STORAGES = {
@@ -211,6 +227,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "write": env.get_str("TANKODROM_WRITE_RATE", "600/min"),
         "login": env.get_str("TANKODROM_LOGIN_RATE", "10/min"),
+        # Report reads of a window of one's own (not the cached default view) by anonymous clients, per address.
+        "anon_read": env.get_str("TANKODROM_ANON_READ_RATE", "120/min"),
     },
 }
 
@@ -242,8 +260,55 @@ TANKODROM_ONLINE_SILENCE_S = env.get_int("TANKODROM_ONLINE_SILENCE_S", 600)
 # Private instance: reading any page or API needs a login (writing always needs a token or session).
 TANKODROM_PRIVATE_INSTANCE = env.get_bool("TANKODROM_PRIVATE_INSTANCE", False)
 
+# Retention (backend/retention): a finished test's raw samples are deleted this many days after it was created, its
+# per-second aggregates and monitoring after the second figure; 0 keeps them forever. The test, its stored figures,
+# notes and tags are kept; baselines (current and past) and starred tests are never expired.
+TANKODROM_RETENTION_RAW_DAYS = env.get_int("TANKODROM_RETENTION_RAW_DAYS", 0)
+TANKODROM_RETENTION_AGGREGATES_DAYS = env.get_int("TANKODROM_RETENTION_AGGREGATES_DAYS", 0)
+# Tests whose rows one step of the retention job deletes (one mutation per table per step).
+TANKODROM_RETENTION_BATCH = env.get_int("TANKODROM_RETENTION_BATCH", 50)
+# Bytes on disk the stored tests may take (backend/retention/quota.py); past it, new uploads and tank streams get 507.
+# 0: no quota.
+TANKODROM_QUOTA_BYTES = env.get_int("TANKODROM_QUOTA_BYTES", 0)
+
 LOGIN_URL = "/login"
 LOGIN_REDIRECT_URL = "/"
+
+# Sign-on (backend/accounts/sso/; README "Single sign-on"). Password login to local accounts can be turned off: the
+# form then only serves the directory (LDAP), or disappears when there is none.
+TANKODROM_LOCAL_LOGIN = env.get_bool("TANKODROM_LOCAL_LOGIN", True)
+# OpenID Connect: on when an issuer is set; discovery from <issuer>/.well-known/openid-configuration.
+TANKODROM_OIDC = {
+    "issuer": env.get_str("TANKODROM_OIDC_ISSUER", ""),
+    "client_id": env.get_str("TANKODROM_OIDC_CLIENT_ID", ""),
+    "client_secret": env.get_str("TANKODROM_OIDC_CLIENT_SECRET", ""),
+    "scopes": env.get_str("TANKODROM_OIDC_SCOPES", "openid profile email"),
+    "groups_claim": env.get_str("TANKODROM_OIDC_GROUPS_CLAIM", "groups"),
+    "username_claim": env.get_str("TANKODROM_OIDC_USERNAME_CLAIM", "preferred_username"),
+    "label": env.get_str("TANKODROM_OIDC_LABEL", "OpenID Connect"),
+}
+# LDAP / Active Directory: on when a server URI is set. The user search filter names the login as %(user)s.
+TANKODROM_LDAP = {
+    "uri": env.get_str("TANKODROM_LDAP_URI", ""),
+    "start_tls": env.get_bool("TANKODROM_LDAP_START_TLS", False),
+    "bind_dn": env.get_str("TANKODROM_LDAP_BIND_DN", ""),
+    "bind_password": env.get_str("TANKODROM_LDAP_BIND_PASSWORD", ""),
+    "user_base": env.get_str("TANKODROM_LDAP_USER_BASE", ""),
+    "user_filter": env.get_str("TANKODROM_LDAP_USER_FILTER", "(uid=%(user)s)"),
+    "group_base": env.get_str("TANKODROM_LDAP_GROUP_BASE", ""),
+    "group_filter": env.get_str("TANKODROM_LDAP_GROUP_FILTER", "(objectClass=groupOfNames)"),
+    "group_type": env.get_str("TANKODROM_LDAP_GROUP_TYPE", "groupOfNames"),
+    "label": env.get_str("TANKODROM_LDAP_LABEL", "Directory"),
+}
+# Groups (an OIDC claim's values, LDAP group DNs) -> project roles, applied at every sign-on:
+# "GROUP=PROJECT:ROLE; ..." (backend/accounts/sso/group_roles.py).
+TANKODROM_SSO_GROUP_ROLES = group_roles.parse(env.get_str("TANKODROM_SSO_GROUP_ROLES", ""))
+# Password login (local accounts, then the directory) and the sessions of every kind of sign-on.
+AUTHENTICATION_BACKENDS = [
+    "backend.accounts.sso.backends.LocalPasswordBackend",
+    "backend.accounts.sso.ldap.DirectoryBackend",
+    "backend.accounts.sso.backends.SignOnSessionBackend",
+]
 # Size limits (backend/accounts/middleware.py): any request body, and a phout upload (PUT .../phout), in bytes.
 TANKODROM_MAX_BODY_BYTES = env.get_int("TANKODROM_MAX_BODY_BYTES", 32 * 1024 * 1024)
 TANKODROM_MAX_UPLOAD_BYTES = env.get_int("TANKODROM_MAX_UPLOAD_BYTES", 50 * 1024**3)

@@ -25,12 +25,14 @@ urlpatterns = [
     path("", include("backend.tankapi.urls")),
     path("", include("backend.uploads.urls")),
     path("", include("backend.reports.urls")),
+    path("", include("backend.live.urls")),
     path("", include("backend.compare.urls")),
     path("", include("backend.diagnosis.urls")),
     path("", include("backend.regressions.urls")),
     path("", include("backend.notify.urls")),
     path("", include("backend.accounts.urls")),
     path("", include("backend.sharing.urls")),
+    path("", include("backend.retention.urls")),
     path("", include("backend.web.urls")),
 ]
 

@@ -14,6 +14,8 @@ ensure_python() {
   if [[ ! -f "$ROOT/.venv/.installed-$stamp_src" ]]; then
     command -v gcc >/dev/null || apt_install gcc
     [[ -f "$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]] || apt_install python3-dev
+    # python-ldap (LDAP sign-on) is built from source against OpenLDAP's and Cyrus SASL's headers.
+    [[ -f /usr/include/ldap.h && -f /usr/include/sasl/sasl.h ]] || apt_install libldap2-dev libsasl2-dev
     say "installing Python dependencies (pinned in pyproject.toml) and building the C parser"
     "$PY" -m pip install -q --upgrade pip setuptools wheel >"$LOG/pip.log" 2>&1 || die "pip upgrade failed (see $LOG/pip.log)"
     "$PY" -m pip install -q -e "$ROOT[dev]" >>"$LOG/pip.log" 2>&1 || die "pip install failed (see $LOG/pip.log)"
@@ -40,6 +42,19 @@ ensure_frontend() {
   fi
 }
 
+ensure_sign_on_servers() {
+  # The sign-on tests start their own directory and OpenID provider (backend/accounts/sso/tests/servers.py):
+  # Debian's slapd with ldap-utils, and panva's oidc-provider under node (deploy/oidc-dev, pinned by its lock file).
+  command -v ldapadd >/dev/null && [[ -x /usr/sbin/slapd ]] || apt_install slapd ldap-utils
+  local dev="$ROOT/deploy/oidc-dev"
+  local lock_stamp; lock_stamp=$(sha256sum "$dev/package-lock.json" | cut -c1-16)
+  if [[ ! -f "$dev/node_modules/.installed-$lock_stamp" ]]; then
+    say "installing the local OpenID provider (deploy/oidc-dev/package-lock.json)"
+    (cd "$dev" && npm ci --no-audit --no-fund --loglevel=error) >"$LOG/npm-oidc-dev.log" 2>&1 || die "npm ci in deploy/oidc-dev failed (see $LOG/npm-oidc-dev.log)"
+    touch "$dev/node_modules/.installed-$lock_stamp"
+  fi
+}
+
 migrate() {
   say "migrating PostgreSQL and ClickHouse"
   "$PY" "$ROOT/manage.py" migrate --noinput -v 0
@@ -48,6 +63,7 @@ migrate() {
 
 ensure_python
 ensure_frontend
+ensure_sign_on_servers
 "$ROOT/deploy/stack.sh" up
 if [[ "${1:-}" != "--no-migrate" ]]; then
   migrate

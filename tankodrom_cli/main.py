@@ -3,6 +3,7 @@
     tankodrom upload phout.log [--test ID] [--name NAME ...] [--server URL] [--token TOKEN] [--wait] [--format NAME]
     tankodrom check --component NAME --test ID [--server URL] [--token TOKEN]   (CI gate: see check.py)
     tankodrom follow FILE [--format NAME] [--pid PID | -- COMMAND ...]   (live: see follow.py)
+    tankodrom export ID [-o FILE] / tankodrom import FILE   (a test as one archive file: see archive.py)
 
 phout, JMeter JTL (CSV, XML), k6 (--out json/csv), Gatling simulation.log (3.0-3.12 text, 3.13+ binary) and Locust
 stats history are recognised by the server from the content (docs/formats.md); `--format` names it for an ambiguous
@@ -29,7 +30,7 @@ from urllib.parse import quote
 
 from tqdm import tqdm
 
-from tankodrom_cli import check, follow
+from tankodrom_cli import archive, check, follow
 from tankodrom_cli.options import add_server_options, token_of
 from tankodrom_cli.tank import TankError
 from tankodrom_cli.transport import Api, FileRange, TransportError
@@ -240,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--quiet", action="store_true", help="no progress bar")
     check.add_parser(sub, DEFAULT_SERVER)
     _add_follow_parser(sub)
+    archive.add_parsers(sub, DEFAULT_SERVER)
     return parser
 
 
@@ -325,6 +327,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         return check.run(args)
     if args.command == "follow":
         return run_follow(args, generator)
+    if args.command in ("export", "import"):
+        try:
+            return archive.run_export(args) if args.command == "export" else archive.run_import(args)
+        except archive.ArchiveCliError as exc:
+            raise CliError(str(exc)) from exc
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"no such file: {path}")

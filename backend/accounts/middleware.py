@@ -15,7 +15,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-UPLOAD_PATH = re.compile(r"^/api/v1/tests/\d+/(phout|results)$")  # the upload view and its neutral alias
+UPLOAD_PATH = re.compile(r"^/api/v1/(tests/\d+/(phout|results)|archives)$")  # uploads (and the neutral alias), archives
 _RANGE_TOTAL = re.compile(r"^\s*bytes\s+\d+-\d+/(\d+)\s*$")
 
 

@@ -16,6 +16,8 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from backend.accounts.sso import oidc
+from backend.accounts.sso.views import ID_TOKEN_KEY, sign_on_context
 from backend.accounts.throttling import login_allowed, page_write_allowed
 from backend.loadtests.models import ApiToken
 from backend.loadtests.tokens import create_token, rename_token, revoke_token
@@ -27,7 +29,15 @@ class LoginView(auth_views.LoginView):
     template_name = "accounts/login.html"
     redirect_authenticated_user = True
 
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return {**super().get_context_data(**kwargs), **sign_on_context()}
+
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not sign_on_context()["password_form"]:
+            # Local accounts are off and there is no directory: no password is checked here at all.
+            form = self.get_form_class()(request)
+            context = self.get_context_data(form=form, sso_error="Password login is turned off on this server.")
+            return self.render_to_response(context, status=403)
         if not login_allowed(request, str(request.POST.get("username", ""))):
             # An unbound form: validating the posted one would try the password, which is what we refuse.
             form = self.get_form_class()(request)
@@ -38,6 +48,18 @@ class LoginView(auth_views.LoginView):
 
 class LogoutView(auth_views.LogoutView):
     template_name = "accounts/logged_out.html"
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        id_token = request.session.get(ID_TOKEN_KEY)
+        response = super().post(request, *args, **kwargs)
+        cfg = oidc.config()
+        if id_token and cfg is not None:
+            # Signed in through the OpenID provider: end the session there too, or the next "Sign in with" would
+            # let the browser straight back in without asking.
+            provider_logout = oidc.logout_url(cfg, str(id_token))
+            if provider_logout:
+                return render(request, self.template_name, {"provider_logout_url": provider_logout})
+        return response
 
 
 def _tokens_page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:

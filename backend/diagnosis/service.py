@@ -23,7 +23,7 @@ from backend.clickhouse.queries import diagnosis as queries
 from backend.diagnosis.models import ENGINE_VERSION, AnalysisStatus, TestAnalysis
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_read
-from backend.reports.source import source_id_of
+from backend.reports.source import source_id_of, source_of
 from backend.reports.whole import whole_summary
 
 log = logging.getLogger(__name__)
@@ -78,8 +78,9 @@ def load_input(test: Test) -> DiagnosisInput:
         for host, metrics in queries.monitoring_points(int(test.pk)).items()
     ]
     starts = None
-    if test.active_upload_id:
-        per_second = queries.starts_per_second(int(test.pk), int(test.active_upload_id))
+    upload_id = source_of(test).upload_id  # None also when retention expired the raw samples: no send times left
+    if upload_id is not None:
+        per_second = queries.starts_per_second(int(test.pk), upload_id)
         starts = np.array([per_second.get(ts, 0) for ts in rows.ts], dtype=np.float64)
     return DiagnosisInput(
         series=series,

@@ -88,10 +88,14 @@ class Test(models.Model):
     config_info = models.TextField(blank=True, default="")
     config_monitoring = models.TextField(blank=True, default="")
 
-    starred = models.BooleanField(default=False)
+    starred = models.BooleanField(default=False)  # starred (pinned) tests are never expired by retention
     is_private = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Set by retention (backend/retention) before it deletes the rows: from then on the report reads the per-second
+    # aggregates' histograms instead of the raw samples, and after aggregates_expired_at only the stored figures.
+    raw_expired_at = models.DateTimeField(null=True, blank=True)
+    aggregates_expired_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-id"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import can_read
@@ -84,3 +85,9 @@ def protected_test_ids() -> set[int]:
 
 def is_protected(test_id: int) -> bool:
     return test_id in protected_test_ids()
+
+
+def ever_baseline_ids() -> QuerySet[BaselineMark, int]:
+    """Tests that are or ever were a component's baseline (a subquery): retention never expires them, since the
+    baseline history and the dashboards that point at past baselines must keep answering."""
+    return BaselineMark.objects.filter(test__isnull=False).values_list("test_id", flat=True)

@@ -15,7 +15,7 @@ class BaselineMark(models.Model):
     """One change of a component's baseline; the newest row is in force. `test` None: the baseline was cleared.
 
     Rows are never updated, so the history says who chose which baseline when. A test marked here is never removed
-    by retention (`backend.regressions.baselines.protected_test_ids`).
+    by retention, nor one that was a baseline before (`backend.regressions.baselines.ever_baseline_ids`).
     """
 
     component = models.CharField(max_length=256, db_index=True)

@@ -28,8 +28,8 @@ from backend.reports.source import data_version_from
 # The report answers that reports.cache.conditional versions (one test each).
 SHARED_PATH = re.compile(r"^/api/v1/tests/(\d{1,18})/(?:summary|report|charts/[a-z_]{1,40}|tables|monitoring|config)$")
 _VERSION_SQL = (
-    "SELECT status, active_upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, is_private "
-    f"FROM {Test._meta.db_table} WHERE id = %s"
+    "SELECT status, active_upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, "
+    f"is_private, raw_expired_at, aggregates_expired_at FROM {Test._meta.db_table} WHERE id = %s"
 )
 
 
@@ -50,9 +50,20 @@ def _current_etag(test_id: int, url: str) -> str | None:
         row = cursor.fetchone()
     if row is None or row[8]:  # gone, or private
         return None
-    status, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, _private = row
+    status, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, _private = row[:9]
+    raw_expired_at, aggregates_expired_at = row[9:]
     refreshed = cache.generation(test_id)
-    data = data_version_from(test_id, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at)
+    data = data_version_from(
+        test_id,
+        upload_id,
+        has_stream,
+        first_ts,
+        last_ts,
+        last_push_at,
+        finished_at,
+        raw_expired_at,
+        aggregates_expired_at,
+    )
     version = cache.version_from(data, status, created_at, refreshed)
     return cache.etag_of_versions([version], url)
 

@@ -34,8 +34,9 @@ def source_id_of(test: Test) -> int:
 
 def source_of(test: Test) -> Source:
     source_id = source_id_of(test)
-    # An upload of per-second aggregates only (a Locust stats history) has rows but no samples: not exact.
-    exact = source_id != 0 and has_samples(source_id)
+    # An upload of per-second aggregates only (a Locust stats history) has rows but no samples: not exact. Nor is a
+    # test whose raw samples retention expired: its upload's per-second histograms remain (backend/retention).
+    exact = source_id != 0 and test.raw_expired_at is None and has_samples(source_id)
     return Source(source_id=source_id, upload_id=source_id if exact else None)
 
 
@@ -47,11 +48,16 @@ def data_version_from(
     last_ts: int | None,
     last_push_at: datetime | None,
     finished_at: datetime | None,
+    raw_expired_at: datetime | None,
+    aggregates_expired_at: datetime | None,
 ) -> str:
-    """What changes when a test's data changes: a new active upload, a push, a re-close."""
+    """What changes when a test's data changes: a new active upload, a push, a re-close, retention expiring rows."""
     pushed = last_push_at.isoformat() if last_push_at else ""
     finished = finished_at.isoformat() if finished_at else ""
-    return f"{pk}:{active_upload_id or 0}:{int(has_stream)}:{first_ts or 0}:{last_ts or 0}:{pushed}:{finished}"
+    expired = f"{int(raw_expired_at is not None)}{int(aggregates_expired_at is not None)}"
+    return (
+        f"{pk}:{active_upload_id or 0}:{int(has_stream)}:{first_ts or 0}:{last_ts or 0}:{pushed}:{finished}:{expired}"
+    )
 
 
 def data_version(test: Test) -> str:
@@ -63,6 +69,8 @@ def data_version(test: Test) -> str:
         test.last_ts,
         test.last_push_at,
         test.finished_at,
+        test.raw_expired_at,
+        test.aggregates_expired_at,
     )
 
 

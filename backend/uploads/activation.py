@@ -80,7 +80,19 @@ def activate(upload: Upload, result: IngestResult, path: Path) -> str:
             if test.status != TestStatus.ONLINE:
                 test.status = TestStatus.READY
             test.error = ""
-            test.save(update_fields=["active_upload", "first_ts", "last_ts", "status", "error"])
+            # A new upload brings its own samples and per-second rows, whatever retention expired before.
+            test.raw_expired_at = test.aggregates_expired_at = None
+            test.save(
+                update_fields=[
+                    "active_upload",
+                    "first_ts",
+                    "last_ts",
+                    "status",
+                    "error",
+                    "raw_expired_at",
+                    "aggregates_expired_at",
+                ]
+            )
             if previous is not None:
                 Upload.objects.filter(pk=previous.pk).update(status=UploadStatus.SUPERSEDED)
                 previous_id = int(previous.pk)

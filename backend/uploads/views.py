@@ -25,6 +25,7 @@ from rest_framework.views import APIView
 from analytics.formats import ALIASES, FORMAT_NAMES
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.loadtests.permissions import test_or_404
+from backend.retention import quota
 from backend.tankapi.socket_body import SocketBody
 from backend.uploads import formats, receive
 from backend.uploads.serializers import UploadReceivedSerializer, UploadSerializer, upload_summary
@@ -82,6 +83,9 @@ class PhoutUploadView(APIView):
                 response=OpenApiTypes.OBJECT,
                 description="the upload is already complete, or another request is sending it",
             ),
+            507: OpenApiResponse(
+                response=OpenApiTypes.OBJECT, description="the storage quota is used up (the message names it)"
+            ),
         },
         summary="Upload a result file (phout, JMeter JTL, k6, Gatling, Locust; plain or gzip) as the test's data; "
         "resumable with Content-Range",
@@ -96,6 +100,9 @@ class PhoutUploadView(APIView):
                 {"error": "Content-Length is required (send the file with a known size, e.g. curl -T file)"},
                 status=status.HTTP_411_LENGTH_REQUIRED,
             )
+        refused = quota.refusal(test) if request.query_params.get("upload") is None else None
+        if refused is not None:  # a new upload; a piece of one accepted before may still complete
+            return Response(refused, status=status.HTTP_507_INSUFFICIENT_STORAGE)
         try:
             result_format = formats.requested_format(request.query_params.get("format"))
         except formats.FormatError as exc:

@@ -12,6 +12,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     re_path(r"^compare/(?P<ids>\d+(?:/\d+)+)/?$", views.compare, name="web-compare"),
     path("component/<str:name>", views.component, name="web-component"),
     path("component/<str:name>/", views.component),
+    path("storage", views.storage, name="web-storage"),
+    path("storage/", views.storage),
     # Last: an unknown page path gets the app's own 404 page. API, static and admin paths keep their own 404s
     # (JSON, plain), so a client of the API never receives HTML.
     re_path(r"^(?!api/|static/|admin/|media/)(?P<path>.+)$", views.not_found, name="web-not-found"),

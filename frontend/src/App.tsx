@@ -6,6 +6,7 @@ import { TestListPage } from "./pages/TestList/TestListPage";
 import { ReportPage } from "./pages/TestReport/ReportPage";
 import { ComparePage } from "./pages/Compare/ComparePage";
 import { ComponentPage } from "./pages/Component/ComponentPage";
+import { StoragePage } from "./pages/Storage/StoragePage";
 
 function Page() {
   const route = routeOf(window.location.pathname);
@@ -18,6 +19,8 @@ function Page() {
       return <ComparePage ids={route.ids} />;
     case "component":
       return <ComponentPage name={route.name} />;
+    case "storage":
+      return <StoragePage />;
     case "notfound":
       return (
         <main className="page" data-page="not-found">

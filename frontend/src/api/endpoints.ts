@@ -13,7 +13,10 @@ import type {
   TestEdit,
   Paginated,
   ReportInfo,
+  RetentionJob,
+  RetentionJobs,
   StopAnswer,
+  StorageAnswer,
   Summary,
   TablesAnswer,
   TestMeta,
@@ -101,3 +104,9 @@ export const getTrend = (name: string, params: Params, signal?: AbortSignal) =>
   getJson<TrendAnswer>(`${API}/components/${encodeURIComponent(name)}/trend`, params, signal);
 
 export const getMe = (signal?: AbortSignal) => getJson<Me>(`${API}/me`, [], signal);
+
+export const getStorage = (signal?: AbortSignal) => getJson<StorageAnswer>(`${API}/storage`, [], signal);
+
+export const getRetentionJobs = (signal?: AbortSignal) => getJson<RetentionJobs>(`${API}/retention/jobs`, [], signal);
+
+export const startRetentionJob = () => sendJson<RetentionJob>("POST", `${API}/retention/jobs`);

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/api/v1/archives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import an archive (from GET /api/v1/tests/<id>/archive) as a new test */
+        post: operations["v1_archives_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/compare": {
         parameters: {
             query?: never;
@@ -161,6 +178,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-Sent Events of several online tests (the list's online rows); those the caller may not read are left out */
+        get: operations["v1_live_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -208,6 +242,58 @@ export interface paths {
         post?: never;
         /** Remove one of your targets */
         delete: operations["v1_notify_targets_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retention/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The retention policy and recent jobs */
+        get: operations["v1_retention_jobs_retrieve"];
+        put?: never;
+        /** Run the retention job now */
+        post: operations["v1_retention_jobs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retention/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One retention job and its progress */
+        get: operations["v1_retention_job_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Bytes on disk: tables, the largest tests, the rate, the projection and the quota (staff) */
+        get: operations["v1_storage_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -264,6 +350,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tests/{test_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The test as one archive file (metadata, raw samples or aggregates, monitoring, notes, tags) */
+        get: operations["v1_tests_archive_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tests/{test_id}/charts/{name}": {
         parameters: {
             query?: never;
@@ -290,6 +393,23 @@ export interface paths {
         };
         /** The tank configs uploaded with the test */
         get: operations["v1_tests_config_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tests/{test_id}/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-Sent Events of an online test: `second` (the live figures of its newest stored second) and `status`; resumes after the Last-Event-ID header (or ?last_event_id=) */
+        get: operations["v1_tests_live_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -436,6 +556,23 @@ export interface paths {
         put?: never;
         /** Stop an online test: the tank's next push for it is refused (410) and it ends its upload */
         post: operations["v1_tests_stop_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tests/{test_id}/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A test's rows and bytes on disk */
+        get: operations["v1_tests_storage_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -590,6 +727,12 @@ export interface components {
             label: string;
             /** @description the second to mark on the time charts, unix s */
             ts: number;
+        };
+        ArchiveImported: {
+            /** @description the new test */
+            id: number;
+            /** @description its report's path */
+            url: string;
         };
         BadLine: {
             /** @description 1-based line number in the (decompressed) file */
@@ -1021,6 +1164,7 @@ export interface components {
          *     * `k6-json` - k6-json
          *     * `k6-csv` - k6-csv
          *     * `gatling` - gatling
+         *     * `gatling-binary` - gatling-binary
          *     * `locust` - locust
          *     * `jtl` - jtl
          *     * `jmeter` - jmeter
@@ -1029,7 +1173,7 @@ export interface components {
          *     * `tank` - tank
          * @enum {string}
          */
-        FormatEnum: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
+        FormatEnum: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "gatling-binary" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
         /**
          * @description * `cpu` - cpu
          *     * `memory` - memory
@@ -1268,10 +1412,27 @@ export interface components {
             readonly created_at?: string;
             /** Format: date-time */
             readonly finished_at?: string | null;
+            /**
+             * Format: date-time
+             * @description when retention deleted the raw samples (quantiles from histograms since)
+             */
+            readonly raw_expired_at?: string | null;
+            /**
+             * Format: date-time
+             * @description when retention deleted the per-second aggregates and monitoring (stored figures only)
+             */
+            readonly aggregates_expired_at?: string | null;
             /** @description whether the caller may edit, star or delete it */
             readonly can_write?: boolean;
             /** @description a stop was asked from the web (POST /api/v1/tests/<id>/stop) and the test is still online */
             readonly stop_requested?: boolean;
+            /**
+             * Format: double
+             * @description when a stop was asked from the web, unix s (null: never); kept after the test closes
+             */
+            readonly stopped_at?: number | null;
+            /** @description whether a stop ends the tank's shooting: its tank sends the status call (Lunapark mode). Else the tank shoots on to the end of its schedule and only its data is refused */
+            readonly stop_ends_shooting?: boolean;
             /** @description labels; a write replaces the whole list */
             tags?: string[];
             /** @description the owner's username (the token that created the test), else `person` as the tank sent it */
@@ -1381,6 +1542,57 @@ export interface components {
          * @enum {string}
          */
         ResultKindEnum: "ok" | "errors" | "stopped" | "failed" | "running" | "processing";
+        RetentionJob: {
+            readonly id: number;
+            readonly status: components["schemas"]["RetentionJobStatusEnum"];
+            /** @description schedule or manual */
+            readonly trigger: string;
+            readonly started_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+            /** @description tests due when the job started */
+            readonly tests_total: number;
+            readonly tests_done: number;
+            /**
+             * Format: double
+             * @description tests done / tests due when the job started, 0..1
+             */
+            readonly progress: number;
+            /** @description tests whose raw samples were deleted */
+            readonly raw_expired: number;
+            /** @description tests whose per-second rows were deleted */
+            readonly aggregates_expired: number;
+            /** @description bytes on disk of the test tables */
+            readonly bytes_before: number | null;
+            readonly bytes_after: number | null;
+            /** @description bytes on disk before minus after (null until done) */
+            readonly bytes_freed: number | null;
+            readonly error: string;
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `done` - Done
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        RetentionJobStatusEnum: "queued" | "running" | "done" | "failed";
+        RetentionJobs: {
+            policy: components["schemas"]["RetentionPolicy"];
+            jobs: components["schemas"]["RetentionJob"][];
+        };
+        RetentionPolicy: {
+            /** @description raw samples deleted this many days after; null: kept */
+            raw_days: number | null;
+            /** @description per-second aggregates and monitoring deleted this many days after; null: kept */
+            aggregates_days: number | null;
+        };
         Rps: {
             /**
              * Format: double
@@ -1430,6 +1642,50 @@ export interface components {
         StopError: {
             error: string;
         };
+        Storage: {
+            tables: components["schemas"]["TableStorage"][];
+            total_bytes: number;
+            tests_with_rows: number;
+            largest: components["schemas"]["StorageLargestTest"][];
+            rate: components["schemas"]["StorageRate"];
+            projected: components["schemas"]["StorageProjected"][];
+            quota: components["schemas"]["StorageQuota"];
+            policy: components["schemas"]["RetentionPolicy"];
+        };
+        StorageLargestTest: {
+            test: number;
+            name: string;
+            component: string;
+            /** Format: date-time */
+            created_at: string;
+            rows: components["schemas"]["StorageRows"];
+            bytes_on_disk: number;
+        };
+        StorageProjected: {
+            days: number;
+            /** @description today's bytes plus the rate times the days */
+            bytes_on_disk: number;
+        };
+        StorageQuota: {
+            name: string;
+            /** @description null: no quota */
+            limit_bytes: number | null;
+            /** Format: double */
+            used_share: number | null;
+        };
+        StorageRate: {
+            window_days: number;
+            /** @description bytes of the tests created in the window, per day */
+            bytes_per_day: number;
+        };
+        StorageRows: {
+            /** @description raw samples */
+            raw: number;
+            /** @description per-second, per-case rows */
+            aggregates: number;
+            /** @description monitoring points */
+            monitoring: number;
+        };
         Subscription: {
             id: number;
             component: string;
@@ -1462,6 +1718,19 @@ export interface components {
             rps: components["schemas"]["Rps"];
             outcomes: components["schemas"]["Outcomes"];
             from: number | null;
+        };
+        /**
+         * @description * `raw` - raw
+         *     * `aggregates` - aggregates
+         *     * `monitoring` - monitoring
+         * @enum {string}
+         */
+        TableEnum: "raw" | "aggregates" | "monitoring";
+        TableStorage: {
+            table: components["schemas"]["TableEnum"];
+            rows: number;
+            /** @description active parts in system.parts */
+            bytes_on_disk: number;
         };
         Tables: {
             exact: boolean;
@@ -1555,10 +1824,27 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly finished_at: string | null;
+            /**
+             * Format: date-time
+             * @description when retention deleted the raw samples (quantiles from histograms since)
+             */
+            readonly raw_expired_at: string | null;
+            /**
+             * Format: date-time
+             * @description when retention deleted the per-second aggregates and monitoring (stored figures only)
+             */
+            readonly aggregates_expired_at: string | null;
             /** @description whether the caller may edit, star or delete it */
             readonly can_write: boolean;
             /** @description a stop was asked from the web (POST /api/v1/tests/<id>/stop) and the test is still online */
             readonly stop_requested: boolean;
+            /**
+             * Format: double
+             * @description when a stop was asked from the web, unix s (null: never); kept after the test closes
+             */
+            readonly stopped_at: number | null;
+            /** @description whether a stop ends the tank's shooting: its tank sends the status call (Lunapark mode). Else the tank shoots on to the end of its schedule and only its data is refused */
+            readonly stop_ends_shooting: boolean;
             /** @description labels; a write replaces the whole list */
             tags?: string[];
             /** @description the owner's username (the token that created the test), else `person` as the tank sent it */
@@ -1593,6 +1879,16 @@ export interface components {
          * @enum {string}
          */
         TestStatusEnum: "online" | "processing" | "ready" | "failed";
+        TestStorage: {
+            test: number;
+            rows: components["schemas"]["StorageRows"];
+            /** @description estimated: its rows times its tables' bytes per row */
+            bytes_on_disk: number;
+            /** Format: date-time */
+            raw_expired_at: string | null;
+            /** Format: date-time */
+            aggregates_expired_at: string | null;
+        };
         /** @description A token as lists show it: never the token itself, which exists in clear only in the create answer. */
         Token: {
             readonly id: number;
@@ -1709,6 +2005,7 @@ export interface components {
              *     * `k6-json` - k6-json
              *     * `k6-csv` - k6-csv
              *     * `gatling` - gatling
+             *     * `gatling-binary` - gatling-binary
              *     * `locust` - locust
              *     * `jtl` - jtl
              *     * `jmeter` - jmeter
@@ -1763,6 +2060,118 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    v1_archives_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/zip": string;
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArchiveImported"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such test or object (a private test looks missing to those who may not read it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Length required (chunked bodies are not read) */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many writes; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the storage quota is used up */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     v1_compare_retrieve: {
         parameters: {
             query: {
@@ -2776,6 +3185,74 @@ export interface operations {
             };
         };
     };
+    v1_live_retrieve: {
+        parameters: {
+            query: {
+                /** @description ids, comma-separated (50 at most) */
+                tests: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid or revoked API token, or credentials needed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such test or object (a private test looks missing to those who may not read it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     v1_me_retrieve: {
         parameters: {
             query?: never;
@@ -3055,6 +3532,293 @@ export interface operations {
             };
             /** @description too many writes; retry after the Retry-After header's seconds */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_retention_jobs_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionJobs"];
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_retention_jobs_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionJob"];
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many writes; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_retention_job_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionJob"];
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_storage_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Storage"];
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3573,6 +4337,70 @@ export interface operations {
             };
         };
     };
+    v1_tests_archive_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                test_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid or revoked API token, or credentials needed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     v1_tests_charts_retrieve: {
         parameters: {
             query?: {
@@ -3685,6 +4513,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid or revoked API token, or credentials needed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such test or object (a private test looks missing to those who may not read it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_tests_live_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                test_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
             };
             /** @description bad parameter or body (named in `error`) */
             400: {
@@ -4068,7 +4963,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description the file's format when its content is ambiguous (default: recognised from the content) */
-                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
+                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "gatling-binary" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
                 /** @description the upload a Content-Range piece belongs to */
                 upload?: number;
             };
@@ -4182,6 +5077,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the storage quota is used up (the message names it) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -4263,7 +5169,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description the file's format when its content is ambiguous (default: recognised from the content) */
-                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
+                format?: "phout" | "jmeter-csv" | "jmeter-xml" | "k6-json" | "k6-csv" | "gatling" | "gatling-binary" | "locust" | "jtl" | "jmeter" | "k6" | "pandora" | "tank";
                 /** @description the upload a Content-Range piece belongs to */
                 upload?: number;
             };
@@ -4377,6 +5283,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the storage quota is used up (the message names it) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -4593,6 +5510,77 @@ export interface operations {
             };
             /** @description too many writes; retry after the Retry-After header's seconds */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_tests_storage_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                test_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestStorage"];
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -72,3 +72,10 @@ export type DeliveryJson = Schemas["Delivery"];
 /** A target as listed; the answer that created one also carries a webhook's signing key, and never again. */
 export type TargetJson = Schemas["TargetCreated"];
 export type SubscriptionJson = Schemas["Subscription"];
+
+/** GET /api/v1/storage: bytes on disk per table, the largest tests, the rate, the projection, quota and policy. */
+export type StorageAnswer = Schemas["Storage"];
+
+/** GET /api/v1/retention/jobs: the policy and the recent retention jobs with their progress. */
+export type RetentionJobs = Schemas["RetentionJobs"];
+export type RetentionJob = Schemas["RetentionJob"];

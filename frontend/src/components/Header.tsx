@@ -41,6 +41,7 @@ export function Header() {
         {me.data?.authenticated ? (
           <>
             <span className="user">{me.data.username}</span>
+            {me.data.is_staff && <a href="/storage">Storage</a>}
             {me.data.is_staff && <a href="/admin/">Admin</a>}
             <form method="post" action="/logout" className="inline">
               <input type="hidden" name="csrfmiddlewaretoken" value={csrf()} />

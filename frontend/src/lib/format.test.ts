@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
+  formatBytes,
   formatCount,
   formatFixed,
   parseDateTime,
@@ -86,5 +87,17 @@ describe("parseDateTime", () => {
     expect(parseDateTime(formatUnix(1606174457, false), false)).toBe(1606174457);
     expect(parseDateTime("yesterday", true)).toBeNull();
     expect(parseDateTime("2020-13-01 00:00", true)).toBeNull();
+  });
+});
+
+describe("formatBytes", () => {
+  it("scales to binary units with three significant figures", () => {
+    expect(formatBytes(0)).toBe("0 B");
+    expect(formatBytes(512)).toBe("512 B");
+    expect(formatBytes(1536)).toBe("1.50 KiB");
+    expect(formatBytes(20.3 * 1024 ** 2)).toBe("20.3 MiB");
+    expect(formatBytes(150 * 1024 ** 3)).toBe("150 GiB");
+    expect(formatBytes(-2048)).toBe("-2.00 KiB");
+    expect(formatBytes(null)).toBe("—");
   });
 });

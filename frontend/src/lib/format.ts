@@ -60,6 +60,20 @@ export function formatCount(value: Num): string {
   return `${negative ? "-" : ""}${grouped}${frac ? "." + frac : ""}`;
 }
 
+/** Bytes in binary units, three significant figures: `512 B`, `1.50 KiB`, `20.3 MiB`, `1.21 TiB`. */
+export function formatBytes(value: Num): string {
+  if (missing(value)) return "—";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let scaled = Math.abs(value);
+  let unit = 0;
+  while (scaled >= 1024 && unit < units.length - 1) {
+    scaled /= 1024;
+    unit += 1;
+  }
+  const digits = unit === 0 ? 0 : scaled >= 100 ? 0 : scaled >= 10 ? 1 : 2;
+  return `${value < 0 ? "-" : ""}${formatFixed(scaled, digits)} ${units[unit]}`;
+}
+
 /** A duration in seconds as `1h 02m 03s`, `5m 00s` or `42s`. */
 export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return "—";

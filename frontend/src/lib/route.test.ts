@@ -9,6 +9,7 @@ describe("routeOf", () => {
     expect(routeOf("/42/")).toEqual({ kind: "report", id: 42 });
     expect(routeOf("/compare/1/2/3")).toEqual({ kind: "compare", ids: [1, 2, 3] });
     expect(routeOf("/component/my%20svc")).toEqual({ kind: "component", name: "my svc" });
+    expect(routeOf("/storage")).toEqual({ kind: "storage" });
   });
   it("rejects the rest", () => {
     expect(routeOf("/compare/1")).toEqual({ kind: "notfound" });

@@ -5,6 +5,7 @@ export type Route =
   | { kind: "report"; id: number }
   | { kind: "compare"; ids: number[] }
   | { kind: "component"; name: string }
+  | { kind: "storage" }
   | { kind: "notfound" };
 
 export function routeOf(pathname: string): Route {
@@ -19,6 +20,7 @@ export function routeOf(pathname: string): Route {
   if (head === "component" && rest.length === 1 && rest[0]) {
     return { kind: "component", name: decodeURIComponent(rest[0]) };
   }
+  if (parts.length === 1 && head === "storage") return { kind: "storage" };
   if (parts.length === 1 && head && /^\d+$/.test(head)) return { kind: "report", id: Number(head) };
   return { kind: "notfound" };
 }

@@ -13,7 +13,17 @@ import type { Summary, TestMeta } from "../../api/types";
 import { selectionLabel, type ViewState } from "../../lib/viewState";
 import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
-import { formatCount, formatDuration, formatLoadScheme, formatMs, formatPercent, formatUnix } from "../../lib/format";
+import { LiveFigures } from "../../components/LiveFigures";
+import type { LiveFigures as Live } from "../../hooks/useLive";
+import {
+  formatCount,
+  formatDuration,
+  formatIso,
+  formatLoadScheme,
+  formatMs,
+  formatPercent,
+  formatUnix,
+} from "../../lib/format";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   if (children === null || children === undefined || children === "" || children === "—") return null;
@@ -32,6 +42,30 @@ function Chip({ label, value, tone }: { label: string; value: string; tone?: "go
       <span className="chip-label">{label}</span>
     </div>
   );
+}
+
+/** What retention deleted of this test, and so what its figures are read from now (backend/retention). */
+function RetentionNote({ test }: { test: TestMeta }) {
+  if (test.aggregates_expired_at) {
+    return (
+      <p className="retention-note" role="note" data-retention="aggregates">
+        Per-second data and monitoring expired on {formatIso(test.aggregates_expired_at).slice(0, 10)} (retention
+        policy): the charts are empty; the test, its stored figures, notes and tags remain
+        {test.q99_ms !== null && test.q99_ms !== undefined
+          ? ` (q99 ${formatMs(test.q99_ms)} ms, max RPS ${formatCount(test.max_rps)}).`
+          : "."}
+      </p>
+    );
+  }
+  if (test.raw_expired_at) {
+    return (
+      <p className="retention-note" role="note" data-retention="raw">
+        Raw samples expired on {formatIso(test.raw_expired_at).slice(0, 10)} (retention policy): quantiles are
+        estimated from the per-second histograms.
+      </p>
+    );
+  }
+  return null;
 }
 
 function CopyLink() {
@@ -67,6 +101,7 @@ export function ReportHeader({
   selection,
   bounds,
   onChanged,
+  live = null,
 }: {
   test: TestMeta;
   /** The whole test's summary: what the JSON export gives, whatever the chips show. */
@@ -79,6 +114,8 @@ export function ReportHeader({
   selection: Pick<ViewState, "cases" | "from" | "to"> | null;
   bounds: { first: number; last: number } | null;
   onChanged: () => void;
+  /** An online test's live figures from its channel (null: none yet, or not online). */
+  live?: Live | null;
 }) {
   const [editing, setEditing] = useState(false);
   const title = displayName(test);
@@ -116,6 +153,7 @@ export function ReportHeader({
         <StatusBadge status={test.status} />
         {exit && <span className="exit">{exit}</span>}
       </div>
+      {live && test.status === "online" && <LiveFigures live={live} />}
       <div className="actions" role="group" aria-label="Test actions">
         <CopyLink />
         <button type="button" onClick={() => void exportJson()} title="The test's metadata and whole-test summary as JSON">
@@ -158,6 +196,7 @@ export function ReportHeader({
         </ul>
       )}
       {test.description && <p className="description">{test.description}</p>}
+      <RetentionNote test={test} />
       {previous.data && (
         <p className="previous">
           <a href={`/compare/${previous.data.id}/${test.id}`}>

@@ -187,7 +187,7 @@ export function TablesTab({ testId, params }: { testId: number; params: Params }
             title={
               <>
                 Cumulative quantiles, ms{" "}
-                <span className="hint">{data.exact ? "exact, from raw samples" : "from per-second histograms (tank stream, Locust): not exact"}</span>
+                <span className="hint">{data.exact ? "exact, from raw samples" : "from per-second histograms (tank stream, Locust, or raw samples expired): not exact"}</span>
               </>
             }
             csv={
