@@ -24,6 +24,8 @@ from analytics.numbers import NotANumber, json_number, parse_float, parse_int
 from analytics.phout import NotPhout, PhoutParser
 from analytics.schema.samples import PhoutBatch
 
+pytestmark = pytest.mark.probe
+
 FIXTURES = Path(__file__).parent / "fixtures"
 HOSTILE = [
     "inf", "-inf", "Infinity", "nan", "NaN", "1e400", "-1e400", "²", "٣", "１２", "1_000", "0x10", " 7", "7 ",

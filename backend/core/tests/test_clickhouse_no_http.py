@@ -12,6 +12,8 @@ import pytest
 
 from backend.testing import ROOT, SpareClickHouse, _answers
 
+pytestmark = pytest.mark.probe
+
 
 def test_the_config_has_no_http_port() -> None:
     config = (ROOT / "deploy" / "clickhouse" / "config.xml.in").read_text()

@@ -14,7 +14,7 @@ from backend.tankapi import lifecycle
 
 from .conftest import fixture_bytes
 
-pytestmark = pytest.mark.usefixtures("clickhouse", "redis_db")
+pytestmark = [pytest.mark.usefixtures("clickhouse", "redis_db"), pytest.mark.probe]
 
 
 def endpoints(job: int) -> list[tuple[str, bytes]]:

@@ -14,6 +14,8 @@ from backend.loadtests.models import Test, UploadStatus
 from backend.testing import TokenUser
 from backend.uploads.tests.conftest import final_upload
 
+pytestmark = pytest.mark.probe
+
 FIXTURES = Path(__file__).resolve().parents[3] / "analytics" / "formats" / "tests" / "fixtures"
 
 
