@@ -63,7 +63,7 @@ e2e:
 	@deploy/e2e.sh
 
 compose-check:
-	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f docker-compose.yml config -q
+	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate CLICKHOUSE_PASSWORD=validate docker-compose -f docker-compose.yml config -q
 	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f deploy/docker-compose.cluster.yml config -q
 
 bench:

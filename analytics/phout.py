@@ -39,6 +39,7 @@ What a file may cost (each one's work is bounded by its useful lines, whatever i
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -49,6 +50,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from analytics import kernels
+from analytics.numbers import NotANumber, parse_float, parse_int
 from analytics.schema.samples import (
     COLUMNS,
     INTEGER_COLUMNS,
@@ -492,19 +494,10 @@ def _parse_line(line: bytes) -> tuple[float, bytes, list[int]] | str:
     if len(fields) != FIELD_COUNT:
         return f"expected {FIELD_COUNT} tab-separated fields, found {len(fields)}"
     try:
-        send_ts = float(fields[0])
-    except ValueError:
-        return f"send time {fields[0][:40].decode('utf-8', 'replace')!r} is not a number"
-    ints: list[int] = []
-    for name, raw in zip(INT_COLUMNS, fields[2:], strict=True):
-        try:
-            value = int(raw)
-        except ValueError:
-            return f"{name} {raw[:40].decode('utf-8', 'replace')!r} is not an integer"
-        low, high = VALUE_RANGES[name]
-        if not low <= value <= high:
-            return f"{name} {value} is out of range {low}..{high}"
-        ints.append(value)
+        send_ts = parse_float(fields[0], "send time", -math.inf, math.inf)  # finite; its range is judged below
+        ints = [parse_int(raw, name, *VALUE_RANGES[name]) for name, raw in zip(INT_COLUMNS, fields[2:], strict=True)]
+    except NotANumber as exc:
+        return str(exc)
     receive = _receive_sec(np.array([send_ts]), np.array([ints[0]], dtype=np.int64))
     if _out_of_range(np.array([send_ts]), receive)[0]:
         if send_ts < MIN_SEND_TS:

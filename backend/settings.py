@@ -212,7 +212,8 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # Never NaN or Infinity on the wire (backend/core/renderers.py).
+    "DEFAULT_RENDERER_CLASSES": ["backend.core.renderers.FiniteJSONRenderer"],
     # JSON only (a form's text values would need coercing back to the schema's types), with a nesting limit and no
     # NUL or lone surrogates in its text (backend/core/parsers.py).
     "DEFAULT_PARSER_CLASSES": ["backend.core.parsers.CheckedJSONParser"],

@@ -17,3 +17,5 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast log
 # The notification tests' receivers on 127.0.0.1 stand in for chat servers inside a company's network, which an
 # administrator allows this way; the SSRF tests set it empty (or to another address) and expect refusals.
 TANKODROM_EGRESS_ALLOW = env.get_str("TANKODROM_EGRESS_ALLOW", "127.0.0.1/32")
+# A NaN or Infinity in an answer fails the test that made it (production renders null and logs an error).
+TANKODROM_JSON_NONFINITE_RAISES = True

@@ -57,7 +57,7 @@ class SpareClickHouse:
 
     base_dir: Path
     tcp_port: int = field(default_factory=free_port)
-    http_port: int = field(default_factory=free_port)
+    http_port: int = field(default_factory=free_port)  # where an HTTP port would be: the config has none
     process: subprocess.Popen[bytes] | None = None
 
     def _config(self) -> Path:
@@ -68,11 +68,7 @@ class SpareClickHouse:
             (var / sub).mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "deploy" / "clickhouse" / "users.xml", var / "clickhouse" / "users.xml")
         config = var / "clickhouse" / "config.xml"
-        config.write_text(
-            template.replace("@VAR@", str(var))
-            .replace("@TCP_PORT@", str(self.tcp_port))
-            .replace("@HTTP_PORT@", str(self.http_port))
-        )
+        config.write_text(template.replace("@VAR@", str(var)).replace("@TCP_PORT@", str(self.tcp_port)))
         return config
 
     def start(self, timeout_s: float = 60) -> None:

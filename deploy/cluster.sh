@@ -20,7 +20,6 @@ NODES=(1 2 3 4)
 CLICKHOUSE_JEMALLOC_CONF="percpu_arena:percpu,oversize_threshold:0,muzzy_decay_ms:5000,dirty_decay_ms:5000"
 
 tcp_port() { echo $((BASE_PORT + 10 * $1)); }
-http_port() { echo $((BASE_PORT + 10 * $1 + 1)); }
 interserver_port() { echo $((BASE_PORT + 10 * $1 + 2)); }
 shard_of() { echo $(( ($1 + 1) / 2 )); }
 replica_of() { echo "r$(( ($1 + 1) % 2 + 1 ))"; }
@@ -56,7 +55,7 @@ render_node() {
   # The node's own var dir: the single-server template's @VAR@/clickhouse/... paths land in $dir/var/clickhouse.
   local var="$dir/var"
   mkdir -p "$var/clickhouse"/{data,tmp,log,user_files,format_schemas}
-  sed -e "s|@VAR@|$var|g" -e "s|@TCP_PORT@|$(tcp_port "$n")|g" -e "s|@HTTP_PORT@|$(http_port "$n")|g" \
+  sed -e "s|@VAR@|$var|g" -e "s|@TCP_PORT@|$(tcp_port "$n")|g" \
     "$ROOT/deploy/clickhouse/config.xml.in" >"$dir/config.xml"
   cp "$ROOT/deploy/cluster/users.xml" "$var/clickhouse/users.xml"
   sed -e "s|@CLUSTER@|$CLUSTER_NAME|g" -e "s|@ZK_PORT@|$ZK_PORT|g" -e "s|@INTERSERVER_PORT@|$(interserver_port "$n")|g" \

@@ -18,7 +18,6 @@ fi
 
 : "${CLICKHOUSE_HOST:=127.0.0.1}"
 : "${CLICKHOUSE_PORT:=9000}"
-: "${CLICKHOUSE_HTTP_PORT:=8123}"
 : "${DATABASE_URL:=postgres://postgres@127.0.0.1:5432/tankodrom}"
 : "${REDIS_URL:=redis://127.0.0.1:6379/0}"
 : "${TANKODROM_BIND:=127.0.0.1:8000}"

@@ -14,7 +14,7 @@ start_clickhouse() {
   command -v clickhouse-server >/dev/null || apt_install clickhouse-server clickhouse-client
   local dir="$VAR/clickhouse"
   mkdir -p "$dir/data" "$dir/tmp" "$dir/log" "$dir/user_files" "$dir/format_schemas"
-  sed -e "s|@VAR@|$VAR|g" -e "s|@TCP_PORT@|$CLICKHOUSE_PORT|g" -e "s|@HTTP_PORT@|$CLICKHOUSE_HTTP_PORT|g" \
+  sed -e "s|@VAR@|$VAR|g" -e "s|@TCP_PORT@|$CLICKHOUSE_PORT|g" \
     "$ROOT/deploy/clickhouse/config.xml.in" >"$dir/config.xml"
   cp "$ROOT/deploy/clickhouse/users.xml" "$dir/users.xml"
   say "starting ClickHouse on $CLICKHOUSE_HOST:$CLICKHOUSE_PORT (data in $dir)"

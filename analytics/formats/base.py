@@ -12,6 +12,7 @@ then stores nothing of it.
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -212,6 +213,18 @@ class RecordParser(BatchParser):
     def _parse_end(self) -> list[PhoutBatch]:
         """Requests a format holds back across blocks (k6's siblings), released at the end of the input."""
         return []
+
+
+class BadCsv(ValueError):
+    """A line the csv module cannot read (a stray carriage return or quote); the message says why."""
+
+
+def csv_record(text: str, delimiter: str = ",") -> list[str]:
+    """The fields of one CSV line; BadCsv instead of the csv module's own error, which no caller expects."""
+    try:
+        return next(csv.reader([text], delimiter=delimiter), [])
+    except csv.Error as exc:
+        raise BadCsv(f"not CSV: {exc}") from None
 
 
 def split_lines(block: bytes, first_line: int) -> Iterator[tuple[int, bytes]]:

@@ -36,10 +36,12 @@ from analytics.formats.base import (
     request_ints,
     split_lines,
 )
-from analytics.schema.samples import PhoutBatch
+from analytics.numbers import NotANumber, parse_int
+from analytics.schema.samples import MAX_RECEIVE_SEC, PhoutBatch
 
 US_PER_MS = 1000
 MS_PER_S = 1000
+MAX_TIME_MS = MAX_RECEIVE_SEC * MS_PER_S  # a unix time in ms the stored seconds can hold
 BINARY_REFUSAL = (
     "this is the binary simulation.log of Gatling 3.13 or later, not the text log of 3.0-3.12: upload it with the "
     "format gatling-binary, or gatling (which recognises either)"
@@ -109,8 +111,8 @@ class GatlingParser(RecordParser):
         """A user's START or END (6 fields before 3.4, 4 since); one that cannot be read only says nothing."""
         event = fields[3] if len(fields) == 6 else fields[2] if len(fields) == 4 else ""
         try:
-            second = int(fields[-1]) // MS_PER_S
-        except ValueError:
+            second = parse_int(fields[-1], "timestamp", 0, MAX_TIME_MS) // MS_PER_S
+        except NotANumber:
             return
         if event == "START":
             self.instances.user_started(second)
@@ -126,9 +128,10 @@ class GatlingParser(RecordParser):
         if status not in ("OK", "KO"):
             return f"status {status[:20]!r} is neither OK nor KO"
         try:
-            start_ms, end_ms = int(start), int(end)
-        except ValueError:
-            return f"start {start[:20]!r} or end {end[:20]!r} is not an integer (ms)"
+            start_ms = parse_int(start, "start (ms)", 0, MAX_TIME_MS)
+            end_ms = parse_int(end, "end (ms)", 0, MAX_TIME_MS)
+        except NotANumber as exc:
+            return str(exc)
         if end_ms < start_ms:
             return f"the request ends ({end_ms}) before it starts ({start_ms})"
         case = self.case_code(case_of(groups.split(","), name))

@@ -21,6 +21,7 @@ import numpy.typing as npt
 UInt32Array = npt.NDArray[np.uint32]
 MAX_INSTANCES = 2**32 - 1  # the stored column is UInt32
 MAX_DENSE_CELLS = 1 << 20  # (source, second) cells of a block gathered on a grid rather than sorted
+MAX_SECOND = 2**32 - 1  # the stored second is UInt32: a report about a later one (a hostile file's) says nothing
 
 
 class ActiveInstances:
@@ -35,6 +36,8 @@ class ActiveInstances:
     # ── what parsers report ─────────────────────────────────────────────────────────────────────────────────
     def level(self, second: int, count: int, source: int = 0) -> None:
         """`count` instances were active at `second` (in thread group `source`)."""
+        if not (0 <= count <= MAX_INSTANCES and 0 <= second <= MAX_SECOND):
+            return  # a hostile or broken file's count or time: it says nothing (the parsers name such fields)
         by_second = self._levels.setdefault(source, {})
         if count > by_second.get(second, -1):
             by_second[second] = count
@@ -68,10 +71,12 @@ class ActiveInstances:
             self.level(second, count, source)
 
     def user_started(self, second: int) -> None:
-        self._starts[second] += 1
+        if 0 <= second <= MAX_SECOND:
+            self._starts[second] += 1
 
     def user_ended(self, second: int) -> None:
-        self._ends[second] += 1
+        if 0 <= second <= MAX_SECOND:
+            self._ends[second] += 1
 
     # ── per second ──────────────────────────────────────────────────────────────────────────────────────────
     def at(self, seconds: npt.ArrayLike) -> UInt32Array:

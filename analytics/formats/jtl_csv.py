@@ -31,9 +31,19 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from analytics.formats.base import US_PER_MS, US_PER_S, NotThisFormat, RecordParser, Rows, request_ints
-from analytics.formats.instances import ActiveInstances
+from analytics.formats.base import (
+    US_PER_MS,
+    US_PER_S,
+    BadCsv,
+    NotThisFormat,
+    RecordParser,
+    Rows,
+    csv_record,
+    request_ints,
+)
+from analytics.formats.instances import MAX_INSTANCES, ActiveInstances
 from analytics.formats.jmeter_codes import codes_of
+from analytics.numbers import NotANumber, parse_int
 from analytics.phout import INT_COLUMNS, _batch
 from analytics.schema.samples import MAX_RECEIVE_SEC, VALUE_RANGES, PhoutBatch
 
@@ -161,19 +171,33 @@ def add_sample(
     return reason
 
 
+# JTL integers (ms, bytes) as JMeter writes them: a long; anything longer than 2^53 is no time or size of a sample.
+JTL_INT_RANGE = (-(2**53), 2**53)
+
+
+def jtl_int(raw: str, name: str) -> int:
+    """An integer field of a sample (analytics/numbers.py's rule); NotANumber names it."""
+    return parse_int(raw.strip(), name, *JTL_INT_RANGE)
+
+
 def count_or_none(raw: str | None) -> int | None:
     """A thread count, or None when absent or not a count (it only feeds the instances, never fails a record)."""
     if raw is None:
         return None
-    raw = raw.strip()
-    return int(raw) if raw.isdigit() else None
+    try:
+        return parse_int(raw.strip(), "threads", 0, MAX_INSTANCES)
+    except NotANumber:
+        return None
 
 
 def header_fields(line: str) -> tuple[list[str], str] | None:
     """The column names and the delimiter of a JTL CSV header line; None if it is not one."""
     line = line.strip().lstrip("\ufeff")
     for delimiter in DELIMITERS:
-        names = next(csv.reader([line], delimiter=delimiter))
+        try:
+            names = csv_record(line, delimiter)
+        except BadCsv:
+            continue
         if all(name in names for name in REQUIRED):
             return names, delimiter
     return None
@@ -285,6 +309,11 @@ class JtlCsvParser(RecordParser):
             "net_code": net,
             "proto_code": proto,
         }
+        for name in (*INT_FIELDS, *THREAD_FIELDS):
+            if name in self._index:
+                raw = table.column(name).to_numpy()
+                if raw.size and (raw.min() < JTL_INT_RANGE[0] or raw.max() > JTL_INT_RANGE[1]):
+                    raise _BlockInvalid(f"{name} out of range")  # before any product of it could wrap around
         for name, (low, high) in _NARROW:
             column = columns[name]
             if column.size and (column.min() < low or column.max() > high):
@@ -375,11 +404,10 @@ class JtlCsvParser(RecordParser):
         values: dict[str, int] = {}
         for name in INT_FIELDS:
             if name in self._index:
-                raw = record[self._index[name]].strip()
                 try:
-                    values[name] = int(raw)
-                except ValueError:
-                    return f"{name} {raw[:40]!r} is not an integer"
+                    values[name] = jtl_int(record[self._index[name]], name)
+                except NotANumber as exc:
+                    return str(exc)
         elapsed = values["elapsed"]
         if elapsed < 0:
             return f"elapsed {elapsed} is negative"

@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 from xml.parsers import expat
 
 from analytics.formats.base import RecordParser, Rows
-from analytics.formats.jtl_csv import JtlFields, ThreadCounts, add_sample
+from analytics.formats.jtl_csv import JtlFields, ThreadCounts, add_sample, jtl_int
+from analytics.numbers import NotANumber
 from analytics.schema.samples import PhoutBatch
 
 SAMPLE_ELEMENTS = frozenset({"httpSample", "sample"})
@@ -101,9 +102,9 @@ class JtlXmlParser(RecordParser):
             if raw is None:
                 continue
             try:
-                values[key] = int(raw)
-            except ValueError:
-                return f"attribute {key}={raw[:40]!r} is not an integer"
+                values[key] = jtl_int(raw, key)
+            except NotANumber as exc:
+                return f"attribute {key}={raw[:40]!r}: {exc}"
         if "ts" not in values or "t" not in values:
             return "a sample without its ts (time stamp) and t (elapsed) attributes"
         elapsed = values["t"]

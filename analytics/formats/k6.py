@@ -24,8 +24,6 @@ ticker: execution/scheduler.go, emitVUsAndVUsMax) → the active instances of th
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,13 +39,16 @@ from analytics.formats.base import (
     NET_UNKNOWN,
     NET_UNREACHABLE,
     US_PER_S,
+    BadCsv,
     NotThisFormat,
     RecordParser,
     Rows,
+    csv_record,
     request_ints,
     split_lines,
 )
 from analytics.formats.instances import ActiveInstances
+from analytics.numbers import NotANumber, json_number, parse_float, parse_int
 from analytics.schema.samples import PhoutBatch
 
 US_PER_MS = 1000
@@ -78,11 +79,14 @@ NET_CODE_OF_K6: dict[int, int] = {
 }
 MAX_PENDING = 10_000  # requests assembled at once; the oldest is released beyond this
 CSV_HEAD = ("metric_name", "timestamp", "metric_value")
+# A metric's value: ms for the durations, counts for the others; beyond this it is no measurement (analytics/numbers).
+VALUE_RANGE = (-1e12, 1e12)
+MAX_VUS = 2**32 - 1
 
 
 def net_code_of(error_code: str, status: int) -> int:
     if error_code:
-        code = int(error_code)
+        code = parse_int(error_code, "error_code", 0, 2**31 - 1)
         return NET_CODE_OF_K6.get(code, code if code < 2**15 else NET_UNKNOWN)
     return NET_UNKNOWN if status == 0 else 0
 
@@ -153,10 +157,10 @@ class _Assembler:
         self._parser.stats.lines_total += 1
         tags = request.tags
         try:
-            status = int(tags.get("status") or 0)
+            status = parse_int(str(tags.get("status") or 0), "status", 0, 999)
             net = net_code_of(str(tags.get("error_code") or ""), status)
-        except ValueError:
-            return f"status {tags.get('status')!r} or error_code {tags.get('error_code')!r} is not an integer"
+        except NotANumber as exc:
+            return str(exc)
 
         def us(metric: str) -> int:
             return round(values.get(metric, 0.0) * US_PER_MS)
@@ -249,8 +253,8 @@ class K6JsonParser(_K6Parser):
         tags = data.get("tags") or {}
         try:
             end_us = rfc3339_us(str(data["time"]))
-            value = float(data["value"])
-        except (KeyError, ValueError, TypeError) as exc:
+            value = json_number(data["value"], "value", *VALUE_RANGE)
+        except (KeyError, ValueError, TypeError, OverflowError) as exc:
             return f"a {metric} Point without a valid time and value ({exc.__class__.__name__}: {exc})"
         if not isinstance(tags, dict):
             return "tags is not an object"
@@ -262,7 +266,9 @@ class K6JsonParser(_K6Parser):
 def _vus(instances: ActiveInstances, time_us: Callable[[], int], value: Callable[[], Any]) -> None:
     """Record a `vus` point; one that cannot be read says nothing (it is no request, so no bad record either)."""
     try:
-        second, count = time_us() // US_PER_S, round(float(value()))
+        raw = value()
+        number = parse_float(raw, "vus", 0, MAX_VUS) if isinstance(raw, str) else json_number(raw, "vus", 0, MAX_VUS)
+        second, count = time_us() // US_PER_S, round(number)
     except (KeyError, ValueError, TypeError, OverflowError):
         return
     if count >= 0:
@@ -271,8 +277,8 @@ def _vus(instances: ActiveInstances, time_us: Callable[[], int], value: Callable
 
 def timestamp_us(text: str) -> int:
     """Unix µs of a k6 CSV timestamp in any of its `timeFormat`s (digits: by magnitude)."""
-    if text.isdigit():
-        value = int(text)
+    if text.isascii() and text.isdigit():
+        value = parse_int(text, "timestamp", 0, 10**19)
         for limit, scale in ((10**11, 1_000_000), (10**14, 1000), (10**17, 1)):
             if value < limit:
                 return value * scale
@@ -296,15 +302,20 @@ class K6CsvParser(_K6Parser):
             header = next(lines, None)
             if header is None:
                 return None
-            names = next(csv.reader([header[1].decode("utf-8", errors="replace")]))
+            try:
+                names = csv_record(header[1].decode("utf-8", errors="replace"))
+            except BadCsv:
+                names = []
             if tuple(names[:3]) != CSV_HEAD:
                 self.fatal = f"this does not look like k6 CSV output: its header does not start with {CSV_HEAD}"
                 raise NotThisFormat(self.fatal)
             self._names = names
         for line_no, line in lines:
             text = line.decode("utf-8", errors="replace")
-            record = next(csv.reader(io.StringIO(text)), [])
-            reason = self._record(line_no, record)
+            try:
+                reason = self._record(line_no, csv_record(text))
+            except BadCsv as exc:
+                reason = str(exc)
             if reason is not None:
                 self.stats.lines_total += 1
                 self.bad(line_no, reason, line)
@@ -323,9 +334,12 @@ class K6CsvParser(_K6Parser):
             return None
         try:
             end_us = timestamp_us(record[1])
-            value = float(record[2])
-        except ValueError as exc:
-            return f"timestamp {record[1][:40]!r} or value {record[2][:40]!r} is not valid: {exc}"
+        except (ValueError, OverflowError) as exc:
+            return f"timestamp {record[1][:40]!r} is not valid: {exc}"
+        try:
+            value = parse_float(record[2], "metric_value", *VALUE_RANGE)
+        except NotANumber as exc:
+            return str(exc)
         tags = {name: value_ for name, value_ in zip(self._names[3:-2], record[3:-2], strict=True) if value_}
         self._assembler.add(line_no, metric, end_us, value, tags, "\x00".join(record[3:]))
         return None

@@ -21,7 +21,6 @@ not exact (`exact: false`). Each row becomes one row of `second_aggregates`:
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -30,8 +29,9 @@ import numpy as np
 import numpy.typing as npt
 
 from analytics.aggregate import SecondTable, _Sparse
-from analytics.formats.base import NET_UNKNOWN, NotThisFormat, RecordParser, split_lines
+from analytics.formats.base import NET_UNKNOWN, BadCsv, NotThisFormat, RecordParser, csv_record, split_lines
 from analytics.histogram import bin_indexes_for_values_us
+from analytics.numbers import NotANumber, parse_float, parse_int
 from analytics.phout import NO_CASE, SupportsReadinto
 from analytics.schema.seconds import QUANTILE_LEVELS
 
@@ -51,6 +51,12 @@ OVERALL_NAME = "Aggregated"
 POINTS_PER_ROW = 200
 OK_HTTP_CODE = 200
 US_PER_MS = 1000
+# Ranges of the history's columns (analytics/numbers.py): times as the stored response times allow (UInt32 µs of
+# interval_real would be 71 minutes; Locust's ms are kept up to a day), counts and sizes of 2^40.
+MAX_TIME_MS = 86_400_000.0
+MAX_COUNT = 2**40
+MAX_USERS = 2**32 - 1
+MAX_BYTES = 2**62
 
 
 @dataclass
@@ -123,13 +129,19 @@ class LocustParser(RecordParser):
         for line_no, line in lines:
             self.stats.lines_total += 1
             text = line.decode("utf-8", errors="replace")
-            reason = self._record(next(csv.reader([text])))
+            try:
+                reason = self._record(csv_record(text))
+            except BadCsv as exc:
+                reason = str(exc)
             if reason is not None:
                 self.bad(line_no, reason, line)
         return None
 
     def _header(self, line: str) -> None:
-        names = next(csv.reader([line]))
+        try:
+            names = csv_record(line)
+        except BadCsv:
+            names = []
         if tuple(names[: len(HEADER_START)]) != HEADER_START or names[-len(TOTALS) :] != list(TOTALS):
             if names[:2] == ["Type", "Name"]:
                 self.fatal = (
@@ -142,8 +154,8 @@ class LocustParser(RecordParser):
         self._names = names
         percentiles = names[len(HEADER_START) : -len(TOTALS)]
         try:
-            self._fractions = np.array([float(p.rstrip("%")) / 100 for p in percentiles])
-        except ValueError:
+            self._fractions = np.array([parse_float(p.rstrip("%"), "percentile", 0, 100) / 100 for p in percentiles])
+        except NotANumber:
             self.fatal = f"the header's percentile columns {percentiles} are not percentages"
             raise NotThisFormat(self.fatal) from None
         self._percentile_columns = list(range(len(HEADER_START), len(HEADER_START) + len(percentiles)))
@@ -154,14 +166,19 @@ class LocustParser(RecordParser):
             return f"expected {len(self._names)} fields as the header names, found {len(record)}"
         totals = dict(zip(TOTALS, record[-len(TOTALS) :], strict=True))
         try:
-            ts, users = int(record[0]), int(record[1])
-            count, failures = int(totals["Total Request Count"]), int(totals["Total Failure Count"])
-            mean_ms = float(totals["Total Average Response Time"])
-            minimum = float(totals["Total Min Response Time"] or 0)
-            content = float(totals["Total Average Content Size"])
-            points = [float(record[i]) if record[i] not in ("N/A", "") else 0.0 for i in self._percentile_columns]
-        except ValueError as exc:
-            return f"a number is not one: {exc}"
+            ts = parse_int(record[0], "Timestamp", 0, 2**63 - 1)
+            users = parse_int(record[1], "User Count", 0, MAX_USERS)
+            count = parse_int(totals["Total Request Count"], "Total Request Count", 0, MAX_COUNT)
+            failures = parse_int(totals["Total Failure Count"], "Total Failure Count", 0, MAX_COUNT)
+            mean_ms = parse_float(totals["Total Average Response Time"], "Total Average Response Time", 0, MAX_TIME_MS)
+            minimum = parse_float(totals["Total Min Response Time"] or "0", "Total Min Response Time", 0, MAX_TIME_MS)
+            content = parse_float(totals["Total Average Content Size"], "Total Average Content Size", 0, MAX_COUNT)
+            points = [
+                parse_float(record[i], self._names[i], 0, MAX_TIME_MS) if record[i] not in ("N/A", "") else 0.0
+                for i in self._percentile_columns
+            ]
+        except NotANumber as exc:
+            return str(exc)
         if not 946_684_800 <= ts < 2**32 or users < 0 or count < 0 or failures < 0:
             return f"Timestamp {ts}, User Count {users} or a count is out of range"
         name = record[3]
@@ -174,7 +191,7 @@ class LocustParser(RecordParser):
             return f"Total Request Count {count} fell (it was {previous.count})"
         if resps > 0:
             interval_mean = max((mean_ms * count - previous.mean_ms * previous.count) / resps, 0.0)
-            interval_bytes = max(round(content * count - previous.content_bytes * previous.count), 0)
+            interval_bytes = min(max(round(content * count - previous.content_bytes * previous.count), 0), MAX_BYTES)
             if max(points, default=0.0) <= 0:
                 points = [interval_mean] * len(points)  # Locust had too few requests for percentiles
             fractions = np.r_[0.0, self._fractions]

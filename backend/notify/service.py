@@ -1,8 +1,9 @@
 """Which events a finished test raises, who hears of them, and one attempt at a delivery.
 
 `queue_for_test` runs once a test's post-processing and diagnosis are done (`tasks.notify_test`): it judges the
-test as `tankodrom check` does, then writes one Delivery per (target, event) for the component's subscriptions and
-for the tank's `notify:` users who have targets, each target seeing only tests its owner may read. Deliveries are
+test as `tankodrom check` does for each receiving target's owner (a baseline they may not read is not compared),
+then writes one Delivery per (target, event) for the component's subscriptions and for the tank's `notify:` users
+who have targets, each target seeing only tests its owner may read. Deliveries are
 unique per (target, test, event), so a second run queues nothing new.
 """
 
@@ -26,12 +27,13 @@ from backend.regressions.service import CheckError, check, report_url
 log = logging.getLogger(__name__)
 
 
-def judge(test: Test) -> dict[str, Any] | None:
-    """The check's answer for a test of a component (as its owner sees it); None without a component."""
+def judge(test: Test, reader: Any) -> dict[str, Any] | None:
+    """The check's answer for a test of a component as `reader` (the receiving target's owner) sees it: a baseline
+    that reader may not read is not compared, so its figures never reach them. None without a component."""
     if not test.component:
         return None
     try:
-        return check(test.component, test, test.owner)
+        return check(test.component, test, reader)
     except CheckError as exc:
         return {"pass": True, "reasons": [], "notes": [exc.message]}
 
@@ -81,29 +83,26 @@ def message_of(test: Test, event: str, verdict: dict[str, Any] | None) -> dict[s
     }
 
 
-def _recipients(test: Test, events: list[str]) -> list[tuple[Target, str, str]]:
-    """(target, event, via) for the component's subscriptions and the tank's notify: users."""
-    out: dict[tuple[int, str], tuple[Target, str, str]] = {}
+def _recipients(test: Test) -> list[tuple[Target, str, frozenset[str] | None]]:
+    """(target, via, the events it subscribed to or None for all) for the component's subscriptions and the tank's
+    notify: users, each target seeing only tests its owner may read."""
+    out: list[tuple[Target, str, frozenset[str] | None]] = []
     if test.component:
         for sub in Subscription.objects.filter(component=test.component).select_related("target", "target__owner"):
-            if not can_read(sub.target.owner, test):
-                continue  # a private test is nobody else's news
-            for event in events:
-                if event in sub.events:
-                    out.setdefault((sub.target.pk, event), (sub.target, event, "subscription"))
+            if can_read(sub.target.owner, test):  # a private test is nobody else's news
+                out.append((sub.target, "subscription", frozenset(sub.events)))
     names = [str(n) for n in (test.notify or []) if str(n)]
     if names:
         users = get_user_model().objects.filter(username__in=names)
         for target in Target.objects.filter(owner__in=users, for_tank_notify=True).select_related("owner"):
-            if not can_read(target.owner, test):
-                continue
-            for event in events:
-                out.setdefault((target.pk, event), (target, event, "tank_notify"))
-    return list(out.values())
+            if can_read(target.owner, test):
+                out.append((target, "tank_notify", None))
+    return out
 
 
 def queue_for_test(test_id: int) -> list[int]:
-    """Create the deliveries of a finished test; returns the ids of the new ones (to send)."""
+    """Create the deliveries of a finished test; returns the ids of the new ones (to send). Each target's message
+    is judged as its owner sees the test (issue 29), so nobody receives figures of a baseline they may not read."""
     test = Test.objects.select_related("owner").filter(pk=test_id).first()
     if test is None or test.status not in (TestStatus.READY, TestStatus.FAILED):
         return []
@@ -111,23 +110,31 @@ def queue_for_test(test_id: int) -> list[int]:
     has_subs = bool(test.component) and Subscription.objects.filter(component=test.component).exists()
     if not has_subs and not test.notify:
         return []
-    # A failed test has no figures to judge: it is news as it is.
-    verdict = None if test.status == TestStatus.FAILED else judge(test)
+    verdicts: dict[int, dict[str, Any] | None] = {}
+    seen: set[tuple[int, str]] = set()  # (target, event): a subscription's delivery first, then the tank's notify:
     created: list[int] = []
-    for target, event, via in _recipients(test, events_of(test, verdict)):
-        try:
-            with transaction.atomic():
-                delivery = Delivery.objects.create(
-                    target=target,
-                    test=test,
-                    component=test.component,
-                    event=event,
-                    via=via,
-                    message=message_of(test, event, verdict),
-                )
-        except IntegrityError:
-            continue  # already queued by an earlier run
-        created.append(int(delivery.pk))
+    for target, via, wanted in _recipients(test):
+        if target.owner_id not in verdicts:
+            # A failed test has no figures to judge: it is news as it is.
+            verdicts[target.owner_id] = None if test.status == TestStatus.FAILED else judge(test, target.owner)
+        verdict = verdicts[target.owner_id]
+        for event in events_of(test, verdict):
+            if (wanted is not None and event not in wanted) or (target.pk, event) in seen:
+                continue
+            seen.add((target.pk, event))
+            try:
+                with transaction.atomic():
+                    delivery = Delivery.objects.create(
+                        target=target,
+                        test=test,
+                        component=test.component,
+                        event=event,
+                        via=via,
+                        message=message_of(test, event, verdict),
+                    )
+            except IntegrityError:
+                continue  # already queued by an earlier run
+            created.append(int(delivery.pk))
     return created
 
 

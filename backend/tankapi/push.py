@@ -8,8 +8,9 @@ when the caller may not query PostgreSQL (`may_query=False`: the event loop), a 
 No request object, no middleware: a push must cost one Redis round trip, no PostgreSQL query and as little Python
 as its validation needs.
 
-Answers: 200 once the validated rows are appended to the Redis stream (buffer.append, before answering); 403/401
-for a bad upload_token/api_token, 404 for an unknown job, 400 naming the bad item, 410 for a closed test or one
+Answers: 200 once the validated rows are appended to the Redis stream (buffer.append, before answering); 404 for an
+unknown job and for a wrong upload_token alike (a job is not told apart from a missing one), 403/401 for a bad
+api_token, 400 naming the bad item, 410 for a closed test or one
 stopped from the web, 503 while Redis or ClickHouse is down or the buffer is full (the tank retries).
 """
 
@@ -273,11 +274,11 @@ def check_access(job: int, query: QueryDict, may_query: bool = True) -> Answer |
     test = _cached_test(job, may_query)
     if isinstance(test, Missing):
         return test
-    if test is None:
-        return error(f"job {job} does not exist", 404)
     upload_token = query.get("upload_token", "")
-    if not upload_token or not hmac.compare_digest(hash_upload_token(upload_token), test.upload_token):
-        return error(f"upload_token does not match job {job}", 403)
+    if test is None or not upload_token or not hmac.compare_digest(hash_upload_token(upload_token), test.upload_token):
+        # Without the job's upload_token a job looks exactly like one that does not exist: no probing which
+        # (private) job numbers are taken.
+        return error(f"job {job} does not exist", 404)
     raw = query.get("api_token")
     token_hash = ""
     if raw:

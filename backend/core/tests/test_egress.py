@@ -16,6 +16,8 @@ import pytest
 from backend.core import egress
 from backend.core.tests.ssrf import Listener, spellings
 
+pytestmark = pytest.mark.probe
+
 
 @pytest.fixture
 def listener() -> Iterator[Listener]:

@@ -47,7 +47,7 @@ def test_a_push_matches_the_token_by_its_hash_and_the_hash_itself_is_no_token(re
     good = api.post(path + raw, data="[]", content_type="application/json")
     assert good.status_code == 200, good.content
     with_hash = api.post(path + stored_token(job), data="[]", content_type="application/json")
-    assert with_hash.status_code == 403 and "upload_token does not match" in with_hash.json()["error"]
+    assert with_hash.status_code == 404 and with_hash.json()["error"] == f"job {job} does not exist"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import json
 from typing import Any
 
 import pytest
@@ -258,3 +259,34 @@ def test_a_busy_target_waits_without_spending_an_attempt(
         semaphore.release(tasks.target_key(target["id"]), token)
         assert tasks.deliver.apply(args=(delivery.pk,)).get() == "sent"
         assert len(rx.got) == 1
+
+
+@pytest.mark.probe
+def test_each_target_is_judged_as_its_owner_sees_the_test(
+    owner: User, owner_api: APIClient, other_api: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: a notification was judged as the test's owner, so a subscriber who may not read the private baseline
+    still received its figures. The check (which compares only a baseline its reader may read) now runs as each
+    receiving target's owner, and each message carries that owner's verdict."""
+    judged_as: list[str] = []
+
+    def check(component: str, test: Test, user: Any) -> dict[str, Any]:
+        judged_as.append(user.username)
+        reasons = ["q99: 141.9 ms is worse than the baseline's 100.0 ms"] if user.username == "owner" else []
+        return {"pass": not reasons, "reasons": reasons, "notes": []}
+
+    monkeypatch.setattr(service, "check", check)
+    other = User.objects.get(username="other")
+    for user in (owner, other):
+        Test.objects.create(owner=user, component="api")  # a say in the component
+    for api, name in ((owner_api, "owner's"), (other_api, "other's")):
+        target = make_target(api, kind="slack", name=name, url=down_url())
+        events = {"target": target["id"], "events": ["test_finished", "regression_found"]}
+        assert api.post("/api/v1/components/api/subscriptions/", events, format="json").status_code == 201
+    test = Test.objects.create(owner=owner, component="api", status=TestStatus.READY, name="run")
+    assert len(service.queue_for_test(test.pk)) == 3
+    assert sorted(judged_as) == ["other", "owner"]
+    by_owner = {(d.target.owner.username, d.event): d.message for d in Delivery.objects.select_related("target__owner")}
+    assert set(by_owner) == {("owner", "test_finished"), ("owner", "regression_found"), ("other", "test_finished")}
+    assert "141.9" not in json.dumps(by_owner[("other", "test_finished")])  # the owner's baseline figures
+    assert by_owner[("other", "test_finished")]["pass"] is True

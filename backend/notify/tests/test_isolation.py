@@ -26,6 +26,8 @@ from backend.notify.secrets import encrypt
 from backend.tankapi import push
 from backend.testing import WorkerProcess, worker_env
 
+pytestmark = pytest.mark.probe
+
 ROOT = Path(__file__).resolve().parents[3]
 TANK_FIXTURES = ROOT / "backend" / "tankapi" / "tests" / "fixtures"
 TIMEOUT_S = 10

@@ -19,7 +19,7 @@ from backend.notify import tasks
 from backend.notify.models import Delivery, DeliveryStatus, Event, Target, TargetKind
 from backend.notify.secrets import encrypt
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.probe]
 
 
 @pytest.fixture

@@ -61,7 +61,10 @@ def test_refusals_name_the_problem(server: LiveASGIServer, tank_user: Any) -> No
         unknown = _push(server, session, test.pk + 1000, "x", b"[]")
         not_json = _push(server, session, test.pk, test.upload_token, b"[{")
         bad_item = _push(server, session, test.pk, test.upload_token, json.dumps([{"trail": {}}]).encode())
-    assert (bad_token.status_code, unknown.status_code) == (403, 404)
+    # Without its upload_token a job looks exactly like a missing one (issue 29).
+    assert (bad_token.status_code, unknown.status_code) == (404, 404)
+    assert bad_token.json()["error"] == f"job {test.pk} does not exist"
+    assert unknown.json()["error"] == f"job {test.pk + 1000} does not exist"
     assert not_json.status_code == 400 and "JSON" in not_json.json()["error"]
     assert bad_item.status_code == 400 and bad_item.json()["error"] == "item 0: trail.time is missing"
     assert buffer.backlog() == 0

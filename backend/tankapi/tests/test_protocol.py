@@ -189,8 +189,8 @@ def test_legacy_datetime_time_is_stored_as_that_utc_second(http: Client, tank_us
 @pytest.mark.parametrize(
     ("query", "body", "status", "message"),
     [
-        ("upload_token=wrong", None, 403, "upload_token"),
-        ("", None, 403, "upload_token"),
+        ("upload_token=wrong", None, 404, "does not exist"),  # as a missing job: no probing of job numbers
+        ("", None, 404, "does not exist"),
         ("UPLOAD&api_token=tdm_unknown", None, 401, "api_token"),
         ("UPLOAD", b'[{"trail": {}}]', 400, "item 0: trail.time is missing"),
         ("UPLOAD", b"not json", 400, "not valid JSON"),
@@ -407,6 +407,6 @@ def test_writer_endpoint_takes_trail_and_monitoring_objects(http: Client, tank_u
     wrong = http.post(
         f"/api/writer?jobno={job}&upload_token=nope", data=json.dumps(trail), content_type="application/json"
     )
-    assert wrong.status_code == 403
+    assert wrong.status_code == 404 and wrong.json()["error"] == f"job {job} does not exist"
     result = flush.flush_all()
     assert (result.entries, result.second_rows) == (2, 2) and result.monitoring_rows > 20
