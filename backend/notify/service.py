@@ -85,7 +85,9 @@ def _recipients(test: Test, events: list[str]) -> list[tuple[Target, str, str]]:
     """(target, event, via) for the component's subscriptions and the tank's notify: users."""
     out: dict[tuple[int, str], tuple[Target, str, str]] = {}
     if test.component:
-        for sub in Subscription.objects.filter(component=test.component).select_related("target", "target__owner"):
+        for sub in Subscription.objects.filter(project_id=test.project_id, component=test.component).select_related(
+            "target", "target__owner"
+        ):
             if not can_read(sub.target.owner, test):
                 continue  # a private test is nobody else's news
             for event in events:
@@ -108,7 +110,10 @@ def queue_for_test(test_id: int) -> list[int]:
     if test is None or test.status not in (TestStatus.READY, TestStatus.FAILED):
         return []
     # Cheap first: nobody to tell, nothing to judge.
-    has_subs = bool(test.component) and Subscription.objects.filter(component=test.component).exists()
+    has_subs = (
+        bool(test.component)
+        and Subscription.objects.filter(project_id=test.project_id, component=test.component).exists()
+    )
     if not has_subs and not test.notify:
         return []
     # A failed test has no figures to judge: it is news as it is.
