@@ -132,12 +132,10 @@ def test_or_404(request: Any, test_id: int, *, write: bool = False, need: Role =
     return test
 
 
-def can_manage_component(user: Any, component: str) -> bool:
-    """Baseline, KPIs, thresholds and subscriptions of a component: site admins, or an owner of one of its tests
-    who may still write in their project."""
+def can_manage_component(user: Any, component: str, project: Project | None = None) -> bool:
+    """Baseline, KPIs, thresholds and subscriptions of a component (a name within a project): the project's
+    maintainers and admins. Owning a test named like it gives nothing: anyone may name a test anything."""
     if not is_authenticated(user) or not component:
         return False
-    if is_site_admin(user):
-        return True
-    projects = readable_projects(user)
-    return Test.objects.filter(component=component, owner_id=user.pk, project__in=projects).exists()
+    role = role_of(user, project if project is not None else default_project())
+    return role is not None and role >= Role.MAINTAINER

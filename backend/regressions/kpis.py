@@ -26,19 +26,21 @@ from backend.reports.window import Window
 SUMMARY_TTL_S = 30 * 24 * 3600
 
 
-def configs_of(component: str) -> tuple[list[KpiConfig], bool]:
+def configs_of(project_id: int, component: str) -> tuple[list[KpiConfig], bool]:
     """(the component's KPIs, whether they were set by someone); the defaults carry no thresholds."""
-    stored = ComponentKpis.objects.filter(component=component).first()
+    stored = ComponentKpis.objects.filter(project_id=project_id, component=component).first()
     if stored is None:
         return default_configs(), False
     return parse_kpis(stored.kpis), True
 
 
-def save_configs(component: str, raw: Any, user: Any) -> list[KpiConfig]:
+def save_configs(project_id: int, component: str, raw: Any, user: Any) -> list[KpiConfig]:
     """Validate and store a component's KPI list (KpiError naming the bad item)."""
     configs = parse_kpis(raw)
     ComponentKpis.objects.update_or_create(
-        component=component, defaults={"kpis": [c.as_dict() for c in configs], "updated_by": user}
+        project_id=project_id,
+        component=component,
+        defaults={"kpis": [c.as_dict() for c in configs], "updated_by": user},
     )
     return configs
 
@@ -76,4 +78,4 @@ def warm(test_id: int) -> None:
     test = Test.objects.filter(pk=test_id).first()
     if test is None or not test.component or test.status != TestStatus.READY:
         return
-    values_of(test, configs_of(test.component)[0])
+    values_of(test, configs_of(test.project_id, test.component)[0])

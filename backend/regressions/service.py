@@ -41,10 +41,12 @@ def _ts(test: Test) -> int:
     return int(test.first_ts) if test.first_ts else int(test.created_at.timestamp())
 
 
-def _readable_tests(component: str, user: Any) -> list[Test]:
+def _readable_tests(project_id: int, component: str, user: Any) -> list[Test]:
     """The component's finished tests the user may read, the newest DASHBOARD_MAX_TESTS, oldest first."""
     out: list[Test] = []
-    query = Test.objects.filter(component=component, status=TestStatus.READY).order_by("-first_ts", "-id")
+    query = Test.objects.filter(project_id=project_id, component=component, status=TestStatus.READY).order_by(
+        "-first_ts", "-id"
+    )
     for test in query.select_related("owner").iterator(chunk_size=500):
         if can_read(user, test):
             out.append(test)
@@ -65,11 +67,11 @@ def _test_json(test: Test) -> dict[str, Any]:
     }
 
 
-def baseline_json(component: str, user: Any) -> dict[str, Any] | None:
-    test = baselines.readable_baseline(component, user)
+def baseline_json(project_id: int, component: str, user: Any) -> dict[str, Any] | None:
+    test = baselines.readable_baseline(project_id, component, user)
     if test is None:
         return None
-    mark = baselines.current_mark(component)
+    mark = baselines.current_mark(project_id, component)
     return {
         **_test_json(test),
         "set_by": mark.set_by.get_username() if mark is not None and mark.set_by else None,
@@ -77,16 +79,16 @@ def baseline_json(component: str, user: Any) -> dict[str, Any] | None:
     }
 
 
-def settings_json(component: str) -> dict[str, Any]:
-    configs, stored = kpis.configs_of(component)
+def settings_json(project_id: int, component: str) -> dict[str, Any]:
+    configs, stored = kpis.configs_of(project_id, component)
     return {"component": component, "kpis": [c.as_dict() for c in configs], "stored": stored}
 
 
-def dashboard(component: str, user: Any) -> dict[str, Any]:
+def dashboard(project_id: int, component: str, user: Any) -> dict[str, Any]:
     """Every KPI of the component across its tests, with thresholds, points past them and change points."""
-    configs, stored = kpis.configs_of(component)
-    tests = _readable_tests(component, user)
-    baseline = baselines.readable_baseline(component, user)
+    configs, stored = kpis.configs_of(project_id, component)
+    tests = _readable_tests(project_id, component, user)
+    baseline = baselines.readable_baseline(project_id, component, user)
     analyses = {a.test_id: a for a in TestAnalysis.objects.filter(test__in=tests)}
     values = {t.pk: kpis.values_of(t, configs, analyses.get(t.pk)) for t in tests}
     if baseline is not None and baseline.pk not in values:
@@ -101,7 +103,7 @@ def dashboard(component: str, user: Any) -> dict[str, Any]:
         out.append({**kpi.as_dict(), "figure": kpi_figure(kpi, int(baseline.pk) if baseline else None)})
     return {
         "component": component,
-        "baseline": baseline_json(component, user),
+        "baseline": baseline_json(project_id, component, user),
         "kpis_stored": stored,
         "kpis": out,
         "tests": [_test_json(t) for t in tests],
@@ -185,8 +187,10 @@ def check(component: str, test: Test, user: Any) -> dict[str, Any]:
         raise CheckError(f"test {test.pk} belongs to component {test.component!r}, not {component!r}", 400)
     if test.status not in diagnosis.CLOSED:
         raise CheckError(f"test {test.pk} is still {test.status}; check it once it is ready", 409)
-    configs, stored = kpis.configs_of(component)
-    baseline = baselines.readable_baseline(component, user)
+    # The test's project is the component's: a test of another project named alike is judged by its own.
+    project_id = int(test.project_id)
+    configs, stored = kpis.configs_of(project_id, component)
+    baseline = baselines.readable_baseline(project_id, component, user)
     if baseline is None and not stored:
         try:
             legacy = diagnosis.check_test(component, test, user)
@@ -217,7 +221,7 @@ def check(component: str, test: Test, user: Any) -> dict[str, Any]:
         "mode": "baseline",
         "test_id": int(test.pk),
         "component": component,
-        "baseline": baseline_json(component, user),
+        "baseline": baseline_json(project_id, component, user),
         "kpis": rows,
         "verdict": verdicts,
         "report_url": report_url(int(test.pk)),

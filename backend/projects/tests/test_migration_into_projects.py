@@ -101,8 +101,8 @@ def test_an_install_from_before_projects_keeps_everything_readable_by_the_same_p
         assert role_of(token.user, default) == Role.ADMIN
         assert permissions.can_create(token.user)
     # Baselines, KPIs and subscriptions are kept, now the default project's.
-    assert baselines.current_baseline("checkout") == tests[old_tests[0].pk]
-    assert baselines.current_mark("checkout").project_id == default.pk  # type: ignore[union-attr]
+    assert baselines.current_baseline(default.pk, "checkout") == tests[old_tests[0].pk]
+    assert baselines.current_mark(default.pk, "checkout").project_id == default.pk  # type: ignore[union-attr]
     kpis = ComponentKpis.objects.get(component="checkout")
     assert kpis.project_id == default.pk and kpis.kpis[0]["threshold"]["value"] == 250
     assert Subscription.objects.get(component="checkout").project_id == default.pk

@@ -117,7 +117,7 @@ export interface paths {
         };
         /** A component's KPIs and thresholds */
         get: operations["v1_components_kpis_retrieve"];
-        /** Replace a component's KPIs and thresholds (staff and owners of its tests) */
+        /** Replace a component's KPIs and thresholds (maintainers of its project) */
         put: operations["v1_components_kpis_update"];
         post?: never;
         delete?: never;
@@ -136,7 +136,7 @@ export interface paths {
         /** Your targets' subscriptions to a component's events */
         get: operations["v1_components_subscriptions_list"];
         put?: never;
-        /** Send a component's events (test_finished, regression_found, test_failed) to one of your targets (staff and owners of the component's tests) */
+        /** Send a component's events (test_finished, regression_found, test_failed) to one of your targets (maintainers of its project; ?project=<slug>, default: the token's project or 'default') */
         post: operations["v1_components_subscriptions_create"];
         delete?: never;
         options?: never;
