@@ -11,6 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from analytics.diagnosis import changepoint
 from backend.diagnosis.models import TestAnalysis
 from backend.loadtests.models import Test, TestStatus
 from backend.regressions import service
@@ -47,7 +48,7 @@ def test_dashboard_queries_do_not_grow_with_its_tests(
 
 def test_change_points_are_computed_once_per_values(monkeypatch: pytest.MonkeyPatch, redis_db: object) -> None:
     calls: list[list[float]] = []
-    real = service.e_divisive
+    real = changepoint.e_divisive
 
     def counted(values: Any) -> list[int]:
         calls.append(list(values))
