@@ -411,6 +411,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--out", type=Path, help="write the results as JSON here too")
     parser.add_argument("--runs", type=int, default=1, help="bursts in a row against each target")
+    parser.add_argument("--reuse", action="store_true", help="measure the test the previous run built")
     parser.add_argument(
         "--targets", default="bare,proxy", help="bare (gunicorn alone), proxy (nginx in front), or both"
     )
@@ -425,7 +426,12 @@ def main() -> None:
     var_dir.mkdir(parents=True, exist_ok=True)
     env = app_env(var_dir)
     built = time.perf_counter()
-    test_id = build_test(args.lines, env)
+    saved = var_dir / "built.json"
+    if args.reuse:
+        test_id = int(json.loads(saved.read_text())["test_id"])
+    else:
+        test_id = build_test(args.lines, env)
+        saved.write_text(json.dumps({"test_id": test_id, "lines": args.lines}))
     print(f"test {test_id}: {args.lines} lines built in {time.perf_counter() - built:.1f} s", flush=True)
 
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
