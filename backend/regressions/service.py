@@ -6,17 +6,19 @@ may not read counts as none.
 
 from __future__ import annotations
 
+import hashlib
+import struct
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
 
 from analytics.definitions import format_ms, format_signed_percent
+from analytics.diagnosis.changepoint import e_divisive
 from analytics.figures_regressions import kpi_figure
 from analytics.regressions import KpiConfig, KpiPoint, format_value, is_past, limit_of, reason, series
 from backend.compare import service as compare
 from backend.diagnosis import service as diagnosis
-from backend.diagnosis.models import TestAnalysis
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_read
 from backend.regressions import baselines, kpis
@@ -84,13 +86,29 @@ def settings_json(project_id: int, component: str) -> dict[str, Any]:
     return {"component": component, "kpis": [c.as_dict() for c in configs], "stored": stored}
 
 
+CHANGE_POINTS_TTL_S = 30 * 24 * 3600
+
+
+def cached_change_points(values: list[float]) -> list[int]:
+    """E-Divisive's change points of a KPI's values, kept by the values themselves: it is deterministic (seeded) and
+    costs a permutation test per change (seconds for a component of 500 tests), while a dashboard is read far more
+    often than a component gets a new test."""
+    digest = hashlib.blake2b(struct.pack(f"<{len(values)}d", *values), digest_size=16).hexdigest()
+    key = f"regressions:change_points:v1:{len(values)}:{digest}"
+    found = cache.get(key)
+    if isinstance(found, list):
+        return [int(i) for i in found]
+    points = e_divisive(values)
+    cache.set(key, points, CHANGE_POINTS_TTL_S)
+    return points
+
+
 def dashboard(project_id: int, component: str, user: Any) -> dict[str, Any]:
     """Every KPI of the component across its tests, with thresholds, points past them and change points."""
     configs, stored = kpis.configs_of(project_id, component)
     tests = _readable_tests(project_id, component, user)
     baseline = baselines.readable_baseline(project_id, component, user)
-    analyses = {a.test_id: a for a in TestAnalysis.objects.filter(test__in=tests)}
-    values = {t.pk: kpis.values_of(t, configs, analyses.get(t.pk)) for t in tests}
+    values = kpis.values_of_many(tests, configs)
     if baseline is not None and baseline.pk not in values:
         values[baseline.pk] = kpis.values_of(baseline, configs)
     out = []
@@ -99,7 +117,7 @@ def dashboard(project_id: int, component: str, user: Any) -> dict[str, Any]:
         base_value = values[baseline.pk][key] if baseline is not None else None
         base = (int(baseline.pk), base_value) if baseline is not None and base_value is not None else None
         points = [KpiPoint(int(t.pk), _ts(t), values[t.pk][key]) for t in tests]
-        kpi = series(config, points, base)
+        kpi = series(config, points, base, change_points=cached_change_points)
         out.append({**kpi.as_dict(), "figure": kpi_figure(kpi, int(baseline.pk) if baseline else None)})
     return {
         "component": component,
