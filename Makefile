@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help run up down test test-cluster cluster-up cluster-down setup lint typecheck pytest frontend-check e2e compose-check bench fmt
+.PHONY: help run up down test test-cluster cluster-up cluster-down setup lint typecheck pytest frontend-check e2e compose-check bench fmt proxy-up proxy-down
 
 help:
 	@echo "make run    set up everything and serve http://127.0.0.1:8000 in the foreground (Ctrl-C stops)"
@@ -21,6 +21,13 @@ down:
 
 setup:
 	@deploy/setup.sh
+
+# nginx in front of a running app (make up starts it too): static files, micro-cached shared answers.
+proxy-up:
+	@deploy/proxy.sh up
+
+proxy-down:
+	@deploy/proxy.sh down
 
 test:
 	@deploy/test.sh

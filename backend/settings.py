@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from backend import env
@@ -46,6 +47,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Outermost of ours: sees every answer, the shared ones too (backend/core/cache_scope.py).
+    "backend.core.cache_scope.CacheScopeMiddleware",
     # Before anything reads the body: an oversized request is refused from its Content-Length alone.
     "backend.accounts.middleware.BodySizeLimitMiddleware",
     # NUL in the URL, a body without a length: refused before any view (backend/core/middleware.py).
@@ -196,6 +199,9 @@ STATIC_ROOT = VAR_DIR / "static"
 FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.is_dir() else []
 WHITENOISE_MAX_AGE = 3600
+# Vite names every built asset after its content (assets/<name>-<8-character hash>.<ext>): a new build is a new
+# URL, so browsers and proxies keep these a year without asking again (Cache-Control: max-age=315360000, immutable).
+WHITENOISE_IMMUTABLE_FILE_TEST = rf"^{re.escape(STATIC_URL)}assets/[^/]+-[A-Za-z0-9_-]{{8}}\.[a-z0-9]+$"
 # collectstatic writes a gzip copy of each file beside it, which WhiteNoise serves to browsers that accept it: the
 # chart chunk is 1.1 MB plain, ~0.35 MB gzipped, fetched by everyone who opens a report with an empty cache.
 STORAGES = {
@@ -220,6 +226,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "write": env.get_str("TANKODROM_WRITE_RATE", "600/min"),
         "login": env.get_str("TANKODROM_LOGIN_RATE", "10/min"),
+        # Report reads of a window of one's own (not the cached default view) by anonymous clients, per address.
+        "anon_read": env.get_str("TANKODROM_ANON_READ_RATE", "120/min"),
     },
 }
 

@@ -312,8 +312,9 @@ class BeatFlusher:
 class LiveASGIServer:
     """The production entry (backend.asgi's TankPushASGI in front of Django) under uvicorn with httptools and uvloop,
     as gunicorn's worker runs it, in a thread of the test process, so the suite's database is the one it serves.
-    `.url` is its address; `.fast_paths` lists the paths the push fast path answered. Use with the
-    transactional_db fixture: the server's threads have their own database connections."""
+    `.url` is its address; `.fast_paths` lists the paths the push fast path answered, `.pushes` each with its arrival
+    (unix s) and body. Use with the transactional_db fixture: the server's threads have their own database
+    connections."""
 
     def __init__(self, threads: int = 4) -> None:
         import threading
@@ -324,18 +325,21 @@ class LiveASGIServer:
         from backend.tankapi.asgi_door import TankPushASGI
 
         self.fast_paths: list[str] = []
-        fast_paths = self.fast_paths
+        self.pushes: list[tuple[float, str, bytes]] = []
+        fast_paths, pushes = self.fast_paths, self.pushes
 
         class RecordingDoor(TankPushASGI):
             async def push(self, scope: Any, *args: Any) -> None:
                 fast_paths.append(scope["path"])
+                pushes.append((time.time(), scope["path"], args[1]))
                 await super().push(scope, *args)
 
         self._socket = socket.socket()
         self._socket.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        self.door = RecordingDoor(get_wsgi_application(), threads=threads)
         config = uvicorn.Config(
-            RecordingDoor(get_wsgi_application(), threads=threads),
+            self.door,
             loop="uvloop",
             http="httptools",
             lifespan="on",

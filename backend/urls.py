@@ -25,6 +25,7 @@ urlpatterns = [
     path("", include("backend.tankapi.urls")),
     path("", include("backend.uploads.urls")),
     path("", include("backend.reports.urls")),
+    path("", include("backend.live.urls")),
     path("", include("backend.compare.urls")),
     path("", include("backend.diagnosis.urls")),
     path("", include("backend.regressions.urls")),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The application processes: gunicorn (UI + API) and two Celery workers (the tank stream's, with the beat scheduler,
-# and the uploads'; see start_workers in lib.sh).
+# The application processes: gunicorn (UI + API), two Celery workers (the tank stream's, with the beat scheduler,
+# and the uploads'; see start_workers in lib.sh) and nginx in front of gunicorn as in production (deploy/proxy.sh,
+# on TANKODROM_PROXY_BIND; TANKODROM_PROXY=0 leaves it out).
 #   deploy/app.sh run    set up, then serve in the foreground; Ctrl-C stops what this started
 #   deploy/app.sh up     the same in the background (logs and pid files under var/)
 #   deploy/app.sh down   stop what `up` started
@@ -14,9 +15,11 @@ start_processes() {
     --bind "$TANKODROM_BIND" --pid "$RUN/gunicorn.pid" >>"$LOG/gunicorn.log" 2>&1 &
   start_workers "$RUN" ""
   wait_for 60 "the web server" curl -sf -o /dev/null "http://$TANKODROM_BIND/healthz"
+  if [[ "${TANKODROM_PROXY:-1}" != 0 ]]; then "$ROOT/deploy/proxy.sh" up; fi
 }
 
 stop_processes() {
+  "$ROOT/deploy/proxy.sh" down
   stop_pidfile "$RUN/gunicorn.pid" gunicorn
   stop_workers "$RUN"
 }

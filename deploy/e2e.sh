@@ -5,6 +5,8 @@
 # (frontend/e2e/run.mjs). Stops what it started, whatever happens.
 #   deploy/e2e.sh            called by `make test` (deploy/test.sh) and `make e2e`
 #   E2E_KEEP=1 deploy/e2e.sh leave the e2e server running afterwards, to look at the pages by hand
+#   E2E_PROXY=1 deploy/e2e.sh   the same through nginx in front (deploy/proxy.sh, on E2E_PROXY_BIND, default the
+#                            app's port + 1): seeding and the specs go through the proxy, as users would
 # Scale (for the performance figures): E2E_DURATION_S (default 240 s per test), E2E_RPS (default 150).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,6 +20,10 @@ export CLICKHOUSE_DATABASE="${E2E_CLICKHOUSE_DATABASE:-tankodrom_e2e}"
 export REDIS_URL="${E2E_REDIS_URL:-redis://127.0.0.1:6379/13}"
 export CELERY_BROKER_URL="$REDIS_URL" CELERY_RESULT_BACKEND="$REDIS_URL"
 export TANKODROM_PUBLIC_URL="http://$TANKODROM_BIND"
+if [[ "${E2E_PROXY:-0}" == 1 ]]; then
+  E2E_PROXY_BIND="${E2E_PROXY_BIND:-${TANKODROM_BIND%:*}:$((${TANKODROM_BIND##*:} + 1))}"
+  export TANKODROM_PUBLIC_URL="http://$E2E_PROXY_BIND"
+fi
 export DJANGO_DEBUG=0 TANKODROM_PRIVATE_INSTANCE=0
 # The seeding writes quickly from one user: the write limit is for people, not for this script.
 export TANKODROM_WRITE_RATE="100000/min"
@@ -34,8 +40,10 @@ cleanup() {
     say "e2e server left running at $BASE (stop: kill \$(cat $E2E_RUN/gunicorn.pid $E2E_RUN/celery.pid $E2E_RUN/celery-uploads.pid))"
     return
   fi
+  [[ "${E2E_PROXY:-0}" == 1 ]] && TANKODROM_PROXY_DIR="$VAR/nginx" "$ROOT/deploy/proxy.sh" down
   stop_pidfile "$E2E_RUN/gunicorn.pid" "e2e gunicorn"
   stop_workers "$E2E_RUN"
+  stop_pidfile "$E2E_RUN/oidc-dev.pid" "e2e OpenID provider"
   return $rc
 }
 trap cleanup EXIT
@@ -70,12 +78,34 @@ rm -rf "$VAR/uploads" "$VAR"/celerybeat-schedule*
 TOKEN=$("$PY" manage.py issue_token e2e --name "browser tests" 2>/dev/null | tail -1)
 [[ -n "$TOKEN" ]] || die "could not issue an API token"
 
+# ── the local OpenID provider (deploy/oidc-dev) for the sign-on spec (frontend/e2e/sso.specs.mjs) ─────────────
+[[ -d deploy/oidc-dev/node_modules ]] || (cd deploy/oidc-dev && npm ci --no-audit --no-fund --loglevel=error)
+stop_pidfile "$E2E_RUN/oidc-dev.pid" "previous e2e OpenID provider"
+OIDC_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export E2E_OIDC_LOGIN=e2e-sso E2E_OIDC_PASSWORD=e2e-sso-not-secret E2E_OIDC_LABEL="Dev provider"
+export TANKODROM_OIDC_ISSUER="http://127.0.0.1:$OIDC_PORT" TANKODROM_OIDC_CLIENT_ID=tankodrom-e2e
+export TANKODROM_OIDC_CLIENT_SECRET=e2e-client-secret TANKODROM_OIDC_LABEL="$E2E_OIDC_LABEL"
+export TANKODROM_OIDC_SCOPES="openid profile email groups"
+printf '{"%s": {"sub": "e2e-sso-sub", "password": "%s", "email": "e2e-sso@example.org", "name": "E2E SSO"}}' \
+  "$E2E_OIDC_LOGIN" "$E2E_OIDC_PASSWORD" >"$E2E_RUN/oidc-accounts.json"
+printf '[{"client_id": "%s", "client_secret": "%s", "redirect_uris": ["%s/sso/oidc/callback"], "post_logout_redirect_uris": ["%s/sso/logged-out"]}]' \
+  "$TANKODROM_OIDC_CLIENT_ID" "$TANKODROM_OIDC_CLIENT_SECRET" "$TANKODROM_PUBLIC_URL" "$TANKODROM_PUBLIC_URL" >"$E2E_RUN/oidc-clients.json"
+OIDC_DEV_PORT=$OIDC_PORT OIDC_DEV_ACCOUNTS="$E2E_RUN/oidc-accounts.json" OIDC_DEV_CLIENTS="$E2E_RUN/oidc-clients.json" \
+  node deploy/oidc-dev/server.mjs >"$LOG/e2e-oidc-dev.log" 2>&1 &
+echo $! >"$E2E_RUN/oidc-dev.pid"
+wait_for 30 "the local OpenID provider" curl -sf -o /dev/null "$TANKODROM_OIDC_ISSUER/.well-known/openid-configuration"
+
 # ── the application, as `make run` starts it ──────────────────────────────────────────────────────────────
 say "e2e: starting gunicorn on $BASE and the Celery workers (with beat)"
 GUNICORN_THREADS=4 "$ROOT/.venv/bin/gunicorn" -c "$ROOT/deploy/gunicorn.conf.py" --workers 2 \
   --bind "$TANKODROM_BIND" --pid "$E2E_RUN/gunicorn.pid" >"$LOG/e2e-gunicorn.log" 2>&1 &
 start_workers "$E2E_RUN" "e2e-"
 wait_for 60 "the e2e web server" curl -sf -o /dev/null "$BASE/healthz"
+if [[ "${E2E_PROXY:-0}" == 1 ]]; then
+  rm -rf "$VAR/nginx/cache"
+  TANKODROM_PROXY_DIR="$VAR/nginx" "$ROOT/deploy/proxy.sh" up "$E2E_PROXY_BIND" "$TANKODROM_BIND"
+  BASE="http://$E2E_PROXY_BIND"
+fi
 
 # ── real data through the public API, then the browser ────────────────────────────────────────────────────
 say "e2e: seeding tests through the API"

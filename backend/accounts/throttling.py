@@ -1,19 +1,24 @@
 """Rate limits on writes, counted in the shared cache (Redis) so every web worker sees the same counts.
 
 Writes are limited per authenticated user: anonymous writes are refused by the views anyway (401/403), and
-counting them per address would let one noisy client behind a proxy lock out everyone behind it. Reads are never
-limited: a chat unfurl or a dashboard refresh must not fail. The login form has its own, much smaller rate per
-client address and username, to slow down password guessing.
+counting them per address would let one noisy client behind a proxy lock out everyone behind it. Reads are not
+limited, with one exception: an anonymous reader asking a report for a window, cases or levels of its own makes the
+server read ClickHouse (the default view is served from the post-processing cache), so those reads are counted per
+client address (`anonymous_heavy_read`): a burst of strangers cannot keep the storage busy. A chat unfurl, the
+default view and anything a signed-in user asks are never limited. The login form has its own, much smaller rate
+per client address and username, to slow down password guessing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
+from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
@@ -102,3 +107,22 @@ def page_write_allowed(user_pk: int) -> bool:
     """The write rate for form posts of the server-rendered pages (the JSON API uses WriteRateThrottle)."""
     limit, window_s = _rate("write")
     return _count_in_window(f"throttle_page_write_{user_pk}", window_s) <= limit
+
+
+def anonymous_heavy_read(request: HttpRequest) -> None:
+    """Count an anonymous read that ClickHouse must answer (a window of one's own) for the client's address; raise
+    DRF's Throttled (429 with Retry-After: when the window turns) once over TANKODROM_ANON_READ_RATE. Fixed windows
+    aligned to the clock, so the wait is known without asking Redis for the counter's expiry."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return
+    limit, window_s = _rate("anon_read")
+    now = time.time()
+    window = int(now // window_s)
+    where = hashlib.sha256(client_address(request).encode()).hexdigest()[:32]
+    if _count_in_window(f"throttle_anon_read_{where}_{window}", window_s) > limit:
+        wait_s = max(1, int(window_s - now % window_s) + 1)
+        raise Throttled(
+            wait=wait_s,
+            detail=f"too many reports of your own windows from your address: log in, or retry in {wait_s} s",
+        )

@@ -166,6 +166,13 @@ class _Rendered:
     def put_shared(self, url: str, etag: str, body: bytes, content_type: str, control: str) -> None:
         self._put(f"url:{url}", (etag, body, content_type, control), len(body))
 
+    def get_page(self, key: str) -> tuple[bytes, str, float] | None:
+        hit: tuple[bytes, str, float] | None = self._get(f"page:{key}")
+        return hit
+
+    def put_page(self, key: str, body: bytes, etag: str, stored_at: float) -> None:
+        self._put(f"page:{key}", (body, etag, stored_at), len(body))
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

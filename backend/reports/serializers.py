@@ -19,7 +19,7 @@ from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_write
 from backend.reports import listing
 from backend.reports.models import NOTE_MAX_LENGTH, TAG_MAX_LENGTH, TestNote, TestTag
-from backend.tankapi.lifecycle import stopped_among
+from backend.tankapi.lifecycle import StopFacts, stop_facts
 
 
 class ResultSerializer(serializers.Serializer[Any]):
@@ -76,6 +76,13 @@ class TestSerializer(serializers.ModelSerializer[Test]):
     stop_requested = serializers.SerializerMethodField(
         help_text="a stop was asked from the web (POST /api/v1/tests/<id>/stop) and the test is still online"
     )
+    stopped_at = serializers.SerializerMethodField(
+        help_text="when a stop was asked from the web, unix s (null: never); kept after the test closes"
+    )
+    stop_ends_shooting = serializers.SerializerMethodField(
+        help_text="whether a stop ends the tank's shooting: its tank sends the status call (Lunapark mode). Else the"
+        " tank shoots on to the end of its schedule and only its data is refused"
+    )
     # JSON columns: checked as the JSON parser checks a body, also when sent as a form field; never null.
     loadscheme = LoadSchemeField(required=False)
     notify = JSONListField(required=False)
@@ -127,6 +134,8 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "aggregates_expired_at",
             "can_write",
             "stop_requested",
+            "stopped_at",
+            "stop_ends_shooting",
             "tags",
             "author",
             "q99_ms",
@@ -152,14 +161,22 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             },
         }
 
-    def get_stop_requested(self, instance: Test) -> bool:
-        if instance.status != TestStatus.ONLINE:
-            return False
-        stopped: set[int] | None = getattr(self, "_stopped_tests", None)
-        if stopped is None:  # once for a whole list (one child serializer serves every item), not once per test
+    def _stop_facts(self, instance: Test) -> StopFacts:
+        facts: dict[int, StopFacts] | None = getattr(self, "_stop_facts_of", None)
+        if facts is None:  # once for a whole list (one child serializer serves every item), not once per test
             listed = getattr(self.parent, "instance", None) or [instance]
-            stopped = self._stopped_tests = stopped_among([t.pk for t in listed])
-        return instance.pk in stopped
+            facts = self._stop_facts_of = stop_facts([t.pk for t in listed])
+        return facts.get(instance.pk) or StopFacts(None, False)
+
+    def get_stop_requested(self, instance: Test) -> bool:
+        return instance.status == TestStatus.ONLINE and self._stop_facts(instance).stopped_at is not None
+
+    def get_stopped_at(self, instance: Test) -> float | None:
+        stopped = self._stop_facts(instance).stopped_at
+        return None if stopped is None else stopped.timestamp()
+
+    def get_stop_ends_shooting(self, instance: Test) -> bool:
+        return self._stop_facts(instance).ends_shooting
 
     def get_can_write(self, instance: Test) -> bool:
         request = self.context.get("request")

@@ -24,6 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from backend.accounts import throttling
 from backend.clickhouse.queries import purge
 from backend.core import schema
 from backend.loadtests.models import Test, TestStatus
@@ -285,11 +286,16 @@ class NoteDetailView(APIView):
 def windowed_answer(
     request: Request, test: Test, name: str, compute: Callable[[Test, Window], dict[str, Any]]
 ) -> HttpResponseBase:
-    """A report answer for the request's window: from the cache when it is the default view, with validators."""
+    """A report answer for the request's window: from the cache when it is the default view, with validators. A
+    window of one's own is computed on ClickHouse: anonymous clients get so many of those a minute (throttling)."""
     window = window_of(request)
-    return cache.conditional(
-        request, [test], lambda: Response(cache.cached(test, name, window, lambda: compute(test, window)))
-    )
+
+    def build() -> Response:
+        if not window.is_default:
+            throttling.anonymous_heavy_read(request)
+        return Response(cache.cached(test, name, window, lambda: compute(test, window)))
+
+    return cache.conditional(request, [test], build)
 
 
 class SummaryView(APIView):

@@ -22,6 +22,7 @@ redirected to HTTPS, a malformed query string, DISALLOWED_USER_AGENTS or PREPEND
 (411) before routing, whichever way it would go.
 
 A big phout upload's body is read from the socket by Django's thread instead of through the loop (socket_body.py).
+The online pages' Server-Sent Events are checked by Django, then streamed on the loop (backend/live/sse.py).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from django.utils.log import log_response
 
 from backend.accounts.middleware import body_limit_for
 from backend.core.middleware import ContentSecurityPolicyMiddleware
+from backend.live.sse import LiveDoor, is_live
 from backend.tankapi import buffer, push, socket_body
 from backend.tankapi.buffer_async import AsyncAppender
 
@@ -341,6 +343,7 @@ class TankPushASGI:
         self.appender = AsyncAppender()
         self.tests = TestLoader(self.threads)
         self.tokens = TokenLoader(self.threads)
+        self.live = LiveDoor()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -358,6 +361,9 @@ class TankPushASGI:
                 except ClientGone:
                     return
                 await self.push(scope, routed, body, send)
+                return
+            if is_live(scope):  # the online pages' events: checked by Django, streamed on this loop
+                await self.live.serve(scope, receive, send, self.django)  # type: ignore[arg-type]
                 return
             if scope["method"] == "PUT" and _is_phout_upload(scope["path"]):
                 taken_over = socket_body.take_over(scope, receive)

@@ -28,6 +28,7 @@ from analytics.tank_push import PushFormatError
 from backend.clickhouse import client
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.clickhouse.tables import monitoring, second_aggregates
+from backend.live import publish as live
 from backend.loadtests.models import Test
 from backend.tankapi import buffer
 
@@ -145,10 +146,11 @@ def _monitoring_columns(batch: _Batch) -> dict[str, list[object]]:
     return columns
 
 
-def _update_tests(spans: dict[int, _TestSpan]) -> None:
-    """One UPDATE for every test of the batch: has_stream, first/last second, last push time."""
+def _update_tests(spans: dict[int, _TestSpan]) -> dict[int, tuple[int | None, Any, str]]:
+    """One UPDATE for every test of the batch: has_stream, first/last second, last push time. Returns each test's
+    (first second, load scheme, status) after it, for the online pages' event (backend/live/publish.py)."""
     if not spans:
-        return
+        return {}
     table = Test._meta.db_table
     rows_sql = ", ".join(["(%s::bigint, %s::bigint, %s::bigint, %s::double precision, %s::boolean)"] * len(spans))
     params: list[int | float | bool | None] = []
@@ -161,10 +163,18 @@ def _update_tests(spans: dict[int, _TestSpan]) -> None:
         "first_ts = LEAST(t.first_ts, v.first_ts), "
         "last_ts = GREATEST(t.last_ts, v.last_ts), "
         "last_push_at = GREATEST(t.last_push_at, to_timestamp(v.pushed_s)) "
-        f"FROM (VALUES {rows_sql}) AS v(id, first_ts, last_ts, pushed_s, has_data) WHERE t.id = v.id"
+        f"FROM (VALUES {rows_sql}) AS v(id, first_ts, last_ts, pushed_s, has_data) WHERE t.id = v.id "
+        "RETURNING t.id, t.first_ts, t.loadscheme, t.status"
     )
     with pg_connection.cursor() as cursor:
         cursor.execute(sql, params)
+        returned = cursor.fetchall()
+    return {int(row[0]): (row[1], _json(row[2]), str(row[3])) for row in returned}
+
+
+def _json(value: Any) -> Any:
+    # psycopg2 decodes jsonb; a json column comes back as text.
+    return orjson.loads(value) if isinstance(value, str | bytes) else value
 
 
 def flush_once(max_entries: int = DEFAULT_BATCH_ENTRIES) -> FlushResult:
@@ -255,8 +265,11 @@ def _flush_locked(max_entries: int) -> FlushResult:
         result.error = str(exc)
         return result
     buffer.mark_clickhouse_up()
-    _update_tests(_batch_of(inserted).spans)
+    stored = _batch_of(inserted)
+    tests = _update_tests(stored.spans)
     buffer.delete([item.entry.entry_id for item in inserted])
+    rows = ((test_id, ts, case, row) for (test_id, ts, case), (_at, row) in stored.seconds.items())
+    live.seconds_stored(live.overall_rows(rows), tests)
     return result
 
 

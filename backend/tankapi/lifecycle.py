@@ -7,7 +7,9 @@ periodic silence closer shares the close path with `close.json`.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,10 +21,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from analytics.tank_push import PushFormatError, check_text
+from backend.live import publish as live
 from backend.loadtests.models import Test, TestStatus
 from backend.tankapi import buffer
 from backend.tankapi.config_instances import configured_instances
-from backend.tankapi.models import StopRequest
+from backend.tankapi.config_schedule import configured_schedule
+from backend.tankapi.models import StatusCall, StopRequest
 
 log = logging.getLogger(__name__)
 
@@ -152,10 +156,22 @@ def edit_test(test: Test, body: Mapping[str, Any]) -> None:
         test.save(update_fields=list(changes))
 
 
+# The password part of a URL's credentials: `http://lunapark:TOKEN@host/` (the Lunapark-mode api_address).
+_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'\"]*:)[^\s/@'\"]+@")
+REDACTED = "***"
+
+
+def redact_url_passwords(text: str) -> str:
+    """The text with every URL's password replaced: a config names the uploader's api_address, and whoever may
+    read the test may read its config, not the API token inside it."""
+    return _URL_PASSWORD.sub(lambda m: f"{m[1]}{REDACTED}@", text)
+
+
 def save_config(test: Test, form_field: str, text: str) -> None:
-    """configinitial/configinfo/monitoringconfig: the tank sends each up to five times; the last one wins.
-    PushFormatError when the text cannot be stored (a NUL)."""
+    """configinitial/configinfo/monitoringconfig: the tank sends each up to five times; the last one wins; URL
+    passwords are not kept. PushFormatError when the text cannot be stored (a NUL)."""
     check_text(text, form_field)
+    text = redact_url_passwords(text)
     field = CONFIG_FIELDS[form_field]
     if getattr(test, field) != text:
         setattr(test, field, text)
@@ -164,6 +180,10 @@ def save_config(test: Test, form_field: str, text: str) -> None:
         if instances is not None and instances != test.instances:
             test.instances = instances  # what the generator ran with (config_instances.py)
             changed.append("instances")
+        schedule = None if test.loadscheme else configured_schedule(text)
+        if schedule is not None:
+            test.loadscheme = [schedule]  # a BFG tank sends none with create.json (config_schedule.py)
+            changed.append("loadscheme")
         test.save(update_fields=changed)
 
 
@@ -198,6 +218,7 @@ def close_test(test_id: int, exit_code: int | None, *, by_silence: bool = False,
         buffer.unmark_stopped(test_id)  # closed: refused as closed now, the note is not needed any more
     except redis.RedisError as exc:
         log.warning("could not drop the stop note of test %s: %s", test_id, exc)
+    transaction.on_commit(lambda: live.status_changed(test_id, TestStatus.PROCESSING))
     return True
 
 
@@ -209,15 +230,30 @@ def request_stop(test: Test, user: User | None) -> None:
         buffer.mark_stopped(test.pk)
     except redis.RedisError as exc:
         log.warning("could not note the stop of test %s in Redis: %s", test.pk, exc)
-
-
-def stopped_among(test_ids: list[int]) -> set[int]:
-    """Those of these tests whose stop was asked from the web (one query)."""
-    return set(StopRequest.objects.filter(test_id__in=test_ids).values_list("test_id", flat=True))
+    pk = test.pk
+    transaction.on_commit(lambda: live.status_changed(pk, TestStatus.ONLINE, stop_requested=True))
 
 
 def stop_requested(test_id: int) -> bool:
     return StopRequest.objects.filter(test_id=test_id).exists()
+
+
+@dataclass(frozen=True)
+class StopFacts:
+    stopped_at: datetime | None  # when a stop was asked from the web
+    ends_shooting: bool  # the tank sends the status call, so a stop ends its shooting (StatusCall)
+
+
+def stop_facts(test_ids: list[int]) -> dict[int, StopFacts]:
+    """For each of these tests, what a stop from the web did or would do (one query)."""
+    rows = Test.objects.filter(pk__in=test_ids).values_list("pk", "stop_request__requested_at", "status_call__test_id")
+    return {pk: StopFacts(stopped_at, call is not None) for pk, stopped_at, call in rows}
+
+
+def note_status_call(test_id: int, status: object) -> None:
+    """The tank's status call (Lunapark mode): its tank ends the shooting on a stop (see StatusCall)."""
+    text = status if isinstance(status, str) else ""
+    StatusCall.objects.update_or_create(test_id=test_id, defaults={"status": text.replace("\x00", "")[:128]})
 
 
 def close_silent_tests(now_s: float | None = None) -> list[int]:

@@ -20,3 +20,17 @@ class StopRequest(models.Model):
 
     def __str__(self) -> str:
         return f"stop of test {self.test_id}"
+
+
+class StatusCall(models.Model):
+    """The tank's status call (`PATCH api/v2/jobs/<id>/`, sent in Lunapark mode every `send_status_period`): a tank
+    that sends it ends its shooting when it is answered 410, so a Stop from the web stops that test's load. A test
+    without one (the `overload:` mode) can only be cut off: its tank shoots on to the end of its schedule."""
+
+    test = models.OneToOneField(Test, on_delete=models.CASCADE, primary_key=True, related_name="status_call")
+    status = models.CharField(max_length=128, blank=True, default="", help_text="as the tank sent it: 'shoot 40'")
+    first_at = models.DateTimeField(auto_now_add=True)
+    last_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"status of test {self.test_id}: {self.status}"

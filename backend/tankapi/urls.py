@@ -30,5 +30,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # Stopping a test from the web (the tank's side of it is the 410 above and on the pushes).
     path("api/v1/tests/<int:test_id>/stop", StopView.as_view(), name="test-stop"),
     re_path(r"^api/server/(?:lock|virtual_host)\.json/?$", views.accepted_and_ignored),
-    re_path(r"^api/task/(?P<task>[^/]+)/summary\.json/?$", views.task_summary, name="tank-task-summary"),
+    # The task may be empty: a Lunapark-mode tank without `task:` asks for api/task//summary.json, which its HTTP
+    # library sends as api/task/summary.json.
+    re_path(r"^api/task/(?:(?P<task>[^/]*)/)?summary\.json/?$", views.task_summary, name="tank-task-summary"),
 ]

@@ -21,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from analytics.tank_push import PushFormatError
 from backend.loadtests import permissions
-from backend.loadtests.auth import raw_token_from
+from backend.loadtests.auth import tank_token_from
 from backend.loadtests.models import Test, hash_upload_token
 from backend.loadtests.tokens import resolve_token
 from backend.retention import quota
@@ -46,8 +46,9 @@ def _answer(answer: push.Answer) -> HttpResponse:
 
 
 def _token_user(request: HttpRequest) -> Any | None:
-    """The user of `api_token` (None when the token is unknown or revoked); hits PostgreSQL."""
-    token = resolve_token(raw_token_from(request))
+    """The user of `api_token`, or of the Basic auth password in Lunapark mode (None when the token is unknown or
+    revoked); hits PostgreSQL."""
+    token = resolve_token(tank_token_from(request))
     return None if token is None else token.user
 
 
@@ -201,11 +202,19 @@ def job_summary(request: HttpRequest, job: int) -> HttpResponse:
 @csrf_exempt
 def job_status(request: HttpRequest, job: int) -> HttpResponse:
     """PATCH api/v2/jobs/N/?upload_token=U (the status the tank sends every 10 s in Lunapark mode): 410 once the test
-    was stopped from the web, on which the tank ends its shooting with exit code 8; else accepted and not kept."""
+    was stopped from the web, on which the tank ends its shooting with exit code 8; else accepted. That the tank sends
+    it is kept (StatusCall): the page then says a stop ends the shooting."""
     upload_token = request.GET.get("upload_token", "")
     stored = Test.objects.filter(pk=job).values_list("upload_token", flat=True).first()  # the token's hash
     known = stored is not None and upload_token and hmac.compare_digest(hash_upload_token(upload_token), stored)
-    if known and lifecycle.stop_requested(int(job)):
+    if not known:
+        return _array(SUCCESS)
+    try:
+        body = push.decode_json(request.body)
+    except PushFormatError:
+        body = None
+    lifecycle.note_status_call(int(job), body.get("status") if isinstance(body, dict) else None)
+    if lifecycle.stop_requested(int(job)):
         return _error(f"job {job} was stopped from the web", 410)
     return _array(SUCCESS)
 
@@ -217,6 +226,6 @@ def accepted_and_ignored(request: HttpRequest, **_kwargs: object) -> HttpRespons
 
 
 @csrf_exempt
-def task_summary(request: HttpRequest, task: str) -> HttpResponse:
+def task_summary(request: HttpRequest, task: str | None = None) -> HttpResponse:
     """GET api/task/T/summary.json (Lunapark's task check): every task is open here."""
-    return _array([{"status": "Open", "name": task}])
+    return _array([{"status": "Open", "name": task or ""}])

@@ -14,12 +14,14 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
+from django.http.response import HttpResponseBase
 from django.middleware.csrf import get_token
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_safe
 
 from backend.loadtests.permissions import readable_test
 from backend.sharing.unfurl import head_tags
+from backend.web import first_screen, shared_page
 
 # index.html and the manifest are read once per build: keyed by path and mtime, so a rebuild is picked up
 # without a restart.
@@ -66,7 +68,9 @@ def _chart_chunks() -> list[str]:
     ]
 
 
-def _render(request: HttpRequest, kind: str, ids: list[int], *, status: int = 200) -> HttpResponse:
+def _render(
+    request: HttpRequest, kind: str, ids: list[int], *, status: int = 200, first_screen_json: bytes | None = None
+) -> HttpResponse:
     if getattr(settings, "TANKODROM_PRIVATE_INSTANCE", False) and not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
     html = _index_html()
@@ -84,10 +88,17 @@ def _render(request: HttpRequest, kind: str, ids: list[int], *, status: int = 20
         head = format_html("<title>{} · Tankodrom</title>{}", title, head)
         html = html.replace("<title>Tankodrom</title>", "", 1)
     body = html.replace("</head>", f"{head}</head>", 1)
-    # Sets the csrftoken cookie: the SPA's session writes (star, logout) send it back as X-CSRFToken.
-    get_token(request)
+    if first_screen_json is not None:
+        # Escaped for the element by first_screen.script_json; not executed (CSP), only read by the app.
+        script = f'<script type="application/json" id="{first_screen.SCRIPT_ID}">'.encode() + first_screen_json
+        body = body.replace("</body>", script.decode("utf-8") + "</script></body>", 1)
+    if request.user.is_authenticated:
+        # Sets the csrftoken cookie: the SPA's session writes (star, notes, logout) send it back as X-CSRFToken.
+        # An anonymous visitor writes nothing (the login form sets its own), so its page carries no cookie and can
+        # be shared by caches.
+        get_token(request)
     response = HttpResponse(body, status=status, content_type="text/html; charset=utf-8")
-    # The page is tiny and names hashed assets: always revalidate so a new build is seen at once.
+    # The page is small and names hashed assets: always revalidate so a new build is seen at once.
     response["Cache-Control"] = "no-cache"
     return response
 
@@ -98,11 +109,17 @@ def test_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def test_report(request: HttpRequest, test_id: int) -> HttpResponse:
+def test_report(request: HttpRequest, test_id: int) -> HttpResponseBase:
     # A missing test still gets the app (it shows a readable "not found"), but with a 404 status for robots; a
     # test this user may not read is answered exactly as a missing one (permissions.py).
-    readable = readable_test(request.user, test_id) is not None
-    return _render(request, "test", [test_id], status=200 if readable else 404)
+    test = readable_test(request.user, test_id)
+    if test is None:
+        return _render(request, "test", [test_id], status=404)
+
+    def build() -> HttpResponse:
+        return _render(request, "test", [test_id], first_screen_json=first_screen.script_json(request, test))
+
+    return shared_page.answer(request, test, build)
 
 
 @require_safe

@@ -46,7 +46,7 @@ const escape = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)}
 
 function html(title, body) {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"></head>
 <body style="font-family: sans-serif; max-width: 26rem; margin: 3rem auto"><h1>${escape(title)}</h1>${body}</body></html>`;
 }
 

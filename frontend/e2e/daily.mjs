@@ -249,13 +249,22 @@ export const dailySpecs = [
       await login(page, base, `/${job}`);
       const stop = page.getByRole("button", { name: "Stop the test" });
       await stop.waitFor();
-      page.once("dialog", (d) => d.accept());
+      // An overload-mode tank (no status call): the page says what a stop will and will not do, before and after.
+      const outcome = "the tank will keep shooting until its schedule ends; its data will not be recorded";
+      assert.ok((await page.textContent(".actions")).includes(outcome), "said before the click");
+      let asked = "";
+      page.once("dialog", (d) => {
+        asked = d.message();
+        void d.accept();
+      });
       await stop.click();
       await page.waitForSelector('button.stop[data-stop-state="stopping"]');
+      assert.ok(asked.includes(outcome), `the confirmation says it: ${asked}`);
       assert.equal(posted, "POST");
       const after = await apiOk(base, `/api/v1/tests/${job}/`);
       assert.equal(after.stop_requested, true, "the server took the stop");
-      assert.match(await page.textContent(".actions"), /stopping/);
+      assert.equal(after.stop_ends_shooting, false);
+      assert.ok((await page.textContent(".actions")).includes(`stopped recording: ${outcome}`), "said after it");
       await page.screenshot({ path: shot(shots, "report-stopping", width) });
     },
   },

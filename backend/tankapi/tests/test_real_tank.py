@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -90,25 +91,8 @@ def live_app(transactional_db: None) -> Iterator[LiveASGIServer]:
         yield server
 
 
-def _tank_config(
-    work: Path, api: str, target_url: str, venv: Path, schedule: str = "line(1, 20, 8s) const(20, 6s)"
-) -> Path:
-    telegraf = work / "telegraf"
-    telegraf.write_text(f"#!{venv / 'bin' / 'python'}\n" + (E2E_DIR / "fake_telegraf.py").read_text())
-    telegraf.chmod(0o755)
-    (work / "mon.xml").write_text(
-        "<Monitoring>\n"
-        f'  <Host address="localhost" interval="1" telegraf="{telegraf}" python="{venv / "bin" / "python"}"'
-        ' comment="stand-in telegraf">\n    <CPU/><System/><Memory/><Net/><Kernel/>\n  </Host>\n</Monitoring>\n'
-    )
-    (work / "ammo.txt").write_text(
-        "index\t/\nindex\t/index.html\nsearch\t/search?q=tank\nmissing\t/missing/page\nerrors\t/error/maybe\n/untagged\n"
-    )
-    config = f"""
-core:
-  artifacts_base_dir: {work}/logs
-  lock_dir: {work}
-overload:
+def _overload_section(work: Path, api: str) -> str:
+    return f"""overload:
   enabled: true
   package: yandextank.plugins.DataUploader
   api_address: {api}/
@@ -126,7 +110,49 @@ overload:
   maintenance_attempts: 3
   maintenance_timeout: 1
   connection_timeout: 10
-phantom:
+"""
+
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+README_ADDRESS = "http://lunapark:TOKEN@HOST:8000/"
+
+
+def _readme_section(api: str, token: str) -> str:
+    """The uploader section the README recommends (its first YAML block under "Point a tank at it"), pointed at
+    this server with this token: the test runs what users are told to write."""
+    text = README.read_text()
+    after = text[text.index("## Point a tank at it") :]
+    block = after[after.index("```yaml\n") + len("```yaml\n") :]
+    section = block[: block.index("```")]
+    assert README_ADDRESS in section, "the README's recommended section no longer has the address this test fills"
+    host = api.removeprefix("http://")
+    return section.replace(README_ADDRESS, f"http://lunapark:{token}@{host}/")
+
+
+def _tank_config(
+    work: Path,
+    api: str,
+    target_url: str,
+    venv: Path,
+    schedule: str = "line(1, 20, 8s) const(20, 6s)",
+    uploader: str | None = None,
+) -> Path:
+    telegraf = work / "telegraf"
+    telegraf.write_text(f"#!{venv / 'bin' / 'python'}\n" + (E2E_DIR / "fake_telegraf.py").read_text())
+    telegraf.chmod(0o755)
+    (work / "mon.xml").write_text(
+        "<Monitoring>\n"
+        f'  <Host address="localhost" interval="1" telegraf="{telegraf}" python="{venv / "bin" / "python"}"'
+        ' comment="stand-in telegraf">\n    <CPU/><System/><Memory/><Net/><Kernel/>\n  </Host>\n</Monitoring>\n'
+    )
+    (work / "ammo.txt").write_text(
+        "index\t/\nindex\t/index.html\nsearch\t/search?q=tank\nmissing\t/missing/page\nerrors\t/error/maybe\n/untagged\n"
+    )
+    config = f"""
+core:
+  artifacts_base_dir: {work}/logs
+  lock_dir: {work}
+{uploader or _overload_section(work, api)}phantom:
   enabled: false
   package: yandextank.plugins.Phantom
 bfg:
@@ -399,3 +425,64 @@ def test_a_stop_from_the_web_ends_the_tanks_upload(
     stored = {ts for ts, _case in _stored_seconds(job)}
     assert stored < shot and len(shot) >= 14  # it shot to the end, what came after the stop was refused
     assert len(stored) <= stop.stored_before + 3  # the pushes in flight when the stop came, at most
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stop_from_the_web_ends_the_shooting_in_the_readmes_recommended_config(
+    live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The README's recommended `uploader:` section (Lunapark mode, the token as Basic auth in the address): Stop
+    pressed 10 s into a 60 s schedule ends the tank process within 15 s with its "stopped from the web" exit code
+    (8), through its status call answered 410."""
+    push.clear_caches()
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_user("tank-lunapark", password="x-not-used-6")
+    _token, raw = create_token(user, "tank")
+    work = tmp_path_factory.mktemp("tank-lunapark")
+    config = _tank_config(
+        work, live_app.url, target, tank_venv, schedule="const(10, 60s)", uploader=_readme_section(live_app.url, raw)
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "PYTHON", "VIRTUAL_ENV"))}
+    with BeatFlusher() as beat, open(work / "tank_stdout.log", "w") as out:
+        tank = subprocess.Popen(
+            [str(tank_venv / "bin" / "yandex-tank"), "-c", str(config), "-n"],
+            cwd=work,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        try:
+            test = None
+            deadline = time.monotonic() + 60
+            while test is None or test.first_ts is None:  # the first second of the shooting, stored
+                assert tank.poll() is None, (work / "tank_stdout.log").read_text()[-4000:]
+                assert time.monotonic() < deadline, "no second of the test stored within 60 s"
+                time.sleep(0.2)
+                test = Test.objects.filter(owner=user).first()
+            time.sleep(max(0.0, test.first_ts + 10 - time.time()))  # 10 s into the schedule
+            answer = requests.post(
+                f"{live_app.url}/api/v1/tests/{test.pk}/stop", headers={"Authorization": f"Token {raw}"}, timeout=30
+            )
+            stopped_at = time.monotonic()
+            assert answer.status_code == 202, answer.text
+            rc = tank.wait(timeout=40)
+            took_s = time.monotonic() - stopped_at
+        finally:
+            if tank.poll() is None:
+                tank.kill()
+                tank.wait()
+    output = (work / "tank_stdout.log").read_text()
+    assert rc == 8, f"yandex-tank exited {rc}:\n{output[-6000:]}"
+    assert took_s <= 15, f"the tank ended {took_s:.1f} s after the stop"
+    assert "Test stopped from Lunapark" in output
+    assert f"Web link: http://lunapark:{raw}@" in output  # the mode the README's address picks
+    flush.flush_all()
+    assert not beat.errors
+    test.refresh_from_db()
+    assert (test.status, test.exit_code, test.exit_reason) == (Status.READY, 8, "stopped from the web")
+    assert raw not in test.config_initial + test.config_info  # the token in the address is not kept
+    assert "http://lunapark:***@" in test.config_initial
+    (artifacts,) = [p.parent for p in (work / "logs").glob("*/test_data.log")]
+    shot = {ts for ts, _case in _tank_seconds(artifacts)}
+    assert len(shot) <= 10 + 15 + 2  # the shooting ended long before the schedule's 60 s

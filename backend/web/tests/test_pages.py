@@ -49,8 +49,15 @@ def test_list_page_is_the_spa(client: Client, dist: Path, db: None) -> None:
     assert '<div id="root"></div>' in body
     assert "/static/assets/index-abc.js" in body
     assert response["Cache-Control"] == "no-cache"
-    # The SPA's session writes need the CSRF cookie; the page is where it gets it.
-    assert response.cookies["csrftoken"].value
+    assert "Cookie" in response["Vary"] and "Authorization" in response["Vary"]
+    # An anonymous visitor writes nothing: no cookie, so that the page stays shareable.
+    assert "csrftoken" not in response.cookies
+    # The SPA's session writes need the CSRF cookie; a signed-in user's page is where it gets it.
+    get_user_model().objects.create_user("bob", password="pw-bob-123")
+    assert client.login(username="bob", password="pw-bob-123")
+    signed_in = client.get("/")
+    assert signed_in.cookies["csrftoken"].value
+    assert signed_in["Cache-Control"] == "private, no-cache"
 
 
 def test_report_page_carries_escaped_unfurl_tags(client: Client, dist: Path, test_obj: Test) -> None:

@@ -178,6 +178,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-Sent Events of several online tests (the list's online rows); those the caller may not read are left out */
+        get: operations["v1_live_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -376,6 +393,23 @@ export interface paths {
         };
         /** The tank configs uploaded with the test */
         get: operations["v1_tests_config_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tests/{test_id}/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-Sent Events of an online test: `second` (the live figures of its newest stored second) and `status`; resumes after the Last-Event-ID header (or ?last_event_id=) */
+        get: operations["v1_tests_live_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1414,6 +1448,13 @@ export interface components {
             readonly can_write?: boolean;
             /** @description a stop was asked from the web (POST /api/v1/tests/<id>/stop) and the test is still online */
             readonly stop_requested?: boolean;
+            /**
+             * Format: double
+             * @description when a stop was asked from the web, unix s (null: never); kept after the test closes
+             */
+            readonly stopped_at?: number | null;
+            /** @description whether a stop ends the tank's shooting: its tank sends the status call (Lunapark mode). Else the tank shoots on to the end of its schedule and only its data is refused */
+            readonly stop_ends_shooting?: boolean;
             /** @description labels; a write replaces the whole list */
             tags?: string[];
             /** @description the owner's username (the token that created the test), else `person` as the tank sent it */
@@ -1819,6 +1860,13 @@ export interface components {
             readonly can_write: boolean;
             /** @description a stop was asked from the web (POST /api/v1/tests/<id>/stop) and the test is still online */
             readonly stop_requested: boolean;
+            /**
+             * Format: double
+             * @description when a stop was asked from the web, unix s (null: never); kept after the test closes
+             */
+            readonly stopped_at: number | null;
+            /** @description whether a stop ends the tank's shooting: its tank sends the status call (Lunapark mode). Else the tank shoots on to the end of its schedule and only its data is refused */
+            readonly stop_ends_shooting: boolean;
             /** @description labels; a write replaces the whole list */
             tags?: string[];
             /** @description the owner's username (the token that created the test), else `person` as the tank sent it */
@@ -3159,6 +3207,74 @@ export interface operations {
             };
         };
     };
+    v1_live_retrieve: {
+        parameters: {
+            query: {
+                /** @description ids, comma-separated (50 at most) */
+                tests: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid or revoked API token, or credentials needed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such test or object (a private test looks missing to those who may not read it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     v1_me_retrieve: {
         parameters: {
             query?: never;
@@ -4419,6 +4535,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid or revoked API token, or credentials needed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such test or object (a private test looks missing to those who may not read it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_tests_live_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                test_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
             };
             /** @description bad parameter or body (named in `error`) */
             400: {

@@ -74,6 +74,17 @@ export function refreshTest(id: number, part?: string): Promise<void> {
   return queryClient.invalidateQueries({ queryKey: part === undefined ? testKey(id) : testKey(id, part) });
 }
 
+/**
+ * A new second of an online test arrived (its live channel): everything of it is asked again, except what is still
+ * being asked: a request slower than a second finishes and shows instead of being cancelled by the next second's.
+ */
+export function followTest(id: number, part?: string): Promise<void> {
+  return queryClient.invalidateQueries(
+    { queryKey: part === undefined ? testKey(id) : testKey(id, part) },
+    { cancelRefetch: false },
+  );
+}
+
 export function refreshComponent(name: string): Promise<void> {
   return queryClient.invalidateQueries({ queryKey: componentKey(name) });
 }

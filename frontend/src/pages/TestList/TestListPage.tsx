@@ -9,7 +9,9 @@ import type { TestMeta } from "../../api/types";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
-import { useApi } from "../../hooks/useApi";
+import { queryClient, useApi } from "../../hooks/useApi";
+import { useLive } from "../../hooks/useLive";
+import { LiveFigures } from "../../components/LiveFigures";
 import { formatCount, formatDuration, formatIso, formatMs, formatPercent, formatUnix } from "../../lib/format";
 import {
   LIST_QUERY,
@@ -152,6 +154,12 @@ export function TestListPage() {
   const params = listQueryParams(query);
   const list = useApi(["tests", params], (signal) => listTests([...params, ["page_size", String(PAGE_SIZE)]], signal));
 
+  // The online rows follow their tests' live channel: figures of the newest second, and a refresh when one ends.
+  const online = (list.data?.results ?? []).filter((t) => t.status === "online").map((t) => t.id);
+  const channel = useLive(online.length > 0 ? `/api/v1/live?tests=${online.join(",")}` : null, {
+    onStatus: () => void queryClient.invalidateQueries({ queryKey: ["tests"] }),
+  });
+
   useEffect(() => {
     document.title = "Tests · Tankodrom";
   }, []);
@@ -230,6 +238,7 @@ export function TestListPage() {
             <tbody>
               {results.map((t) => {
                 const title = displayName(t);
+                const live = t.status === "online" ? channel.seconds[t.id]?.live : undefined;
                 return (
                   <tr key={t.id} className={selected.includes(t.id) ? "selected" : ""} data-test={t.id}>
                     <td>
@@ -281,6 +290,7 @@ export function TestListPage() {
                     <td className="author">{t.author || "—"}</td>
                     <td className="result-cell">
                       <Result test={t} />
+                      {live && <LiveFigures live={live} compact />}
                     </td>
                     <td className="num">{t.first_ts ? formatUnix(t.first_ts).slice(0, 16) : formatIso(t.created_at)}</td>
                     <td className="num">{formatDuration(duration(t))}</td>

@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { deleteTest, stopTest, updateTest } from "../../api/endpoints";
 import type { TestEdit, TestMeta } from "../../api/types";
+import { stopWords } from "../../lib/stop";
 
 function parseTags(text: string): string[] {
   return [...new Set(text.split(",").map((t) => t.trim()).filter((t) => t !== ""))];
@@ -116,8 +117,9 @@ export function StopButton({ test }: { test: TestMeta }) {
   const [state, setState] = useState<"idle" | "sending" | "stopping">(test.stop_requested ? "stopping" : "idle");
   const [error, setError] = useState<string | null>(null);
   const stopping = state === "stopping" || Boolean(test.stop_requested);
+  const words = stopWords(Boolean(test.stop_ends_shooting));
   const stop = () => {
-    if (!window.confirm(`Stop the shooting of test #${test.id}? The tank ends it at its next report.`)) return;
+    if (!window.confirm(`Stop test #${test.id}? ${words.confirm}`)) return;
     setState("sending");
     setError(null);
     stopTest(test.id).then(
@@ -136,14 +138,14 @@ export function StopButton({ test }: { test: TestMeta }) {
         onClick={stop}
         disabled={stopping || state === "sending"}
         data-stop-state={stopping ? "stopping" : state}
+        data-stop-ends-shooting={test.stop_ends_shooting ? "yes" : "no"}
+        aria-describedby={`stop-words-${test.id}`}
       >
         {stopping ? "Stopping…" : state === "sending" ? "Stopping…" : "Stop the test"}
       </button>
-      {stopping && (
-        <span className="hint" role="status">
-          stopping: the tank ends the shooting at its next report
-        </span>
-      )}
+      <span className="hint stop-words" id={`stop-words-${test.id}`} role="status">
+        {stopping ? words.after : words.before}
+      </span>
       {error && (
         <span className="state error inline" role="alert">
           Not stopped: {error}

@@ -13,6 +13,8 @@ import type { Summary, TestMeta } from "../../api/types";
 import { selectionLabel, type ViewState } from "../../lib/viewState";
 import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
+import { LiveFigures } from "../../components/LiveFigures";
+import type { LiveFigures as Live } from "../../hooks/useLive";
 import {
   formatCount,
   formatDuration,
@@ -99,6 +101,7 @@ export function ReportHeader({
   selection,
   bounds,
   onChanged,
+  live = null,
 }: {
   test: TestMeta;
   /** The whole test's summary: what the JSON export gives, whatever the chips show. */
@@ -111,6 +114,8 @@ export function ReportHeader({
   selection: Pick<ViewState, "cases" | "from" | "to"> | null;
   bounds: { first: number; last: number } | null;
   onChanged: () => void;
+  /** An online test's live figures from its channel (null: none yet, or not online). */
+  live?: Live | null;
 }) {
   const [editing, setEditing] = useState(false);
   const title = displayName(test);
@@ -148,6 +153,7 @@ export function ReportHeader({
         <StatusBadge status={test.status} />
         {exit && <span className="exit">{exit}</span>}
       </div>
+      {live && test.status === "online" && <LiveFigures live={live} />}
       <div className="actions" role="group" aria-label="Test actions">
         <CopyLink />
         <button type="button" onClick={() => void exportJson()} title="The test's metadata and whole-test summary as JSON">

@@ -8,9 +8,11 @@ import type { Params } from "../../api/client";
 import { getReport, getSummary, getTest } from "../../api/endpoints";
 import { loadPlotly } from "../../components/charts/PlotlyFigure";
 import { ErrorBox, Loading } from "../../components/States";
-import { fetchApi, refreshTest, testKey, useApi } from "../../hooks/useApi";
+import { fetchApi, followTest, refreshTest, testKey, useApi } from "../../hooks/useApi";
+import { useLive } from "../../hooks/useLive";
 import { useUrlState } from "../../hooks/useUrlState";
 import { zoomToWindow } from "../../lib/figures";
+import { stopMark, stopWords } from "../../lib/stop";
 import { REPORT_VIEW, TABS, TAB_LABELS, windowParams, type Tab, type ViewState } from "../../lib/viewState";
 import { AnalysisPanel, useAnalysis } from "./AnalysisPanel";
 import { Controls } from "./Controls";
@@ -23,12 +25,14 @@ import { MonitoringTab } from "./tabs/MonitoringTab";
 import { TablesTab } from "./tabs/TablesTab";
 
 /**
- * Keeps a test's answers current: while online everything is asked again every 5 s, while processing the status
- * and the upload's progress every 2 s; when the status changes (processing → ready) everything is asked once more.
+ * Keeps a test's answers current: while online everything is asked again at each second the live channel announces
+ * (or every 5 s by polling while the channel is not open), while processing the status and the upload's progress
+ * every 2 s; when the status changes (processing → ready) everything is asked once more.
  */
-function usePolling(id: number, status: string | null): void {
+function usePolling(id: number, status: string | null, pushed: boolean): void {
   useEffect(() => {
     if (status !== "online" && status !== "processing") return;
+    if (status === "online" && pushed) return; // the live channel says when there is something new
     const online = status === "online";
     const timer = window.setInterval(
       () => {
@@ -38,7 +42,7 @@ function usePolling(id: number, status: string | null): void {
       online ? 5000 : 2000,
     );
     return () => window.clearInterval(timer);
-  }, [id, status]);
+  }, [id, status, pushed]);
   const seen = useRef<string | null>(null);
   useEffect(() => {
     if (status === null) return;
@@ -95,7 +99,13 @@ export function ReportPage({ id }: { id: number }) {
   // The second a click on a time chart picked, for the notes form.
   const [picked, setPicked] = useState<number | null>(null);
   const live = meta.data?.status ?? "ready";
-  usePolling(id, meta.data?.status ?? null);
+  // A pinned window (from/to chosen) stops following: its charts stay; the header's live figures still move.
+  const pinned = view.from !== null || view.to !== null;
+  const channel = useLive(live === "online" ? `/api/v1/tests/${id}/live` : null, {
+    onSecond: () => void (pinned ? followTest(id, "meta") : followTest(id)),
+    onStatus: () => void refreshTest(id, "meta"),
+  });
+  usePolling(id, meta.data?.status ?? null, channel.live);
   // Asked together with the metadata, not after it: every step of this waterfall delays the first chart.
   const report = useApi(testKey(id, "report"), (signal) => getReport(id, signal));
   useEffect(() => {
@@ -117,12 +127,20 @@ export function ReportPage({ id }: { id: number }) {
   const analysis = useAnalysis(id, complete);
   // The findings' moments (imbalance, first timeouts...) are marked on the time charts.
   // Notes (blue) are marked the same way, on every time chart of the test.
-  const marks = useMemo(
-    () => [...(analysis.data?.findings ?? []).flatMap((f) => f.annotations ?? []), ...notes.marks],
-    [analysis.data, notes.marks],
-  );
   const first = report.data?.first_ts ?? meta.data?.first_ts ?? null;
   const last = report.data?.last_ts ?? meta.data?.last_ts ?? null;
+  // A stop from the web is marked on every time chart, in its own colour.
+  const stop = stopMark(meta.data?.stopped_at, last, Boolean(meta.data?.stop_ends_shooting));
+  const stopKey = stop ? `${stop.ts} ${stop.label}` : "";
+  const marks = useMemo(
+    () => [
+      ...(analysis.data?.findings ?? []).flatMap((f) => f.annotations ?? []),
+      ...notes.marks,
+      ...(stop ? [stop] : []),
+    ],
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `stop` is rebuilt each render; stopKey names it
+    [analysis.data, notes.marks, stopKey],
+  );
   const bounds = useMemo(() => (first !== null && last !== null ? { first, last } : null), [first, last]);
   const cases = report.data?.cases ?? [];
 
@@ -202,6 +220,7 @@ export function ReportPage({ id }: { id: number }) {
         selection={summaryAsked && selection.length > 0 ? view : null}
         bounds={bounds}
         onChanged={() => void refreshTest(id, "meta")}
+        live={channel.seconds[id]?.live ?? null}
       />
       {test.status === "failed" && (
         <div className="state error" role="alert">
@@ -212,9 +231,19 @@ export function ReportPage({ id }: { id: number }) {
       {(test.status === "failed" || (test.status === "ready" && test.active_upload)) && (
         <UploadNotice testId={id} />
       )}
-      {test.status === "online" && (
+      {test.status === "online" && !test.stop_requested && (
         <div className="state live" role="status">
-          <span className="pulse" aria-hidden="true" /> Online: the tank is still shooting; the page updates every 5 s.
+          <span className="pulse" aria-hidden="true" /> Online: the tank is still shooting;{" "}
+          {pinned
+            ? "a window is pinned, so the charts stay as they are (clear it to follow)."
+            : channel.live
+              ? "each second appears as it lands."
+              : "the page updates every 5 s."}
+        </div>
+      )}
+      {test.status === "online" && test.stop_requested && (
+        <div className="state live stopped" role="status">
+          Stopped from the web: {stopWords(Boolean(test.stop_ends_shooting)).after}.
         </div>
       )}
       {report.error && report.error.status !== 404 && <ErrorBox error={report.error} what="the report" />}
