@@ -24,7 +24,7 @@ COPY_CHUNK = 1024 * 1024
 
 class TestArchiveView(APIView):
     @extend_schema(
-        responses={(200, "application/zip"): OpenApiTypes.BINARY, 400: s.ErrorSerializer, 404: s.ErrorSerializer},
+        responses={(200, "application/zip"): OpenApiTypes.BINARY, 404: s.ErrorSerializer, 409: s.ErrorSerializer},
         summary="The test as one archive file (metadata, raw samples or aggregates, monitoring, notes, tags)",
     )
     def get(self, request: Request, test_id: int) -> FileResponse | Response:

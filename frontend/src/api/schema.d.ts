@@ -4378,6 +4378,7 @@ export interface operations {
                     "application/zip": string;
                 };
             };
+            /** @description bad parameter or body (named in `error`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4405,6 +4406,14 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
