@@ -180,6 +180,8 @@ def _member(zf: zipfile.ZipFile, name: str, limit: int) -> bytes:
 def _read_manifest(zf: zipfile.ZipFile) -> dict[str, Any]:
     try:
         manifest = json.loads(_member(zf, MANIFEST, MAX_MANIFEST_BYTES))
+    except RecursionError:
+        raise ArchiveError(f"file: {MANIFEST} is nested too deep") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ArchiveError(f"file: {MANIFEST} is not JSON: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -196,6 +198,8 @@ def _jsonl(zf: zipfile.ZipFile, name: str, width: int) -> list[list[Any]]:
     for number, line in enumerate(_member(zf, name, _max_member_bytes()).splitlines(), start=1):
         try:
             row = json.loads(line)
+        except RecursionError:
+            raise ArchiveError(f"file: {name} line {number} is nested too deep") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ArchiveError(f"file: {name} line {number} is not JSON: {exc}") from None
         if not isinstance(row, list) or len(row) != width:
