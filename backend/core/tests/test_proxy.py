@@ -17,6 +17,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from backend.loadtests.models import Test
+from backend.projects.models import Visibility
 from backend.sharing.tests.rows import START_TS, insert_seconds
 from backend.testing import free_port
 
@@ -70,7 +71,7 @@ def test_shared_answers_come_from_the_cache_and_private_ones_never(proxied: str,
     me = f"{proxied}/api/v1/me"
     assert _cache(me)[1] == "MISS" and _cache(me)[1] == "MISS"
     # A private test: its owner's answers (private) are not kept; strangers get its 404, not the owner's answer.
-    Test.objects.filter(pk=finished.pk).update(is_private=True)
+    Test.objects.filter(pk=finished.pk).update(visibility=Visibility.OWNER)
     client = Client()
     assert client.login(username="owner", password="pw-owner-123")
     session = client.cookies["sessionid"].value
