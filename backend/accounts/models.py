@@ -24,3 +24,23 @@ class SignOnIdentity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.issuer} {self.subject} -> user {self.user_id}"
+
+
+class SignOnGrant(models.Model):
+    """A project membership that sign-on gave, with the role it gave and the group it came from.
+
+    The source marker of group mapping (backend/accounts/sso/roles.py): the next sign-on changes or removes only
+    memberships that have one, so memberships an admin granted by hand are never touched by it.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    role = models.IntegerField()
+    group = models.CharField(max_length=512)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "project"], name="sign_on_grant_unique")]
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} in project {self.project_id}: role {self.role} from {self.group}"

@@ -35,6 +35,7 @@ from django_auth_ldap.config import (
 )
 
 from backend.accounts.sso.identity import free_username, link, linked_user
+from backend.accounts.sso.roles import apply_group_roles
 
 ISSUER = "ldap"  # SignOnIdentity.issuer of directory entries; the subject is the entry's UUID
 ENTRY_ID_ATTRS = ("entryUUID", "objectGUID")
@@ -153,6 +154,8 @@ class DirectoryBackend(LDAPBackend):  # type: ignore[misc]  # django-auth-ldap i
         if user is None:
             return None
         link(user, ISSUER, entry_subject(ldap_user))
+        if user.is_active:
+            apply_group_roles(user, group_dns(ldap_user), via="ldap")
         return user
 
     def get_user(self, user_id: int) -> User | None:

@@ -17,6 +17,7 @@ from backend.accounts.sso import oidc
 from backend.accounts.sso.backends import SIGN_ON_SESSION_BACKEND, local_login_enabled
 from backend.accounts.sso.identity import user_for
 from backend.accounts.sso.ldap import ldap_enabled, ldap_label
+from backend.accounts.sso.roles import apply_group_roles
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,10 @@ def oidc_callback(request: HttpRequest) -> HttpResponse:
     user = user_for(signed.identity)
     if not user.is_active:
         return login_page(request, error="This account is deactivated here; ask an administrator.", status=403)
+    if signed.groups is not None:
+        apply_group_roles(user, signed.groups, via="oidc")
+    else:
+        log.warning("no %r claim from the provider for %s: project roles left as they are", cfg.groups_claim, user)
     next_url = safe_next(request.session.pop(NEXT_KEY, None))
     login(request, user, backend=SIGN_ON_SESSION_BACKEND)
     request.session[ID_TOKEN_KEY] = signed.id_token  # for logging out at the provider too
