@@ -46,6 +46,7 @@ from django.urls import Resolver404, resolve
 from django.utils.log import log_response
 
 from backend.accounts.middleware import body_limit_for
+from backend.core.cache_scope import CacheScopeMiddleware
 from backend.core.middleware import ContentSecurityPolicyMiddleware
 from backend.live import publish as live
 from backend.live.sse import LiveDoor, is_live
@@ -135,9 +136,11 @@ def _compute_profile(scope: Scope) -> Headers | None:
         return None
     response = HttpResponse(b"")
     del response.headers["Content-Type"]
+    response["Cache-Control"] = push.CACHE_CONTROL  # as tankapi.views._answer sets it
     SecurityMiddleware(lambda _r: response).process_response(request, response)
     XFrameOptionsMiddleware(lambda _r: response).process_response(request, response)
     ContentSecurityPolicyMiddleware(lambda _r: response)(request)
+    CacheScopeMiddleware(lambda _r: response)(request)
     return tuple(response.items())
 
 

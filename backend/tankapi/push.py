@@ -48,6 +48,10 @@ JSON = "application/json"
 TEXT = "text/plain"
 
 
+# An answer to a tank's push is about that push alone: no cache, shared or private, keeps it.
+CACHE_CONTROL = "no-store"
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     status: int

@@ -42,7 +42,9 @@ def _array(payload: list[dict[str, Any]]) -> JsonResponse:
 
 
 def _answer(answer: push.Answer) -> HttpResponse:
-    return HttpResponse(answer.body, status=answer.status, content_type=answer.content_type)
+    response = HttpResponse(answer.body, status=answer.status, content_type=answer.content_type)
+    response["Cache-Control"] = push.CACHE_CONTROL
+    return response
 
 
 def _token_user(request: HttpRequest) -> Any | None:

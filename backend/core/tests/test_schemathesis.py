@@ -105,6 +105,9 @@ def test_the_api_and_its_schema_agree(fuzz_world: dict[str, Any]) -> None:
 
 def _run(url: str, fuzz_world: dict[str, Any]) -> None:
     schema = schemathesis.openapi.from_url(f"{url}/api/schema/?format=json", config=_config(fuzz_world["token"]))
+    # The live channels are Server-Sent Events: an answer that does not end while its test may get news, which a
+    # client reading whole bodies waits on forever. backend/live/tests checks them with a reader of events.
+    schema = schema.exclude(path_regex=r"/live$")
     test_ids = fuzz_world["test_ids"]
 
     @schema.hook
