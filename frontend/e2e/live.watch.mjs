@@ -1,12 +1,12 @@
 /**
  * Watches an online test's report page in headless Chromium and notes when each second reaches the page through
- * its live channel (every `second` event the page's EventSource gets, with Date.now()), and which second the
+ * its live channel (every event the page's EventSource gets, with its kind and Date.now()), and which second the
  * header's live figures show. Driven by backend/live/tests/test_live_browser.py, which runs the real tank, forces a
  * reconnect in the middle and compares these times with the tank's pushes.
  *
  *   node e2e/live.watch.mjs BASE_URL TEST_ID OUT.json STOP_FILE [SCREENSHOT_PREFIX]
  *
- * Runs until STOP_FILE exists; writes {events: [{id, ts, at_ms}], opens, shown: [{ts, at_ms}], errors} to OUT.json.
+ * Runs until STOP_FILE exists; writes {events: [{id, kind, ts, at_ms}], opens, shown: [{ts, at_ms}], errors} to OUT.json.
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
@@ -42,10 +42,12 @@ try {
         constructor(...args) {
           super(...args);
           this.addEventListener("open", () => (window.__liveOpens += 1));
-          this.addEventListener("second", (e) => {
-            const data = JSON.parse(e.data);
-            window.__liveEvents.push({ id: Number(e.lastEventId), ts: data.last_ts, at_ms: Date.now() });
-          });
+          for (const kind of ["second", "stored", "status"]) {
+            this.addEventListener(kind, (e) => {
+              const data = JSON.parse(e.data);
+              window.__liveEvents.push({ id: Number(e.lastEventId), kind, ts: data.last_ts, at_ms: Date.now() });
+            });
+          }
         }
       };
     });
