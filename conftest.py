@@ -48,10 +48,15 @@ def clickhouse(clickhouse_schema: None) -> Iterator[None]:
 
 @pytest.fixture
 def owner(db: None) -> Any:
-    """A user who owns the tests a test creates."""
+    """A user who owns the tests a test creates: a maintainer of the default project, so that he may also set
+    his components' baselines, KPIs and subscriptions."""
     from django.contrib.auth.models import User
 
-    return User.objects.create_user("owner", password="x")
+    from backend.projects.models import Membership, Role, default_project
+
+    user = User.objects.create_user("owner", password="x")
+    Membership.objects.update_or_create(project=default_project(), user=user, defaults={"role": Role.MAINTAINER})
+    return user
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -201,13 +201,20 @@ class KpiSeries:
         }
 
 
-def series(config: KpiConfig, points: Sequence[KpiPoint], baseline: tuple[int, float] | None) -> KpiSeries:
-    """A KPI across tests (oldest first): its limit, which points are past it, and where the regime changed."""
+def series(
+    config: KpiConfig,
+    points: Sequence[KpiPoint],
+    baseline: tuple[int, float] | None,
+    *,
+    change_points: Callable[[list[float]], list[int]] = e_divisive,
+) -> KpiSeries:
+    """A KPI across tests (oldest first): its limit, which points are past it, and where the regime changed
+    (`change_points`: indexes where a new regime starts; E-Divisive, or a cache of it)."""
     baseline_value = baseline[1] if baseline is not None else None
     limit = limit_of(config, baseline_value)
     past = [p.value is not None and limit is not None and is_past(config.spec, p.value, limit) for p in points]
     measured = [(p.test_id, p.value) for p in points if p.value is not None and math.isfinite(p.value)]
     changes: list[int] = []
     if len(measured) >= MIN_TESTS_FOR_CHANGES:
-        changes = [measured[i][0] for i in e_divisive([value for _, value in measured])]
+        changes = [measured[i][0] for i in change_points([value for _, value in measured])]
     return KpiSeries(config, list(points), limit, baseline_value, past, changes)

@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "backend.core",
+    "backend.projects",
     "backend.loadtests",
     "backend.tankapi",
     "backend.uploads",
@@ -259,6 +260,8 @@ SPECTACULAR_SETTINGS = {
 TANKODROM_ONLINE_SILENCE_S = env.get_int("TANKODROM_ONLINE_SILENCE_S", 600)
 # Private instance: reading any page or API needs a login (writing always needs a token or session).
 TANKODROM_PRIVATE_INSTANCE = env.get_bool("TANKODROM_PRIVATE_INSTANCE", False)
+# The role a new account gets in the default project: viewer, uploader, maintainer, admin, or none.
+TANKODROM_DEFAULT_PROJECT_ROLE = env.get_str("TANKODROM_DEFAULT_PROJECT_ROLE", "uploader")
 
 # Retention (backend/retention): a finished test's raw samples are deleted this many days after it was created, its
 # per-second aggregates and monitoring after the second figure; 0 keeps them forever. The test, its stored figures,

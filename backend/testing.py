@@ -196,6 +196,16 @@ def make_token_user(username: str, *, staff: bool = False, password: str = "corr
     return token_user_of(user, token_name=f"{username} token")
 
 
+def grant(user: Any, role: Any, project: Any = None) -> None:
+    """Give `user` `role` (backend.projects.models.Role) in `project` (default: the default project)."""
+    from backend.projects.models import Membership, default_project
+
+    target = project if project is not None else default_project()
+    Membership.objects.update_or_create(project=target, user=user, defaults={"role": role})
+    if hasattr(user, "_tankodrom_roles"):
+        del user._tankodrom_roles
+
+
 def token_user_of(user: User, token_name: str = "") -> TokenUser:
     """`user` with a new API token."""
     from backend.loadtests.tokens import create_token

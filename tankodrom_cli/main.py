@@ -4,6 +4,7 @@
     tankodrom check --component NAME --test ID [--server URL] [--token TOKEN]   (CI gate: see check.py)
     tankodrom follow FILE [--format NAME] [--pid PID | -- COMMAND ...]   (live: see follow.py)
     tankodrom export ID [-o FILE] / tankodrom import FILE   (a test as one archive file: see archive.py)
+    tankodrom import-tank-logs DIR   (a tree of yandex-tank run directories, one test each: see tank_logs.py)
 
 phout, JMeter JTL (CSV, XML), k6 (--out json/csv), Gatling simulation.log (3.0-3.12 text, 3.13+ binary) and Locust
 stats history are recognised by the server from the content (docs/formats.md); `--format` names it for an ambiguous
@@ -30,7 +31,7 @@ from urllib.parse import quote
 
 from tqdm import tqdm
 
-from tankodrom_cli import archive, check, follow
+from tankodrom_cli import archive, check, follow, tank_logs
 from tankodrom_cli.options import add_server_options, token_of
 from tankodrom_cli.tank import TankError
 from tankodrom_cli.transport import Api, FileRange, TransportError
@@ -242,6 +243,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_parser(sub, DEFAULT_SERVER)
     _add_follow_parser(sub)
     archive.add_parsers(sub, DEFAULT_SERVER)
+    logs = sub.add_parser(
+        "import-tank-logs",
+        help="import a tree of yandex-tank artifacts (logs/<date>/ with phout*.log, configs, monitoring.log): one "
+        "test per run, skipping runs imported before",
+    )
+    logs.add_argument("dir", help="the tree to walk (e.g. the tank's logs/ directory)")
+    add_server_options(logs, DEFAULT_SERVER)
+    logs.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait for each run's ingestion")
+    logs.add_argument("--quiet", action="store_true", help="no progress bars")
     return parser
 
 
@@ -327,6 +337,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return check.run(args)
     if args.command == "follow":
         return run_follow(args, generator)
+    if args.command == "import-tank-logs":
+        return run_import_tank_logs(args)
     if args.command in ("export", "import"):
         try:
             return archive.run_export(args) if args.command == "export" else archive.run_import(args)
@@ -355,6 +367,30 @@ def run(argv: Sequence[str] | None = None) -> int:
                 code = 0 if test_status == "ready" else 1
     print(f"{api.server}/{test_id}")
     return code
+
+
+def run_import_tank_logs(args: argparse.Namespace) -> int:
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise CliError(f"no such directory: {root}")
+    try:
+        api = Api(args.server, _token(args))
+    except ValueError as exc:
+        raise CliError(f"--server: {exc}") from exc
+    chunk = int(DEFAULT_CHUNK_MB * 1024 * 1024)
+    try:
+        outcome = tank_logs.import_tree(
+            api,
+            root,
+            upload=lambda test_id, path: upload_file(api, test_id, path, chunk, quiet=True),
+            wait=lambda test_id, upload_id: waited_upload_code(api, test_id, upload_id, args.timeout, quiet=True),
+            quiet=args.quiet,
+            say=lambda text: print(text, file=sys.stderr),
+        )
+    except tank_logs.TankLogsError as exc:
+        raise CliError(str(exc)) from exc
+    print(f"{outcome.imported} imported, {outcome.skipped} already there, {outcome.failed} failed")
+    return 1 if outcome.failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-UPLOAD_PATH = re.compile(r"^/api/v1/(tests/\d+/(phout|results)|archives)$")  # uploads (and the neutral alias), archives
+UPLOAD_PATH = re.compile(
+    r"^/api/v1/(tests/\d+/(phout|results|monitoring-log)|archives)$"
+)  # uploads, archives, tank logs
 _RANGE_TOTAL = re.compile(r"^\s*bytes\s+\d+-\d+/(\d+)\s*$")
 
 

@@ -34,7 +34,7 @@ class CacheScopeMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
         control = response.get("Cache-Control", "")
-        if control.startswith("public"):
+        if "public" in (directive.strip().lower() for directive in control.split(",")):
             return response
         if _has_credentials(request) and "private" not in control and "no-store" not in control:
             response["Cache-Control"] = f"private, {control}" if control else "private, no-cache"

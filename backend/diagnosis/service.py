@@ -275,12 +275,17 @@ def _test_ts(test: Test) -> int:
 
 
 def _component_history(
-    component: str, user: Any, field: str, *, before: Test | None = None
+    project_id: int, component: str, user: Any, field: str, *, before: Test | None = None
 ) -> list[tuple[Test, float]]:
     """Readable tests of a component with a stored value of `field`, oldest first (at most TREND_MAX_TESTS)."""
     analyses = (
         TestAnalysis.objects.select_related("test", "test__owner")
-        .filter(test__component=component, status=AnalysisStatus.READY, **{f"{field}__isnull": False})
+        .filter(
+            test__project_id=project_id,
+            test__component=component,
+            status=AnalysisStatus.READY,
+            **{f"{field}__isnull": False},
+        )
         .order_by("-test__first_ts", "-test_id")
     )
     out: list[tuple[Test, float]] = []
@@ -304,9 +309,9 @@ def _current_thresholds(trend: TrendAnalysis) -> dict[str, Any]:
     return {"baseline": median, **bounds, "direction": trend.spec.direction}
 
 
-def component_trend(component: str, figure: str, user: Any) -> dict[str, Any]:
+def component_trend(project_id: int, component: str, figure: str, user: Any) -> dict[str, Any]:
     spec = figure_spec(figure)
-    history = _component_history(component, user, FIGURE_FIELDS[figure])
+    history = _component_history(project_id, component, user, FIGURE_FIELDS[figure])
     inputs = [TrendInput(test_id=int(t.pk), ts=_test_ts(t), value=v) for t, v in history]
     trend = analyse_trend(spec, inputs)
     data = trend.as_dict()
@@ -375,7 +380,7 @@ def _verdict(
         if value is None:
             figures[name] = {"value": None, "pass": True, "note": "not measured in this test"}
             continue
-        history = _component_history(component, user, field, before=test)
+        history = _component_history(test.project_id, component, user, field, before=test)
         inputs = [TrendInput(int(t.pk), _test_ts(t), v) for t, v in history]
         inputs.append(TrendInput(int(test.pk), _test_ts(test), float(value)))
         point = analyse_trend(spec, inputs).points[-1]

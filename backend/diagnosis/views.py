@@ -18,7 +18,7 @@ from backend.diagnosis.serializers import AnalysisAnswerSerializer, TrendAnswerS
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import test_or_404
 from backend.regressions.service import CheckError, check
-from backend.regressions.views import component_name
+from backend.regressions.views import component_name, component_project
 
 
 def _readable_test(request: Request, test_id: int) -> Test:
@@ -60,7 +60,8 @@ class TrendView(APIView):
     def get(self, request: Request, name: str) -> Response:
         figure = request.query_params.get("figure", "q99")
         try:
-            body: dict[str, Any] = service.component_trend(component_name(name), figure, request.user)
+            project_id = component_project(request).pk
+            body: dict[str, Any] = service.component_trend(project_id, component_name(name), figure, request.user)
         except service.UnknownFigure as exc:
             raise ValidationError(str(exc)) from exc
         return Response(body)

@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 HISTORY_EVENTS = 300  # five minutes of seconds: a watcher away longer reloads the page's answers instead
 HISTORY_TTL_S = 3600
 
-SECOND = "second"  # new seconds stored: the live figures, the newest second
+SECOND = "second"  # a second pushed: its live figures (publish.py)
+STORED = "stored"  # seconds stored: the charts and tables may be asked again
 STATUS = "status"  # the test's status changed (a stop asked, the test closed): ask its metadata again
 
 # KEYS: counter, history; ARGV: event name, JSON data, history size, TTL, channel. Returns the id.

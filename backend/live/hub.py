@@ -24,25 +24,50 @@ QUEUE_EVENTS = 64  # a minute of seconds: more behind than that and the watcher 
 
 
 class Watcher:
-    __slots__ = ("closed", "queue", "tests")
+    """One stream's mailbox: the hub appends events and wakes it; no task or queue per event (a watcher's cost per
+    event is a list append, a future's result and its socket write)."""
+
+    __slots__ = ("closed", "pending", "tests", "wakeup")
 
     def __init__(self, tests: tuple[int, ...]) -> None:
         self.tests = tests
-        self.queue: asyncio.Queue[tuple[int, int, bytes] | None] = asyncio.Queue(QUEUE_EVENTS + 1)
+        self.pending: list[tuple[int, int, bytes]] = []
         self.closed = False
+        self.wakeup: asyncio.Future[None] | None = None
+
+    def _wake(self) -> None:
+        if self.wakeup is not None and not self.wakeup.done():
+            self.wakeup.set_result(None)
 
     def offer(self, test_id: int, event_id: int, frame: bytes) -> None:
         if self.closed:
             return
-        if self.queue.qsize() >= QUEUE_EVENTS:
+        if len(self.pending) >= QUEUE_EVENTS:
             self.close()
             return
-        self.queue.put_nowait((test_id, event_id, frame))
+        self.pending.append((test_id, event_id, frame))
+        self._wake()
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.queue.put_nowait(None)  # the one slot kept for it
+            self._wake()
+
+    async def next_events(self, timeout_s: float) -> list[tuple[int, int, bytes]] | None:
+        """The events offered since the last call, waiting up to `timeout_s` for one ([] then); None once closed."""
+        if not self.pending and not self.closed:
+            loop = asyncio.get_running_loop()
+            self.wakeup = loop.create_future()
+            timer = loop.call_later(timeout_s, self._wake)
+            try:
+                await self.wakeup
+            finally:
+                timer.cancel()
+                self.wakeup = None
+        if self.closed:
+            return None
+        events, self.pending = self.pending, []
+        return events
 
 
 class Hub:

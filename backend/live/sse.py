@@ -131,6 +131,7 @@ class LiveDoor:
             await send({"type": "http.response.body", "body": body})
             return
         disconnect = asyncio.ensure_future(_disconnected(receive))
+        disconnect.add_done_callback(lambda _done: watcher.close())
         try:
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             sent = dict.fromkeys(tests, after_id if after_id is not None else 0)  # the newest id sent, per test
@@ -140,25 +141,16 @@ class LiveDoor:
                     sent[test_id] = max(sent[test_id], channel.frame_id(frame))
                     opening.append(frame)
             await send({"type": "http.response.body", "body": b"".join(opening), "more_body": True})
-            while True:
-                get = asyncio.ensure_future(watcher.queue.get())
-                done, _pending = await asyncio.wait(
-                    (get, disconnect), timeout=KEEPALIVE_S, return_when=asyncio.FIRST_COMPLETED
-                )
-                if disconnect in done:
-                    get.cancel()
-                    break
-                if get not in done:
-                    get.cancel()
-                    await send({"type": "http.response.body", "body": KEEPALIVE, "more_body": True})
-                    continue
-                item = get.result()
-                if item is None:  # closed by the hub: the browser reconnects and resumes
-                    break
-                test_id, event_id, frame = item
-                if event_id > sent[test_id]:
-                    sent[test_id] = event_id
-                    await send({"type": "http.response.body", "body": frame, "more_body": True})
+            while (events := await watcher.next_events(KEEPALIVE_S)) is not None:
+                chunk = []
+                for test_id, event_id, frame in events:
+                    if event_id > sent[test_id]:  # each event once, across the history and the live ones
+                        sent[test_id] = event_id
+                        chunk.append(frame)
+                body = b"".join(chunk) if events else KEEPALIVE
+                if body:
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+            # Closed by the hub (the browser reconnects and resumes) or the client left (this is then a no-op).
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             disconnect.cancel()

@@ -40,8 +40,8 @@ class UploadInline(UploadInlineBase):
 
 @admin.register(Test)
 class TestAdmin(TestAdminBase):
-    list_display = ["id", "name", "owner", "component", "status", "is_private", "starred", "created_at"]
-    list_filter = ["status", "is_private", "starred", "has_stream"]
+    list_display = ["id", "name", "project", "owner", "component", "status", "visibility", "starred", "created_at"]
+    list_filter = ["status", "visibility", "project", "starred", "has_stream"]
     search_fields = ["=id", "name", "component", "person", "task", "owner__username"]
     raw_id_fields = ["owner", "active_upload"]
     readonly_fields = ["upload_token", "created_at", "first_ts", "last_ts", "last_push_at", "has_stream"]

@@ -10,6 +10,8 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from backend.projects.models import Project, Role, Visibility, default_project
+
 
 def new_upload_token() -> str:
     # The tank pastes it into the URL without encoding: 32 hex chars, as the real Overload issued.
@@ -52,6 +54,7 @@ class Test(models.Model):
     __test__ = False  # not a pytest test class
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tests")
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="tests")
     name = models.CharField(max_length=512, blank=True, default="")
     description = models.TextField(blank=True, default="")
     task = models.CharField(max_length=256, blank=True, default="")
@@ -89,7 +92,7 @@ class Test(models.Model):
     config_monitoring = models.TextField(blank=True, default="")
 
     starred = models.BooleanField(default=False)  # starred (pinned) tests are never expired by retention
-    is_private = models.BooleanField(default=False)
+    visibility = models.CharField(max_length=16, choices=Visibility.choices, default=Visibility.PUBLIC)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     # Set by retention (backend/retention) before it deletes the rows: from then on the report reads the per-second
@@ -102,6 +105,16 @@ class Test(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.name}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.project_id is None:  # created without a project (the admin, old callers): the default one
+            self.project = default_project()
+        super().save(*args, **kwargs)
+
+    @property
+    def is_private(self) -> bool:
+        """Not readable by anyone with the link (the API's field from before visibilities)."""
+        return self.visibility != Visibility.PUBLIC
 
 
 class UploadStatus(models.TextChoices):
@@ -141,6 +154,10 @@ class ApiToken(models.Model):
     """A user's API token. Only its SHA-256 is stored; the token is shown once, when it is created."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    # A token scoped to a project acts there only, with at most `role` (None: the user's own role); a token without
+    # a project acts with the user's roles everywhere (backend.projects.access.role_of).
+    project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.CASCADE, related_name="api_tokens")
+    role = models.IntegerField(choices=Role.choices, null=True, blank=True)
     name = models.CharField(max_length=128, blank=True, default="")
     key_prefix = models.CharField(max_length=12, help_text="first characters, to tell tokens apart in lists")
     key_hash = models.CharField(max_length=64, unique=True)

@@ -46,10 +46,13 @@ class AlreadySubscribed(ValueError):
     pass
 
 
-def subscribe(component: str, target: Target, events: list[str], user: Any) -> Subscription:
+def subscribe(project_id: int, component: str, target: Target, events: list[str], user: Any) -> Subscription:
     try:
         sub, _ = Subscription.objects.update_or_create(
-            target=target, component=component, defaults={"events": sorted(set(events)), "created_by": user}
+            target=target,
+            project_id=project_id,
+            component=component,
+            defaults={"events": sorted(set(events)), "created_by": user},
         )
     except IntegrityError as exc:  # a concurrent subscribe of the same pair
         raise AlreadySubscribed(f"target {target.pk} is already subscribed to {component!r}") from exc

@@ -46,6 +46,9 @@ class AddressError(ValueError):
     """A target's address that cannot be used; the message names the field."""
 
 
+HINT_HOST_CHARS = 200
+
+
 def check_url(url: str) -> str:
     """The URL's hint (scheme, host, port); AddressError naming `url` when it is malformed or may not be called."""
     parts = urlsplit(url)
@@ -58,7 +61,10 @@ def check_url(url: str) -> str:
             f"url: {exc.reason} (the host must resolve to public addresses only; an administrator may allow "
             "hosts inside with TANKODROM_EGRESS_ALLOW)"
         ) from None
-    return f"{parts.scheme}://{parts.hostname}{':' + str(parts.port) if parts.port else ''}/…"
+    host = parts.hostname
+    if len(host) > HINT_HOST_CHARS:  # the hint is for telling targets apart, and its column holds 256
+        host = host[:HINT_HOST_CHARS] + "…"
+    return f"{parts.scheme}://{host}{':' + str(parts.port) if parts.port else ''}/…"
 
 
 def check_telegram(token: str, chat_id: str) -> str:

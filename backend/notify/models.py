@@ -6,10 +6,13 @@ answered by the API. A delivery is unique per (target, test, event): queuing one
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
 from backend.loadtests.models import Test
+from backend.projects.models import Project, default_project
 
 
 class TargetKind(models.TextChoices):
@@ -49,6 +52,7 @@ class Target(models.Model):
 
 class Subscription(models.Model):
     target = models.ForeignKey(Target, on_delete=models.CASCADE, related_name="subscriptions")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
     component = models.CharField(max_length=256, db_index=True)
     events = models.JSONField(default=list, help_text="Event values")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
@@ -56,10 +60,17 @@ class Subscription(models.Model):
 
     class Meta:
         ordering = ["id"]
-        constraints = [models.UniqueConstraint(fields=["target", "component"], name="notify_one_sub_per_target")]
+        constraints = [
+            models.UniqueConstraint(fields=["target", "project", "component"], name="notify_one_sub_per_target")
+        ]
 
     def __str__(self) -> str:
         return f"{self.component} → {self.target}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.project_id is None:
+            self.project = default_project()
+        super().save(*args, **kwargs)
 
 
 class DeliveryStatus(models.TextChoices):

@@ -88,7 +88,9 @@ def _recipients(test: Test) -> list[tuple[Target, str, frozenset[str] | None]]:
     notify: users, each target seeing only tests its owner may read."""
     out: list[tuple[Target, str, frozenset[str] | None]] = []
     if test.component:
-        for sub in Subscription.objects.filter(component=test.component).select_related("target", "target__owner"):
+        for sub in Subscription.objects.filter(project_id=test.project_id, component=test.component).select_related(
+            "target", "target__owner"
+        ):
             if can_read(sub.target.owner, test):  # a private test is nobody else's news
                 out.append((sub.target, "subscription", frozenset(sub.events)))
     names = [str(n) for n in (test.notify or []) if str(n)]
@@ -107,7 +109,10 @@ def queue_for_test(test_id: int) -> list[int]:
     if test is None or test.status not in (TestStatus.READY, TestStatus.FAILED):
         return []
     # Cheap first: nobody to tell, nothing to judge.
-    has_subs = bool(test.component) and Subscription.objects.filter(component=test.component).exists()
+    has_subs = (
+        bool(test.component)
+        and Subscription.objects.filter(project_id=test.project_id, component=test.component).exists()
+    )
     if not has_subs and not test.notify:
         return []
     verdicts: dict[int, dict[str, Any] | None] = {}

@@ -14,7 +14,8 @@ from rest_framework.views import APIView
 from backend.notify import actions, channels
 from backend.notify import serializers as s
 from backend.notify.models import Delivery, Subscription, Target
-from backend.regressions.views import component_name, require_manager
+from backend.projects.service import audit
+from backend.regressions.views import component_name, component_project, require_manager
 
 ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer}
 DELIVERY_LOG = 50
@@ -90,26 +91,30 @@ class SubscriptionsView(APIView):
     def get(self, request: Request, name: str) -> Response:
         component = component_name(name)
         user = _user(request)
-        subs = Subscription.objects.filter(component=component, target__owner=user).select_related("target")
+        project = component_project(request)
+        subs = Subscription.objects.filter(project=project, component=component, target__owner=user)
+        subs = subs.select_related("target")
         return Response([subscription_json(sub) for sub in subs])
 
     @extend_schema(
         request=s.SubscriptionCreateSerializer,
         responses={201: s.SubscriptionSerializer, **ERRORS},
         summary="Send a component's events (test_finished, regression_found, test_failed) to one of your targets "
-        "(staff and owners of the component's tests)",
+        "(maintainers of its project; ?project=<slug>, default: the token's project or 'default')",
     )
     def post(self, request: Request, name: str) -> Response:
         component = component_name(name)
         user = _user(request)
-        require_manager(request, component)
+        project = component_project(request)
+        require_manager(request, project, component)
         body = s.SubscriptionCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         target = _own_target(user, int(body.validated_data["target"]))
         try:
-            sub = actions.subscribe(component, target, list(body.validated_data["events"]), user)
+            sub = actions.subscribe(project.pk, component, target, list(body.validated_data["events"]), user)
         except actions.AlreadySubscribed as exc:
             raise ValidationError(str(exc)) from exc
+        audit(user, project, "subscription.add", component, to=target.name, events=sub.events)
         return Response(subscription_json(sub), status=201)
 
 
@@ -118,10 +123,12 @@ class SubscriptionDetailView(APIView):
     def delete(self, request: Request, name: str, sub_id: int) -> Response:
         component = component_name(name)
         user = _user(request)
-        sub = Subscription.objects.filter(pk=sub_id, component=component, target__owner=user).first()
+        project = component_project(request)
+        sub = Subscription.objects.filter(pk=sub_id, project=project, component=component, target__owner=user).first()
         if sub is None:
             raise PermissionDenied(f"subscription {sub_id} is not one of yours")
         sub.delete()
+        audit(user, project, "subscription.remove", component, to=sub.target.name)
         return Response(status=204)
 
 
@@ -133,7 +140,8 @@ class DeliveriesView(APIView):
     def get(self, request: Request, name: str) -> Response:
         component = component_name(name)
         user = _user(request)
-        query = Delivery.objects.filter(component=component).select_related("target")
+        query = Delivery.objects.filter(component=component, test__project=component_project(request))
+        query = query.select_related("target")
         if not user.is_staff:
             query = query.filter(target__owner=user)
         return Response(

@@ -26,26 +26,34 @@ from backend.reports.window import Window
 SUMMARY_TTL_S = 30 * 24 * 3600
 
 
-def configs_of(component: str) -> tuple[list[KpiConfig], bool]:
+def configs_of(project_id: int, component: str) -> tuple[list[KpiConfig], bool]:
     """(the component's KPIs, whether they were set by someone); the defaults carry no thresholds."""
-    stored = ComponentKpis.objects.filter(component=component).first()
+    stored = ComponentKpis.objects.filter(project_id=project_id, component=component).first()
     if stored is None:
         return default_configs(), False
     return parse_kpis(stored.kpis), True
 
 
-def save_configs(component: str, raw: Any, user: Any) -> list[KpiConfig]:
+def save_configs(project_id: int, component: str, raw: Any, user: Any) -> list[KpiConfig]:
     """Validate and store a component's KPI list (KpiError naming the bad item)."""
     configs = parse_kpis(raw)
     ComponentKpis.objects.update_or_create(
-        component=component, defaults={"kpis": [c.as_dict() for c in configs], "updated_by": user}
+        project_id=project_id,
+        component=component,
+        defaults={"kpis": [c.as_dict() for c in configs], "updated_by": user},
     )
     return configs
 
 
-def _summary_figures(test: Test, levels: list[float]) -> dict[str, float | None]:
-    key = cache_key("regressions:summary:v3", [test], ",".join(f"{x:g}" for x in levels))
-    found = cache.get(key)
+def _summary_key(test: Test, levels: list[float]) -> str:
+    return cache_key("regressions:summary:v3", [test], ",".join(f"{x:g}" for x in levels))
+
+
+def _summary_figures(test: Test, levels: list[float], found: dict[str, Any] | None = None) -> dict[str, float | None]:
+    """The figures of the test's summary the KPIs read; `found` is a cache hit read beforehand (values_of_many)."""
+    key = _summary_key(test, levels)
+    if found is None:
+        found = cache.get(key)
     if found is not None:
         return dict(found)
     summary = reports.summary(test, Window(levels_pct=tuple(levels) or (99.0,)))
@@ -59,9 +67,28 @@ def _summary_figures(test: Test, levels: list[float]) -> dict[str, float | None]
 
 def values_of(test: Test, configs: list[KpiConfig], analysis: TestAnalysis | None = None) -> dict[str, float | None]:
     """Every KPI of `configs` for one test; None where the test does not have it."""
-    values = _summary_figures(test, quantile_levels(configs))
     if analysis is None:
         analysis = TestAnalysis.objects.filter(test=test).first()
+    return _values(test, configs, _summary_figures(test, quantile_levels(configs)), analysis)
+
+
+def values_of_many(tests: list[Test], configs: list[KpiConfig]) -> dict[int, dict[str, float | None]]:
+    """values_of for many tests (a component's dashboard): their analyses in one query, their cached summary
+    figures in one Redis round trip; only the tests missing from the cache are computed."""
+    levels = quantile_levels(configs)
+    analyses = {a.test_id: a for a in TestAnalysis.objects.filter(test__in=[t.pk for t in tests])}
+    keys = {int(t.pk): _summary_key(t, levels) for t in tests}
+    found = cache.get_many(list(keys.values()))
+    return {
+        int(t.pk): _values(t, configs, _summary_figures(t, levels, found.get(keys[int(t.pk)])), analyses.get(t.pk))
+        for t in tests
+    }
+
+
+def _values(
+    test: Test, configs: list[KpiConfig], figures: dict[str, float | None], analysis: TestAnalysis | None
+) -> dict[str, float | None]:
+    values: dict[str, Any] = dict(figures)
     current = analysis if is_current(analysis, test) else None
     values["imbalance_rps"] = current.imbalance_rps if current else None
     out: dict[str, float | None] = {}
@@ -76,4 +103,4 @@ def warm(test_id: int) -> None:
     test = Test.objects.filter(pk=test_id).first()
     if test is None or not test.component or test.status != TestStatus.READY:
         return
-    values_of(test, configs_of(test.component)[0])
+    values_of(test, configs_of(test.project_id, test.component)[0])

@@ -6,17 +6,19 @@ may not read counts as none.
 
 from __future__ import annotations
 
+import hashlib
+import struct
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
 
 from analytics.definitions import format_ms, format_signed_percent
+from analytics.diagnosis.changepoint import e_divisive
 from analytics.figures_regressions import kpi_figure
 from analytics.regressions import KpiConfig, KpiPoint, format_value, is_past, limit_of, reason, series
 from backend.compare import service as compare
 from backend.diagnosis import service as diagnosis
-from backend.diagnosis.models import TestAnalysis
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_read
 from backend.regressions import baselines, kpis
@@ -41,10 +43,12 @@ def _ts(test: Test) -> int:
     return int(test.first_ts) if test.first_ts else int(test.created_at.timestamp())
 
 
-def _readable_tests(component: str, user: Any) -> list[Test]:
+def _readable_tests(project_id: int, component: str, user: Any) -> list[Test]:
     """The component's finished tests the user may read, the newest DASHBOARD_MAX_TESTS, oldest first."""
     out: list[Test] = []
-    query = Test.objects.filter(component=component, status=TestStatus.READY).order_by("-first_ts", "-id")
+    query = Test.objects.filter(project_id=project_id, component=component, status=TestStatus.READY).order_by(
+        "-first_ts", "-id"
+    )
     for test in query.select_related("owner").iterator(chunk_size=500):
         if can_read(user, test):
             out.append(test)
@@ -65,11 +69,11 @@ def _test_json(test: Test) -> dict[str, Any]:
     }
 
 
-def baseline_json(component: str, user: Any) -> dict[str, Any] | None:
-    test = baselines.readable_baseline(component, user)
+def baseline_json(project_id: int, component: str, user: Any) -> dict[str, Any] | None:
+    test = baselines.readable_baseline(project_id, component, user)
     if test is None:
         return None
-    mark = baselines.current_mark(component)
+    mark = baselines.current_mark(project_id, component)
     return {
         **_test_json(test),
         "set_by": mark.set_by.get_username() if mark is not None and mark.set_by else None,
@@ -77,18 +81,34 @@ def baseline_json(component: str, user: Any) -> dict[str, Any] | None:
     }
 
 
-def settings_json(component: str) -> dict[str, Any]:
-    configs, stored = kpis.configs_of(component)
+def settings_json(project_id: int, component: str) -> dict[str, Any]:
+    configs, stored = kpis.configs_of(project_id, component)
     return {"component": component, "kpis": [c.as_dict() for c in configs], "stored": stored}
 
 
-def dashboard(component: str, user: Any) -> dict[str, Any]:
+CHANGE_POINTS_TTL_S = 30 * 24 * 3600
+
+
+def cached_change_points(values: list[float]) -> list[int]:
+    """E-Divisive's change points of a KPI's values, kept by the values themselves: it is deterministic (seeded) and
+    costs a permutation test per change (seconds for a component of 500 tests), while a dashboard is read far more
+    often than a component gets a new test."""
+    digest = hashlib.blake2b(struct.pack(f"<{len(values)}d", *values), digest_size=16).hexdigest()
+    key = f"regressions:change_points:v1:{len(values)}:{digest}"
+    found = cache.get(key)
+    if isinstance(found, list):
+        return [int(i) for i in found]
+    points = e_divisive(values)
+    cache.set(key, points, CHANGE_POINTS_TTL_S)
+    return points
+
+
+def dashboard(project_id: int, component: str, user: Any) -> dict[str, Any]:
     """Every KPI of the component across its tests, with thresholds, points past them and change points."""
-    configs, stored = kpis.configs_of(component)
-    tests = _readable_tests(component, user)
-    baseline = baselines.readable_baseline(component, user)
-    analyses = {a.test_id: a for a in TestAnalysis.objects.filter(test__in=tests)}
-    values = {t.pk: kpis.values_of(t, configs, analyses.get(t.pk)) for t in tests}
+    configs, stored = kpis.configs_of(project_id, component)
+    tests = _readable_tests(project_id, component, user)
+    baseline = baselines.readable_baseline(project_id, component, user)
+    values = kpis.values_of_many(tests, configs)
     if baseline is not None and baseline.pk not in values:
         values[baseline.pk] = kpis.values_of(baseline, configs)
     out = []
@@ -97,11 +117,11 @@ def dashboard(component: str, user: Any) -> dict[str, Any]:
         base_value = values[baseline.pk][key] if baseline is not None else None
         base = (int(baseline.pk), base_value) if baseline is not None and base_value is not None else None
         points = [KpiPoint(int(t.pk), _ts(t), values[t.pk][key]) for t in tests]
-        kpi = series(config, points, base)
+        kpi = series(config, points, base, change_points=cached_change_points)
         out.append({**kpi.as_dict(), "figure": kpi_figure(kpi, int(baseline.pk) if baseline else None)})
     return {
         "component": component,
-        "baseline": baseline_json(component, user),
+        "baseline": baseline_json(project_id, component, user),
         "kpis_stored": stored,
         "kpis": out,
         "tests": [_test_json(t) for t in tests],
@@ -185,8 +205,10 @@ def check(component: str, test: Test, user: Any) -> dict[str, Any]:
         raise CheckError(f"test {test.pk} belongs to component {test.component!r}, not {component!r}", 400)
     if test.status not in diagnosis.CLOSED:
         raise CheckError(f"test {test.pk} is still {test.status}; check it once it is ready", 409)
-    configs, stored = kpis.configs_of(component)
-    baseline = baselines.readable_baseline(component, user)
+    # The test's project is the component's: a test of another project named alike is judged by its own.
+    project_id = int(test.project_id)
+    configs, stored = kpis.configs_of(project_id, component)
+    baseline = baselines.readable_baseline(project_id, component, user)
     if baseline is None and not stored:
         try:
             legacy = diagnosis.check_test(component, test, user)
@@ -217,7 +239,7 @@ def check(component: str, test: Test, user: Any) -> dict[str, Any]:
         "mode": "baseline",
         "test_id": int(test.pk),
         "component": component,
-        "baseline": baseline_json(component, user),
+        "baseline": baseline_json(project_id, component, user),
         "kpis": rows,
         "verdict": verdicts,
         "report_url": report_url(int(test.pk)),

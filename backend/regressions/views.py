@@ -3,6 +3,7 @@ call one function, answer JSON (errors `{"error": ...}` through the project's ex
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
@@ -14,6 +15,9 @@ from rest_framework.views import APIView
 from analytics.regressions import KpiError, kpi_spec
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import can_manage_component, can_read
+from backend.projects.access import acting_token, refusal
+from backend.projects.models import SLUG_PATTERN, Project, Role, default_project
+from backend.projects.service import audit
 from backend.regressions import baselines, kpis, service
 from backend.regressions import serializers as s
 
@@ -28,11 +32,26 @@ def component_name(name: str) -> str:
     return name
 
 
-def require_manager(request: Request, component: str) -> None:
+def component_project(request: Request) -> Project:
+    """The project of a component route: `?project=<slug>`, else the API token's project, else "default"."""
+    slug = request.query_params.get("project")
+    if slug:
+        project = Project.objects.filter(slug=slug).first() if re.match(SLUG_PATTERN, slug) else None
+        if project is None:
+            raise NotFound(f"project: no project {slug[:64]!r}")
+        return project
+    token = acting_token(request.user)
+    if token is not None and token.project_id is not None:
+        return token.project  # type: ignore[no-any-return]
+    return default_project()
+
+
+def require_manager(request: Request, project: Project, component: str) -> None:
+    """Baselines, KPIs and subscriptions of a component: its project's maintainers."""
     if not getattr(request.user, "is_authenticated", False):
         raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
-    if not can_manage_component(request.user, component):
-        raise PermissionDenied(f"only staff and owners of {component!r}'s tests may change its regression settings")
+    if not can_manage_component(request.user, component, project):
+        raise PermissionDenied(refusal(request.user, project, Role.MAINTAINER))
 
 
 def readable_test(request: Request, test_id: int) -> Test:
@@ -49,31 +68,33 @@ class DashboardView(APIView):
         summary="A component's KPIs across its tests: thresholds, points past them, change points, baseline",
     )
     def get(self, request: Request, name: str) -> Response:
-        return Response(service.dashboard(component_name(name), request.user))
+        return Response(service.dashboard(component_project(request).pk, component_name(name), request.user))
 
 
 class KpisView(APIView):
     @extend_schema(responses={200: s.KpisAnswerSerializer, **ERRORS}, summary="A component's KPIs and thresholds")
     def get(self, request: Request, name: str) -> Response:
-        return Response(service.settings_json(component_name(name)))
+        return Response(service.settings_json(component_project(request).pk, component_name(name)))
 
     @extend_schema(
         request=s.KpisSerializer,
         responses={200: s.KpisAnswerSerializer, **ERRORS, 409: s.ErrorSerializer},
-        summary="Replace a component's KPIs and thresholds (staff and owners of its tests)",
+        summary="Replace a component's KPIs and thresholds (maintainers of its project)",
     )
     def put(self, request: Request, name: str) -> Response:
         component = component_name(name)
-        require_manager(request, component)
+        project = component_project(request)
+        require_manager(request, project, component)
         body: Any = request.data
         if not isinstance(body, dict) or "kpis" not in body:
             raise ValidationError("kpis: required, a list of {kpi, threshold} objects")
         _refuse_repeated(body["kpis"])
         try:
-            kpis.save_configs(component, body["kpis"], request.user)
+            kpis.save_configs(project.pk, component, body["kpis"], request.user)
         except KpiError as exc:
             raise ValidationError(str(exc)) from exc
-        return Response(service.settings_json(component))
+        audit(request.user, project, "kpis.set", component, kpis=body["kpis"])
+        return Response(service.settings_json(project.pk, component))
 
 
 class Conflict(APIException):
@@ -97,18 +118,18 @@ def _refuse_repeated(raw: Any) -> None:
 
 
 class BaselineView(APIView):
-    def _answer(self, request: Request, component: str) -> Response:
+    def _answer(self, request: Request, project: Project, component: str) -> Response:
         return Response(
             {
                 "component": component,
-                "baseline": service.baseline_json(component, request.user),
-                "history": baselines.history(component, request.user),
+                "baseline": service.baseline_json(project.pk, component, request.user),
+                "history": baselines.history(project.pk, component, request.user),
             }
         )
 
     @extend_schema(responses={200: s.BaselineAnswerSerializer, **ERRORS}, summary="A component's baseline and history")
     def get(self, request: Request, name: str) -> Response:
-        return self._answer(request, component_name(name))
+        return self._answer(request, component_project(request), component_name(name))
 
     @extend_schema(
         request=s.BaselineRequestSerializer,
@@ -117,23 +138,29 @@ class BaselineView(APIView):
     )
     def post(self, request: Request, name: str) -> Response:
         component = component_name(name)
-        require_manager(request, component)
+        project = component_project(request)
+        require_manager(request, project, component)
         body = s.BaselineRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         test = readable_test(request, int(body.validated_data["test"]))
         if test.component != component:  # as a missing test, like the check: the pair names nothing
             raise NotFound(f"test: test {test.pk} belongs to component {test.component!r}, not {component!r}")
+        if test.project_id != project.pk:  # nothing outside the project judges into its component
+            raise NotFound(f"test: test {test.pk} is not a test of project {project.slug!r}")
         try:
-            baselines.set_baseline(component, test, request.user)
+            baselines.set_baseline(project.pk, component, test, request.user)
         except baselines.BaselineError as exc:
             raise ValidationError(str(exc)) from exc
-        return self._answer(request, component)
+        audit(request.user, project, "baseline.set", component, test=test.pk)
+        return self._answer(request, project, component)
 
     @extend_schema(
         request=None, responses={200: s.BaselineAnswerSerializer, **ERRORS}, summary="Clear a component's baseline"
     )
     def delete(self, request: Request, name: str) -> Response:
         component = component_name(name)
-        require_manager(request, component)
-        baselines.clear_baseline(component, request.user)
-        return self._answer(request, component)
+        project = component_project(request)
+        require_manager(request, project, component)
+        if baselines.clear_baseline(project.pk, component, request.user) is not None:
+            audit(request.user, project, "baseline.clear", component)
+        return self._answer(request, project, component)

@@ -14,9 +14,16 @@ from rest_framework import serializers
 
 from analytics.definitions import CODE_CLASSES, OUTCOME_COUNTS
 from analytics.diagnosis.loadscheme import LoadSchemeError, parse_load_scheme
-from backend.core.fields import JSONListField, StrictCharField, StrictIntegerField, strict_field_mapping
+from backend.core.fields import (
+    JSONListField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    strict_field_mapping,
+)
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_write
+from backend.projects.models import Visibility
 from backend.reports import listing
 from backend.reports.models import NOTE_MAX_LENGTH, TAG_MAX_LENGTH, TestNote, TestTag
 from backend.tankapi.lifecycle import StopFacts, stop_facts
@@ -100,6 +107,19 @@ class TestSerializer(serializers.ModelSerializer[Test]):
     error_share = serializers.SerializerMethodField(help_text="the whole test's failed requests / requests, 0..1")
     imbalance_rps = serializers.SerializerMethodField(help_text="the diagnosis' imbalance point, RPS (null: none)")
     result = serializers.SerializerMethodField()
+    project: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, help_text="the project's slug"
+    )
+    visibility = serializers.ChoiceField(
+        choices=Visibility.choices,
+        required=False,
+        help_text="public: anyone with the link; internal: signed-in users; project: its members; owner: the owner",
+    )
+    is_private = StrictBooleanField(
+        required=False,
+        help_text="not public (the field from before visibilities): writing true makes a public test owner-only, "
+        "false makes it public",
+    )
 
     class Meta:
         model = Test
@@ -127,6 +147,8 @@ class TestSerializer(serializers.ModelSerializer[Test]):
             "last_ts",
             "starred",
             "is_private",
+            "visibility",
+            "project",
             "owner",
             "created_at",
             "finished_at",
@@ -241,6 +263,13 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         return value
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        private = attrs.pop("is_private", None)
+        if private is not None and "visibility" not in attrs:
+            current = self.instance.visibility if isinstance(self.instance, Test) else Visibility.PUBLIC
+            if not private:
+                attrs["visibility"] = Visibility.PUBLIC
+            elif current == Visibility.PUBLIC:
+                attrs["visibility"] = Visibility.OWNER
         target = attrs.pop("target", None)
         if target:
             host, sep, port = target.rpartition(":")

@@ -22,6 +22,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.http.response import HttpResponseBase
 
 from backend.loadtests.models import Test
+from backend.projects.models import Visibility
 from backend.reports import cache
 from backend.reports.source import data_version_from
 
@@ -29,7 +30,7 @@ from backend.reports.source import data_version_from
 SHARED_PATH = re.compile(r"^/api/v1/tests/(\d{1,18})/(?:summary|report|charts/[a-z_]{1,40}|tables|monitoring|config)$")
 _VERSION_SQL = (
     "SELECT status, active_upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, "
-    f"is_private, raw_expired_at, aggregates_expired_at FROM {Test._meta.db_table} WHERE id = %s"
+    f"visibility, raw_expired_at, aggregates_expired_at FROM {Test._meta.db_table} WHERE id = %s"
 )
 
 
@@ -48,9 +49,9 @@ def _current_etag(test_id: int, url: str) -> str | None:
     with connection.cursor() as cursor:
         cursor.execute(_VERSION_SQL, [test_id])
         row = cursor.fetchone()
-    if row is None or row[8]:  # gone, or private
+    if row is None or row[8] != Visibility.PUBLIC:  # gone, or not for anyone with the link
         return None
-    status, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, _private = row[:9]
+    status, upload_id, has_stream, first_ts, last_ts, last_push_at, finished_at, created_at, _visibility = row[:9]
     raw_expired_at, aggregates_expired_at = row[9:]
     refreshed = cache.generation(test_id)
     data = data_version_from(

@@ -18,7 +18,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import NotAuthenticated, NotFound, ValidationError
+from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,6 +27,7 @@ from rest_framework.views import APIView
 from backend.accounts import throttling
 from backend.clickhouse.queries import purge
 from backend.core import schema
+from backend.loadtests import permissions
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_create, test_or_404
 from backend.reports import cache, listing, notes, serializers, service
@@ -116,14 +117,9 @@ def _time_bound(name: str, raw: str) -> datetime:
 
 def readable_tests(user: Any) -> QuerySet[Test]:
     """The queryset form of permissions.can_read, so a list never shows what a detail would refuse."""
-    tests = Test.objects.select_related("owner")
-    if _authenticated(user) and user.is_staff:
-        return tests
-    if not _authenticated(user):
-        if getattr(settings, "TANKODROM_PRIVATE_INSTANCE", False):
-            raise NotAuthenticated("this instance is private: log in or send an API token")
-        return tests.filter(is_private=False)
-    return tests.filter(Q(is_private=False) | Q(owner=user))
+    if not _authenticated(user) and getattr(settings, "TANKODROM_PRIVATE_INSTANCE", False):
+        raise NotAuthenticated("this instance is private: log in or send an API token")
+    return permissions.readable_tests(user).select_related("owner", "project")
 
 
 TIME_BOUND = {
@@ -215,13 +211,19 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
 
     @extend_schema(summary="Create a test from metadata (owner: the caller); upload phout into it next")
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        if not can_create(request.user):
+        if not _authenticated(request.user):
             raise NotAuthenticated("creating a test needs an API token (Authorization: Token ...)")
         return super().post(request, *args, **kwargs)
 
     def perform_create(self, serializer: Any) -> None:
+        project = permissions.project_for_new_test(self.request.user)
+        if project is None or not can_create(self.request.user, project):
+            raise PermissionDenied("creating a test needs the uploader role in the project")
+        fields: dict[str, Any] = {"owner": self.request.user, "project": project}
+        if "visibility" not in serializer.validated_data:
+            fields["visibility"] = project.default_visibility
         # Created empty, waiting for its data (a phout upload): not `online`, which means a tank is streaming.
-        serializer.save(owner=self.request.user, status=TestStatus.PROCESSING)
+        serializer.save(**fields, status=TestStatus.PROCESSING)
 
 
 class TestDetailView(generics.RetrieveUpdateDestroyAPIView[Test]):

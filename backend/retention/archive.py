@@ -27,6 +27,7 @@ from django.utils.dateparse import parse_datetime
 
 from backend.clickhouse.queries import archive as ch
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.projects.models import Visibility
 from backend.reports.models import TestFigures, TestNote, TestTag
 from backend.uploads.models import UploadFormat
 
@@ -66,7 +67,7 @@ TEST_FIELDS = (
     "config_initial",
     "config_info",
     "config_monitoring",
-    "is_private",
+    "visibility",
     "created_at",
     "finished_at",
     "raw_expired_at",
@@ -179,6 +180,8 @@ def _member(zf: zipfile.ZipFile, name: str, limit: int) -> bytes:
 def _read_manifest(zf: zipfile.ZipFile) -> dict[str, Any]:
     try:
         manifest = json.loads(_member(zf, MANIFEST, MAX_MANIFEST_BYTES))
+    except RecursionError:
+        raise ArchiveError(f"file: {MANIFEST} is nested too deep") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ArchiveError(f"file: {MANIFEST} is not JSON: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -195,6 +198,8 @@ def _jsonl(zf: zipfile.ZipFile, name: str, width: int) -> list[list[Any]]:
     for number, line in enumerate(_member(zf, name, _max_member_bytes()).splitlines(), start=1):
         try:
             row = json.loads(line)
+        except RecursionError:
+            raise ArchiveError(f"file: {name} line {number} is nested too deep") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ArchiveError(f"file: {name} line {number} is not JSON: {exc}") from None
         if not isinstance(row, list) or len(row) != width:
@@ -237,6 +242,8 @@ def _test_fields(data: dict[str, Any]) -> dict[str, Any]:
                 raise ArchiveError(f"test.{name}: not a date and time: {value!r}")
             value = parsed
         fields[name] = value
+    if "visibility" in fields and fields["visibility"] not in Visibility.values:
+        raise ArchiveError(f"test.visibility: {fields['visibility']!r}; one of {', '.join(Visibility.values)}")
     if fields.get("status") not in FINISHED:
         raise ArchiveError(f"test.status: {fields.get('status')!r}; an archive holds a finished test")
     return fields

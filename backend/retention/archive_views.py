@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.loadtests.permissions import can_create, test_or_404
-from backend.retention import archive, quota
+from backend.retention import archive, monitoring_log, quota
 from backend.retention import serializers as s
 
 COPY_CHUNK = 1024 * 1024
@@ -24,7 +24,7 @@ COPY_CHUNK = 1024 * 1024
 
 class TestArchiveView(APIView):
     @extend_schema(
-        responses={(200, "application/zip"): OpenApiTypes.BINARY, 400: s.ErrorSerializer, 404: s.ErrorSerializer},
+        responses={(200, "application/zip"): OpenApiTypes.BINARY, 404: s.ErrorSerializer, 409: s.ErrorSerializer},
         summary="The test as one archive file (metadata, raw samples or aggregates, monitoring, notes, tags)",
     )
     def get(self, request: Request, test_id: int) -> FileResponse | Response:
@@ -73,3 +73,22 @@ class ArchivesView(APIView):
             except archive.ArchiveError as exc:
                 return Response({"error": str(exc)}, status=400)
         return Response({"id": int(test.pk), "url": f"/{test.pk}"}, status=201)
+
+
+class MonitoringLogView(APIView):
+    parser_classes: list[type[BaseParser]] = []  # JSON lines, read line by line
+
+    @extend_schema(
+        request={"application/x-ndjson": OpenApiTypes.BINARY},
+        responses={200: s.MonitoringLogStoredSerializer, 400: s.ErrorSerializer, 404: s.ErrorSerializer},
+        summary="Store a yandex-tank monitoring.log (JSON lines of monitoring chunks) as the test's monitoring",
+    )
+    def put(self, request: Request, test_id: int) -> Response:
+        test = test_or_404(request, test_id, write=True)
+        if request.stream is None:
+            return Response({"error": "file: the body is empty; send monitoring.log as it is"}, status=400)
+        try:
+            points = monitoring_log.store(int(test.pk), monitoring_log.lines_of(request.stream))
+        except monitoring_log.MonitoringLogError as exc:
+            return Response({"error": f"file: {exc}"}, status=400)
+        return Response({"test": int(test.pk), "points": points})

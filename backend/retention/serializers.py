@@ -124,3 +124,8 @@ class StorageSerializer(serializers.Serializer[Any]):
 class ArchiveImportedSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(help_text="the new test")
     url = serializers.CharField(help_text="its report's path")
+
+
+class MonitoringLogStoredSerializer(serializers.Serializer[Any]):
+    test = serializers.IntegerField()
+    points = serializers.IntegerField(help_text="monitoring points stored (a point sent twice is stored once)")

@@ -9,4 +9,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/v1/tests/<int:test_id>/storage", views.TestStorageView.as_view(), name="test-storage"),
     path("api/v1/tests/<int:test_id>/archive", archive_views.TestArchiveView.as_view(), name="test-archive"),
     path("api/v1/archives", archive_views.ArchivesView.as_view(), name="archives"),
+    path("api/v1/tests/<int:test_id>/monitoring-log", archive_views.MonitoringLogView.as_view(), name="monitoring-log"),
 ]

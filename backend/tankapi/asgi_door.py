@@ -47,8 +47,9 @@ from django.utils.log import log_response
 
 from backend.accounts.middleware import body_limit_for
 from backend.core.middleware import ContentSecurityPolicyMiddleware
+from backend.live import publish as live
 from backend.live.sse import LiveDoor, is_live
-from backend.tankapi import buffer, push, socket_body
+from backend.tankapi import buffer, push, socket_body, static_door
 from backend.tankapi.buffer_async import AsyncAppender
 
 Scope = MutableMapping[str, Any]
@@ -354,6 +355,12 @@ class TankPushASGI:
                     send, LENGTH_REQUIRED, [("Content-Type", LENGTH_REQUIRED.content_type), ("Connection", "close")]
                 )
                 return
+            static_file = static_door.lookup(scope)
+            if static_file is not None:
+                profile = _profile(scope)
+                if profile is not None:  # else Django decides (Host, HTTPS redirect), WhiteNoise answering there
+                    await static_door.serve(scope, send, static_file, profile)
+                    return
             routed = route(scope)
             if routed is not None:
                 try:
@@ -421,6 +428,9 @@ class TankPushASGI:
                 await self.append(outcome)
             except push.APPEND_REFUSALS as exc:
                 return push.refused(outcome.job, exc), None
+            if outcome.kind == buffer.KIND_DATA_ROWS:
+                # The online pages' event, off the loop and not awaited: the push is answered at once.
+                asyncio.get_running_loop().run_in_executor(self.threads, live.second_pushed, outcome.job, outcome.rows)
             return outcome.ok, None
         except Exception as exc:  # PostgreSQL down, say: answered as Django would
             return server_error(exc)

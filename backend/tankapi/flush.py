@@ -269,7 +269,7 @@ def _flush_locked(max_entries: int) -> FlushResult:
     tests = _update_tests(stored.spans)
     buffer.delete([item.entry.entry_id for item in inserted])
     rows = ((test_id, ts, case, row) for (test_id, ts, case), (_at, row) in stored.seconds.items())
-    live.seconds_stored(live.overall_rows(rows), tests)
+    live.seconds_stored(live.last_stored(rows), tests)
     return result
 
 

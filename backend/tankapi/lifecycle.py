@@ -23,6 +23,7 @@ from django.utils import timezone
 from analytics.tank_push import PushFormatError, check_text
 from backend.live import publish as live
 from backend.loadtests.models import Test, TestStatus
+from backend.projects.models import Project, default_project
 from backend.tankapi import buffer
 from backend.tankapi.config_instances import configured_instances
 from backend.tankapi.config_schedule import configured_schedule
@@ -123,10 +124,12 @@ def _json_value(value: object, key: str) -> Any:
     return orjson.loads(encoded)
 
 
-def create_test(owner: User, body: Mapping[str, Any]) -> Test:
-    """create.json: a new online test owned by the token's user, with the metadata the tank knows at start.
-    PushFormatError naming the field that cannot be stored (nothing is created then)."""
-    test = Test(owner=owner, status=TestStatus.ONLINE)
+def create_test(owner: User, body: Mapping[str, Any], project: Project | None = None) -> Test:
+    """create.json: a new online test owned by the token's user, in `project` (default: the default project),
+    with the metadata the tank knows at start. PushFormatError naming the field that cannot be stored (nothing is
+    created then)."""
+    project = project if project is not None else default_project()
+    test = Test(owner=owner, project=project, visibility=project.default_visibility, status=TestStatus.ONLINE)
     for key, field in _CREATE_FIELDS.items():
         if key in body:
             setattr(test, field, _text(body[key], key, field))

@@ -346,6 +346,10 @@ def complete(outcome: Outcome) -> Answer:
         buffer.append(outcome.kind, outcome.job, outcome.rows, token_hash=outcome.token_hash)
     except APPEND_REFUSALS as exc:
         return refused(outcome.job, exc)
+    if outcome.kind == buffer.KIND_DATA_ROWS:
+        from backend.live.publish import second_pushed  # the live app imports this module's neighbours
+
+        second_pushed(outcome.job, outcome.rows)  # the online pages' event (the door sends it off its loop)
     return outcome.ok
 
 

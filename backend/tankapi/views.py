@@ -81,13 +81,15 @@ def create_job(request: HttpRequest) -> HttpResponse:
     user = _token_user(request)
     if user is None:
         return _error("unknown or revoked api_token: put a token of this service in the tank's token_file", 401)
-    if not permissions.can_create(user):
-        return _error("this user may not create tests", 403)
+    # The project is the token's (a personal token: the default project); the tank's `component:` lands in it.
+    project = permissions.project_for_new_test(user)
+    if project is None or not permissions.can_create(user, project):
+        return _error("this api_token may not create tests: it needs the uploader role in a project", 403)
     refused = quota.refusal(None)
     if refused is not None:
         return JsonResponse(refused, status=507)
     try:
-        test = lifecycle.create_test(user, _json_object(request, "create.json"))
+        test = lifecycle.create_test(user, _json_object(request, "create.json"), project)
     except PushFormatError as exc:
         return _error(str(exc), 400)
     return _array([{"job": test.pk, "upload_token": test.upload_token}])

@@ -1,22 +1,24 @@
 """A link to a report posted in a busy chat: `--users` people open it within `--spread-s` seconds.
 
-Builds, in databases of its own (PostgreSQL `tk_report_burst`, ClickHouse `tankodrom_report_burst`, Redis db 5),
+Builds, in databases of its own (PostgreSQL `tk_report_burst`, ClickHouse `tankodrom_report_burst`, Redis db 5 or
+REPORT_BURST_REDIS_URL),
 one finished test with `--lines` raw phout rows (an uploaded test, 10 cases, a ramp), post-processed as the worker
 would (its default views warmed), then starts the app as deploy/ runs it (gunicorn with deploy/gunicorn.conf.py,
-uvicorn workers) and replays what a browser with an empty cache fetches when it opens `/<id>`:
-the page, its three assets (the app's script and style, the chart chunk), then the page's API calls (who am I, the
-test, report, summary, analysis and the Overview tab's three charts), six connections per user as a browser uses.
-Each user starts at a uniformly random moment within the spread; a page's time runs from its first request to its
-last answer.
+uvicorn workers) and nginx in front of it (deploy/proxy.sh, as `make run` does), and replays against each what a
+browser with an empty cache fetches when it opens `/<id>`: the page, its assets (the app's script and style, the
+chart chunk), then the API calls the page does not carry in itself (backend/web/first_screen.py; the bench reads
+which from the page, so it asks what a browser would), six connections per user as a browser uses. Each user starts
+at a uniformly random moment within the spread; a page's time runs from its first request to its last answer.
 
 Baseline, in the same run against the same server: the same users with the same arrival, each fetching a static
-file (the app's stylesheet, served by WhiteNoise) as many times as a page makes requests: what the server and this
-load generator cost for that many requests when the answer costs nothing.
+file (the app's stylesheet) as many times as a page makes requests: what the server (WhiteNoise on the bare app,
+nginx through the proxy) and this load generator cost for that many requests when the answer costs nothing.
 
-The measured phases hold the exclusive benchmark lock (/tmp/tankodrom-bench.lock); building the data does not.
+`--runs N` repeats each burst N times in a row (the proxy's cache emptied before each proxied one, so each starts
+cold). The measured phases hold the exclusive benchmark lock (/tmp/tankodrom-bench.lock); building the data does not.
 
-    .venv/bin/python bench/report_burst/run.py --lines 1000000
-    .venv/bin/python bench/report_burst/run.py --lines 10000000 --users 200 --spread-s 5
+    .venv/bin/python bench/report_burst/run.py --lines 1000000 --runs 3
+    .venv/bin/python bench/report_burst/run.py --lines 1000000 --targets proxy --users 1000 --spread-s 30
 """
 
 from __future__ import annotations
@@ -30,11 +32,12 @@ import json
 import os
 import random
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,7 +51,7 @@ from bench import support  # noqa: E402  (the repository's root is on the path o
 PY = ROOT / ".venv/bin/python"
 PG_DB = "tk_report_burst"
 CH_DB = "tankodrom_report_burst"
-REDIS_URL = "redis://127.0.0.1:6379/5"
+REDIS_URL = os.environ.get("REPORT_BURST_REDIS_URL", "redis://127.0.0.1:6379/5")
 LOCK = "/tmp/tankodrom-bench.lock"
 CONNECTIONS_PER_USER = 6  # what a browser opens to one host
 
@@ -124,6 +127,30 @@ def gunicorn(env: dict[str, str], port: int, log: Path) -> Iterator[subprocess.P
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def proxy(env: dict[str, str], port: int, upstream_port: int, var_dir: Path) -> Iterator[Callable[[], None]]:
+    """nginx in front of the app as deploy/proxy.sh runs it; yields what restarts it with an empty cache."""
+    proxy_dir = var_dir / "nginx"
+    proxy_env = {**env, "TANKODROM_PROXY_DIR": str(proxy_dir)}
+    script = str(ROOT / "deploy/proxy.sh")
+
+    def up() -> None:
+        subprocess.run([script, "up", f"127.0.0.1:{port}", f"127.0.0.1:{upstream_port}"], env=proxy_env, check=True)
+
+    def cold() -> None:
+        # nginx keeps its cache's index in shared memory: stop it, empty the directory, start it again.
+        subprocess.run([script, "down"], env=proxy_env, check=False)
+        shutil.rmtree(proxy_dir / "cache", ignore_errors=True)
+        up()
+
+    shutil.rmtree(proxy_dir / "cache", ignore_errors=True)
+    up()
+    try:
+        yield cold
+    finally:
+        subprocess.run([script, "down"], env=proxy_env, check=False)
 
 
 # ── the load generator: asyncio connections speaking HTTP/1.1 through h11 ─────────────────────────────────────
@@ -259,21 +286,30 @@ def burst(
     return outcome, wall_s
 
 
-def page_steps(port: int, test_id: int) -> list[list[str]]:
-    """What opening /<id> fetches: the page, then its assets, then the page's API calls (the Overview tab)."""
-    import requests
-
-    html = requests.get(f"http://127.0.0.1:{port}/{test_id}", timeout=30).text
-    assets = sorted(set(re.findall(r'(?:src|href)="(/static/[^"]+)"', html)))
-    api = [
+def page_api_calls(test_id: int) -> list[str]:
+    """What the report page asks the API for on its first screen (the Overview tab), in the app's URLs."""
+    return [
         "/api/v1/me",
         f"/api/v1/tests/{test_id}/",
         f"/api/v1/tests/{test_id}/report",
         f"/api/v1/tests/{test_id}/summary",
         f"/api/v1/tests/{test_id}/analysis",
+        f"/api/v1/tests/{test_id}/notes",
         *(f"/api/v1/tests/{test_id}/charts/{n}?compress_ratio=auto" for n in ("quantiles", "http_codes", "net_codes")),
     ]
-    return [[f"/{test_id}"], assets, api]
+
+
+def page_steps(port: int, test_id: int) -> list[list[str]]:
+    """What opening /<id> fetches: the page, then its assets, then the API calls whose answers the page does not
+    carry (its first-screen script, backend/web/first_screen.py)."""
+    import requests
+
+    html = requests.get(f"http://127.0.0.1:{port}/{test_id}", timeout=30).text
+    assets = sorted(set(re.findall(r'(?:src|href)="(/static/[^"]+)"', html)))
+    carried = re.search(r'<script type="application/json" id="first-screen">(.*?)</script>', html, re.S)
+    in_page = set(json.loads(carried.group(1))) if carried else set()
+    api = [url for url in page_api_calls(test_id) if url not in in_page]
+    return [step for step in ([f"/{test_id}"], assets, api) if step]
 
 
 def _stats(values_s: list[float]) -> dict[str, float]:
@@ -302,6 +338,16 @@ def summarize(name: str, outcome: Outcome, wall_s: float) -> dict[str, Any]:
     }
 
 
+def _vm() -> str:
+    """The CPU model, as lscpu names it (the figures depend on it)."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
 @contextlib.contextmanager
 def exclusive_lock() -> Iterator[None]:
     with open(LOCK, "a") as handle:
@@ -312,6 +358,51 @@ def exclusive_lock() -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def measure(
+    port: int,
+    test_id: int,
+    args: argparse.Namespace,
+    before_each: Callable[[], None] | None = None,
+    health: bool = False,
+) -> dict[str, Any]:
+    """The static baseline and the report page, `args.runs` times each, against the server on `port`."""
+    steps = page_steps(port, test_id)
+    per_page = sum(len(s) for s in steps)
+    stylesheets = [a for a in (steps[1] if len(steps) > 1 else []) if a.endswith(".css")]
+    static = stylesheets[0] if stylesheets else "/static/admin/css/base.css"
+    baseline_steps = [[static] * per_page]
+    # Warm-up: one page, so that each worker has imported what the views use before the clock runs.
+    burst(port, 4, 0.1, steps, args.seed)
+    runs = []
+    for _ in range(args.runs):
+        if before_each is not None:
+            before_each()
+        polled = Outcome() if health else None
+        run: dict[str, Any] = {
+            "baseline_static": summarize(
+                f"static file {static}", *burst(port, args.users, args.spread_s, baseline_steps, args.seed)
+            ),
+            "report_page": summarize(
+                f"/{test_id} and its requests", *burst(port, args.users, args.spread_s, steps, args.seed, polled)
+            ),
+        }
+        if polled is not None:
+            run["healthz_during_report_burst"] = {
+                "polls": polled.requests,
+                "errors": polled.errors[:5],
+                "latency": _stats(polled.request_s),
+            }
+        runs.append(run)
+        page, base = run["report_page"], run["baseline_static"]
+        print(
+            f"  port {port}: page p95 {page['page'].get('p95_ms')} ms (p50 {page['page'].get('p50_ms')}), "
+            f"{page['req_per_s']} req/s, {page['errors']} errors; static baseline page p95 "
+            f"{base['page'].get('p95_ms')} ms",
+            flush=True,
+        )
+    return {"requests_per_page": per_page, "steps": steps, "runs": runs}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", type=int, default=1_000_000, help="raw phout rows of the test")
@@ -319,6 +410,11 @@ def main() -> None:
     parser.add_argument("--spread-s", type=float, default=5.0, help="users arrive uniformly within this many s")
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--out", type=Path, help="write the results as JSON here too")
+    parser.add_argument("--runs", type=int, default=1, help="bursts in a row against each target")
+    parser.add_argument("--reuse", action="store_true", help="measure the test the previous run built")
+    parser.add_argument(
+        "--targets", default="bare,proxy", help="bare (gunicorn alone), proxy (nginx in front), or both"
+    )
     parser.add_argument(
         "--poll-healthz",
         action="store_true",
@@ -330,38 +426,33 @@ def main() -> None:
     var_dir.mkdir(parents=True, exist_ok=True)
     env = app_env(var_dir)
     built = time.perf_counter()
-    test_id = build_test(args.lines, env)
+    saved = var_dir / "built.json"
+    if args.reuse:
+        test_id = int(json.loads(saved.read_text())["test_id"])
+    else:
+        test_id = build_test(args.lines, env)
+        saved.write_text(json.dumps({"test_id": test_id, "lines": args.lines}))
     print(f"test {test_id}: {args.lines} lines built in {time.perf_counter() - built:.1f} s", flush=True)
 
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    results: dict[str, Any] = {
+        "lines": args.lines,
+        "users": args.users,
+        "spread_s": args.spread_s,
+        "workers": "deploy/gunicorn.conf.py (GUNICORN_WORKERS or max(2, cpus)); nginx: 1 worker",
+        "cpus": os.cpu_count(),
+        "vm": _vm(),
+    }
     port = free_port()
     with exclusive_lock(), gunicorn(env, port, var_dir / "gunicorn.log"):
-        steps = page_steps(port, test_id)
-        per_page = sum(len(s) for s in steps)
-        static = steps[1][0] if steps[1] else "/static/admin/css/base.css"
-        baseline_steps = [[static] * per_page]
-        # Warm-up: one page, so that each worker has imported what the views use before the clock runs.
-        burst(port, 4, 0.1, steps, args.seed)
-        health = Outcome() if args.poll_healthz else None
-        results: dict[str, Any] = {
-            "lines": args.lines,
-            "users": args.users,
-            "spread_s": args.spread_s,
-            "requests_per_page": per_page,
-            "workers": "deploy/gunicorn.conf.py (GUNICORN_WORKERS or max(2, cpus))",
-            "cpus": os.cpu_count(),
-            "baseline_static": summarize(
-                f"static file {static}", *burst(port, args.users, args.spread_s, baseline_steps, args.seed)
-            ),
-            "report_page": summarize(
-                f"/{test_id} and its requests", *burst(port, args.users, args.spread_s, steps, args.seed, health)
-            ),
-        }
-        if health is not None:
-            results["healthz_during_report_burst"] = {
-                "polls": health.requests,
-                "errors": health.errors[:5],
-                "latency": _stats(health.request_s),
-            }
+        if "bare" in targets:
+            print("bare app (gunicorn):", flush=True)
+            results["bare"] = measure(port, test_id, args, health=args.poll_healthz)
+        if "proxy" in targets:
+            proxy_port = free_port()
+            with proxy(env, proxy_port, port, var_dir) as cold:
+                print("through the proxy (nginx):", flush=True)
+                results["proxy"] = measure(proxy_port, test_id, args, before_each=cold)
     print(json.dumps(results, indent=2))
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n")

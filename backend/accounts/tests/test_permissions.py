@@ -11,6 +11,7 @@ from pytest_django.fixtures import Settings
 from backend.loadtests.models import Test
 from backend.loadtests.permissions import can_create, can_read, can_write
 from backend.loadtests.tokens import create_token, resolve_token
+from backend.projects.models import Visibility
 
 
 @pytest.fixture
@@ -37,7 +38,9 @@ READERS = {
 @pytest.mark.parametrize(("private_instance", "private_test"), sorted(READERS))
 def test_access_table(people: dict[str, Any], settings: Settings, private_instance: bool, private_test: bool) -> None:
     settings.TANKODROM_PRIVATE_INSTANCE = private_instance
-    test = Test.objects.create(owner=people["owner"], is_private=private_test)
+    test = Test.objects.create(
+        owner=people["owner"], visibility=Visibility.OWNER if private_test else Visibility.PUBLIC
+    )
     readers = {name for name, user in people.items() if can_read(user, test)}
     writers = {name for name, user in people.items() if can_write(user, test)}
     assert readers == READERS[(private_instance, private_test)]

@@ -26,7 +26,8 @@ from drf_spectacular.generators import SchemaGenerator
 from backend.clickhouse import client as ch
 from backend.loadtests.models import ApiToken, Test
 from backend.loadtests.tokens import create_token, revoke_token
-from backend.testing import TokenUser, make_token_user
+from backend.projects.models import Role
+from backend.testing import TokenUser, grant, make_token_user
 
 PROJECT_APPS = {
     *("loadtests", "tankapi", "uploads", "reports", "compare", "diagnosis", "accounts", "sharing", "web"),
@@ -225,6 +226,7 @@ def call(endpoint: Endpoint, query: dict[str, str], headers: dict[str, str]) -> 
 @pytest.fixture
 def target(db: None, clickhouse: None, redis_db: object) -> Target:
     alice = make_token_user("alice")
+    grant(alice.user, Role.MAINTAINER)  # the owner of the component too: its baseline, KPIs and subscriptions
     bob = make_token_user("bob")
     revoked, revoked_raw = create_token(alice.user, name="old")
     revoke_token(revoked)

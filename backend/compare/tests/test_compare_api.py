@@ -19,6 +19,7 @@ from backend.compare import service
 from backend.compare.tasks import compute_comparison
 from backend.compare.tests.conftest import T0, insert_samples
 from backend.loadtests.models import Test, Upload, UploadStatus
+from backend.projects.models import Visibility
 
 URL = "/api/v1/compare"
 
@@ -188,8 +189,8 @@ def test_missing_and_private_tests_are_404(
     a, b = store(seed=15), store(seed=16)
     missing = _get(owner_api, f"tests={a.pk},{b.pk + 1000}")
     assert missing.status_code == 404 and str(b.pk + 1000) in missing.json()["error"]
-    b.is_private = True
-    b.save(update_fields=["is_private"])
+    b.visibility = Visibility.OWNER
+    b.save(update_fields=["visibility"])
     assert _get(other_api, f"tests={a.pk},{b.pk}").status_code == 404
     assert _get(owner_api, f"tests={a.pk},{b.pk}").status_code == 200
 

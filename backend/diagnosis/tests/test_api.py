@@ -13,6 +13,7 @@ from backend.diagnosis.models import ENGINE_VERSION, AnalysisStatus, TestAnalysi
 from backend.diagnosis.tasks import diagnose_test
 from backend.diagnosis.tests.rows import insert_monitoring, insert_rows, overall_row
 from backend.loadtests.models import Test, TestStatus
+from backend.projects.models import Visibility
 
 T0 = 1_795_316_000
 pytestmark = pytest.mark.django_db
@@ -214,7 +215,7 @@ def test_unreadable_scheme_is_a_finding_not_a_failure(owner: User, clickhouse: N
 
 def test_access(owner: User, other_api: APIClient, anon_api: APIClient) -> None:
     public = new_test(owner)
-    private = new_test(owner, is_private=True)
+    private = new_test(owner, visibility=Visibility.OWNER)
     assert anon_api.get(f"/api/v1/tests/{public.pk}/analysis").status_code == 200
     missing = other_api.get(f"/api/v1/tests/{private.pk}/analysis")
     assert missing.status_code == 404 and "not found" in missing.json()["error"]

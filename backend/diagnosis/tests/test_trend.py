@@ -13,6 +13,7 @@ from backend.diagnosis.models import ENGINE_VERSION, AnalysisStatus, TestAnalysi
 from backend.diagnosis.tests.rows import insert_rows
 from backend.diagnosis.tests.test_api import T0, const_rows, new_test
 from backend.loadtests.models import Test, TestStatus
+from backend.projects.models import Visibility
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +54,7 @@ def test_trend_marks_the_change_and_the_test_that_broke_it(owner: User, owner_ap
 
 def test_trend_hides_tests_the_user_may_not_read(owner: User, other_api: APIClient) -> None:
     history(owner, [100.0, 101.0])
-    history(owner, [102.0], is_private=True)
+    history(owner, [102.0], visibility=Visibility.OWNER)
     body = other_api.get("/api/v1/components/api/trend").json()
     assert len(body["tests"]) == 2
 

@@ -19,6 +19,7 @@ from django.urls import get_resolver, resolve
 from backend.core.tests.url_examples import example_path, walk
 from backend.loadtests.models import Test
 from backend.loadtests.tokens import create_token
+from backend.projects.models import Visibility
 
 # Path parameters that name a test (`ids`: several, slash-separated, as the compare pages take them).
 TEST_PARAMETERS = {"test_id", "job", "ids"}
@@ -65,7 +66,7 @@ def world(db: None, clickhouse: None, redis_db: object) -> dict[str, Any]:
     other = User.objects.create_user("other")
     _token, other_raw = create_token(other)
     private = Test.objects.create(
-        owner=owner, name="secret launch", description="do not tell", is_private=True, component="secret"
+        owner=owner, name="secret launch", description="do not tell", visibility=Visibility.OWNER, component="secret"
     )
     public = Test.objects.create(owner=owner, name="public", status="ready")
     missing = private.pk + public.pk + 1000

@@ -10,6 +10,8 @@ from rest_framework.test import APIClient
 
 from backend.loadtests.models import Test, TestStatus
 from backend.notify.models import Delivery, Event, Target
+from backend.projects.models import Project, Role
+from backend.testing import grant
 
 pytestmark = pytest.mark.django_db
 
@@ -42,15 +44,17 @@ def test_targets_subscriptions_and_deliveries_are_each_users_own(
     assert other_api.get("/api/v1/notify/targets/").json() == []
     assert other_api.delete(f"/api/v1/notify/targets/{mine['id']}/").status_code == 403
     assert other_api.delete(f"/api/v1/notify/targets/{10**9}/").status_code == 403  # missing looks the same
-    Test.objects.create(owner=User.objects.get(username="other"), component="api")
+    grant(User.objects.get(username="other"), Role.MAINTAINER)  # a say in the component, not in the target
     stolen = other_api.post(
         "/api/v1/components/api/subscriptions/", {"target": mine["id"], "events": ["test_failed"]}, format="json"
     )
     assert stolen.status_code == 403 and stolen.json()["error"] == f"target {mine['id']} is not one of yours"
-    # Subscribing needs a say in the component: staff, or an owner of one of its tests.
-    Test.objects.create(owner=owner, component="api")
+    # Subscribing needs a say in the component: a maintainer of its project (or a site admin).
+    Project.objects.create(slug="elsewhere", name="Elsewhere")
     outsider = owner_api.post(
-        "/api/v1/components/web/subscriptions/", {"target": mine["id"], "events": ["test_failed"]}, format="json"
+        "/api/v1/components/web/subscriptions/?project=elsewhere",
+        {"target": mine["id"], "events": ["test_failed"]},
+        format="json",
     )
     assert outsider.status_code == 403
     bad_event = owner_api.post(

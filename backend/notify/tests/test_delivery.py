@@ -19,7 +19,8 @@ from backend.loadtests.models import Test, TestStatus
 from backend.notify import service, tasks
 from backend.notify.models import Delivery, DeliveryStatus, Event, Subscription, Target
 from backend.notify.tests.receivers import Receiver, down_url
-from backend.testing import api_client_for
+from backend.projects.models import Role, Visibility
+from backend.testing import api_client_for, grant
 
 pytestmark = pytest.mark.django_db
 BOT_TOKEN = "123456:ABCdefGhIJKlmNoPQRsTUVwxyZ012345"
@@ -199,14 +200,14 @@ def test_a_failed_test_is_announced_as_failed(owner: User, owner_api: APIClient)
 
 def test_a_private_test_is_not_sent_to_someone_who_may_not_read_it(owner: User, other_api: APIClient) -> None:
     target = make_target(other_api, kind="slack", name="other's", url=down_url())
-    Test.objects.create(owner=User.objects.get(username="other"), component="api")  # a say in the component
+    grant(User.objects.get(username="other"), Role.MAINTAINER)  # a say in the component
     subscribed = other_api.post(
         "/api/v1/components/api/subscriptions/",
         {"target": target["id"], "events": ["test_failed"]},
         format="json",
     )
     assert subscribed.status_code == 201, subscribed.content
-    private = Test.objects.create(owner=owner, component="api", status=TestStatus.FAILED, is_private=True)
+    private = Test.objects.create(owner=owner, component="api", status=TestStatus.FAILED, visibility=Visibility.OWNER)
     public = Test.objects.create(owner=owner, component="api", status=TestStatus.FAILED)
     assert service.queue_for_test(private.pk) == []
     assert len(service.queue_for_test(public.pk)) == 1

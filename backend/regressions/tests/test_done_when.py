@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from backend.notify.tests.receivers import Receiver
+from backend.projects.models import Role
 from backend.regressions.tests.conftest import T0, phout_body
-from backend.testing import LiveASGIServer, WorkerProcess, make_token_user, worker_env
+from backend.testing import LiveASGIServer, WorkerProcess, grant, make_token_user, worker_env
 from tankodrom_cli.main import main
 
 
@@ -53,6 +54,7 @@ def test_a_regressed_run_fails_the_gate_shows_on_the_dashboard_and_is_announced(
 ) -> None:
     live, worker = stack
     owner = make_token_user("release-manager")
+    grant(owner.user, Role.MAINTAINER)  # the baseline and thresholds are a maintainer's
     token, http = owner.raw_token, owner.session()
     api = f"{live.url}/api/v1/components/checkout"
 

@@ -16,6 +16,7 @@ import pytest
 
 from backend.loadtests.models import Test, TestStatus
 from backend.notify.tests.receivers import Receiver
+from backend.projects.models import Role
 from backend.tankapi import push
 from backend.tankapi.tests.test_real_tank import _job_from, _run, _tank_config, tank_venv  # noqa: F401
 from backend.testing import (
@@ -23,6 +24,7 @@ from backend.testing import (
     LiveASGIServer,
     QuietHandler,
     WorkerProcess,
+    grant,
     make_token_user,
     serving_http,
     worker_env,
@@ -93,6 +95,7 @@ def test_a_real_tank_run_that_regresses_fails_the_gate_and_is_announced(
 ) -> None:
     live, worker = stack
     owner = make_token_user("tank-owner")
+    grant(owner.user, Role.MAINTAINER)  # the baseline and thresholds are a maintainer's
     user, token, http = owner.user, owner.raw_token, owner.session()
     api = f"{live.url}/api/v1/components/{COMPONENT}"
 

@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 
 from backend.diagnosis.models import TestAnalysis
 from backend.loadtests.models import Test
+from backend.projects.models import Visibility
 from backend.reports import listing
 from backend.reports.models import TestFigures
 
@@ -101,7 +102,7 @@ def test_failed_test_shows_its_reason_as_the_result(owner, anon_api, db) -> None
 
 def test_notes_on_the_timeline(owner, owner_api, other_api, anon_api, db) -> None:
     test = Test.objects.create(owner=owner, name="x", status="ready")
-    private = Test.objects.create(owner=owner, name="secret", is_private=True)
+    private = Test.objects.create(owner=owner, name="secret", visibility=Visibility.OWNER)
     admin = User.objects.create_superuser("admin", password="x")
     from backend.testing import api_client_for
 

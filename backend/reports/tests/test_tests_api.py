@@ -7,6 +7,7 @@ from typing import Any
 
 from backend.clickhouse.tables import monitoring, samples, second_aggregates
 from backend.loadtests.models import Test
+from backend.projects.models import Visibility, default_project
 from backend.reports.tests import factory
 
 
@@ -39,7 +40,7 @@ def test_list_filters_newest_first_and_paginates(owner, owner_api, anon_api, db)
     a = Test.objects.create(owner=owner, name="alpha run", component="api", person="ann", status="ready")
     b = Test.objects.create(owner=owner, name="beta", component="db", person="bob", status="failed", starred=True)
     c = Test.objects.create(owner=owner, name="gamma", component="api", person="ann", status="online")
-    Test.objects.create(owner=owner, name="secret", is_private=True)
+    Test.objects.create(owner=owner, name="secret", visibility=Visibility.OWNER)
 
     def ids(params: dict[str, Any], api: Any = anon_api) -> list[int]:
         response = api.get("/api/v1/tests/", params)
@@ -78,8 +79,8 @@ def test_edit_star_and_access(owner, owner_api, other_api, anon_api, db) -> None
     assert owner_api.post(f"{url}star").json() == {"id": test.pk, "starred": True}
     assert Test.objects.get(pk=test.pk).starred is True
     assert owner_api.delete(f"{url}star").json()["starred"] is False
-    test.is_private = True
-    test.save(update_fields=["is_private"])
+    test.visibility = Visibility.OWNER
+    test.save(update_fields=["visibility"])
     assert other_api.get(url).status_code == 404
     assert owner_api.get(url).status_code == 200
 
@@ -162,9 +163,14 @@ def test_the_list_costs_the_same_queries_for_3_or_30_tests(owner, owner_api, dja
     def listed() -> int:
         return len(owner_api.get("/api/v1/tests/").json()["results"])
 
-    Test.objects.bulk_create([Test(owner=owner, name=f"t{i}", upload_token=f"tok{i}") for i in range(3)])
-    with django_assert_max_num_queries(6):  # token, count, page (owner joined); nothing per test
+    project = default_project()
+    Test.objects.bulk_create(
+        [Test(owner=owner, project=project, name=f"t{i}", upload_token=f"tok{i}") for i in range(3)]
+    )
+    with django_assert_max_num_queries(7):  # token, roles, count, page (owner joined); nothing per test
         assert listed() == 3
-    Test.objects.bulk_create([Test(owner=owner, name=f"u{i}", upload_token=f"tok-u{i}") for i in range(27)])
-    with django_assert_max_num_queries(6):
+    Test.objects.bulk_create(
+        [Test(owner=owner, project=project, name=f"u{i}", upload_token=f"tok-u{i}") for i in range(27)]
+    )
+    with django_assert_max_num_queries(7):
         assert listed() == 30

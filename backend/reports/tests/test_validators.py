@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from backend.loadtests.models import Test, Upload
+from backend.projects.models import Visibility
 from backend.sharing.tests.rows import START_TS, insert_seconds
 
 REPORT_PATHS = [
@@ -69,7 +70,7 @@ def test_a_new_upload_changes_the_etag(finished: Test) -> None:
 
 
 def test_a_private_test_is_cached_privately(finished: Test) -> None:
-    Test.objects.filter(pk=finished.pk).update(is_private=True)
+    Test.objects.filter(pk=finished.pk).update(visibility=Visibility.OWNER)
     owner = Client()
     owner.force_login(finished.owner)
     response = owner.get(f"/api/v1/tests/{finished.pk}/summary")
@@ -118,9 +119,9 @@ def test_anonymous_readers_share_answers_until_the_test_changes(finished: Test, 
         assert again.status_code == 200 and again.content == first.content and again["ETag"] == first["ETag"]
     assert calls == ["summary"], calls  # computed once, then served from the copy
     # Made private: the next anonymous request is a 404 like a missing test, not the copy.
-    Test.objects.filter(pk=finished.pk).update(is_private=True)
+    Test.objects.filter(pk=finished.pk).update(visibility=Visibility.OWNER)
     assert Client().get(path).status_code == 404
-    Test.objects.filter(pk=finished.pk).update(is_private=False)
+    Test.objects.filter(pk=finished.pk).update(visibility=Visibility.PUBLIC)
     # A new upload: a new version, computed anew.
     upload = Upload.objects.create(test=finished, status="ready")
     Test.objects.filter(pk=finished.pk).update(active_upload=upload)

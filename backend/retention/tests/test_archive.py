@@ -139,3 +139,25 @@ def test_bad_archives_are_refused_naming_the_problem(
     assert message in answer.json()["error"]
     assert Test.objects.count() == count
     assert APIClient().post("/api/v1/archives", data=b"x", content_type="application/zip").status_code == 401
+
+
+def test_monitoring_log_is_stored_once_and_a_bad_line_is_named(
+    aged: Callable[..., Test], owner_api: APIClient, other_api: APIClient
+) -> None:
+    test = aged("t", 1, seed=24, n=1000)
+    chunk = [
+        {"timestamp": 1_795_316_100 + i, "data": {"db1": {"comment": "", "metrics": {"cpu": i, "mem": 1}}}}
+        for i in range(3)
+    ]
+    body = "\n".join(json.dumps([c]) for c in chunk).encode() + b"\n"
+    url = f"/api/v1/tests/{test.pk}/monitoring-log"
+    for _ in range(2):  # twice: each point stored once
+        answer = owner_api.put(url, data=body, content_type="application/x-ndjson")
+        assert answer.status_code == 200 and answer.json() == {"test": test.pk, "points": 6}
+    rows = client.execute(
+        "SELECT count() FROM monitoring FINAL WHERE test_id = %(t)s AND host = 'db1'", {"t": test.pk}, tag="tests.mon"
+    )
+    assert rows[0][0] == 6
+    bad = owner_api.put(url, data=body + b'{"not": "a list"}\n', content_type="application/x-ndjson")
+    assert bad.status_code == 400 and bad.json()["error"].startswith("file: line 4:")
+    assert other_api.put(url, data=body, content_type="application/x-ndjson").status_code in (403, 404)

@@ -60,9 +60,9 @@ def test_old_raw_samples_go_and_reports_answer_from_aggregates(
     baseline = aged("baseline", 500, seed=4)
     starred = aged("starred", 120, seed=5, starred=True)
     young = aged("young", 3, seed=6)
-    set_baseline("api", past_baseline, owner)
-    clear_baseline("api", owner)
-    set_baseline("api", baseline, owner)
+    set_baseline(baseline.project_id, "api", past_baseline, owner)
+    clear_baseline(baseline.project_id, "api", owner)
+    set_baseline(baseline.project_id, "api", baseline, owner)
     kept = {t.pk: rows_of(t) for t in (past_baseline, baseline, starred, young)}
     old_rows = rows_of(old)
     before = owner_api.get(f"/api/v1/tests/{old.pk}/summary").json()

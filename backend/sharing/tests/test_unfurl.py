@@ -16,6 +16,7 @@ from pytest_django.fixtures import Settings
 
 from backend.loadtests.models import Test
 from backend.loadtests.tokens import create_token
+from backend.projects.models import Visibility
 from backend.sharing.preview import CACHE_VERSION, _fingerprint
 from backend.sharing.tests.rows import START_TS, insert_seconds
 
@@ -89,7 +90,7 @@ def test_exact_summary_from_raw_samples(uploaded: Test, dist: Path) -> None:
 
 
 def test_private_test_unfurls_as_a_missing_one(streamed: Test, dist: Path) -> None:
-    Test.objects.filter(pk=streamed.pk).update(is_private=True, name="secret launch")
+    Test.objects.filter(pk=streamed.pk).update(visibility=Visibility.OWNER, name="secret launch")
     status, tags, body = unfurl(f"/{streamed.pk}")
     assert status == 404
     assert tags == {}
@@ -130,7 +131,7 @@ def test_a_computed_comparison_unfurls_with_its_own_plain_line(streamed: Test, u
 
 
 def test_compare_with_a_private_test_is_a_bare_title(streamed: Test, uploaded: Test, dist: Path) -> None:
-    Test.objects.filter(pk=uploaded.pk).update(is_private=True)
+    Test.objects.filter(pk=uploaded.pk).update(visibility=Visibility.OWNER)
     _status, tags, _body = unfurl(f"/compare/{streamed.pk}/{uploaded.pk}")
     assert tags == {"og:title": f"Compare #{streamed.pk} vs #{uploaded.pk}"}
     assert Client().get(f"/preview/compare/{streamed.pk}/{uploaded.pk}.png").status_code == 404

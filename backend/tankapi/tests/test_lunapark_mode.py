@@ -12,6 +12,7 @@ import pytest
 from django.test import Client
 
 from backend.loadtests.models import Test
+from backend.projects.models import Visibility
 from backend.tankapi import lifecycle
 from backend.testing import api_client_for
 
@@ -96,7 +97,7 @@ def test_basic_auth_does_not_authenticate_the_rest_api(tank_user: tuple[Any, str
     """Only the tank's protocol takes Basic auth: the API's own calls want `Authorization: Token`."""
     user, raw = tank_user
     test = lifecycle.create_test(user, {})
-    Test.objects.filter(pk=test.pk).update(is_private=True)
+    Test.objects.filter(pk=test.pk).update(visibility=Visibility.OWNER)
     answer = Client().post(f"/api/v1/tests/{test.pk}/stop", HTTP_AUTHORIZATION=_basic(raw))
     assert answer.status_code in (401, 403, 404)
     assert not lifecycle.stop_requested(test.pk)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from backend.projects.models import Visibility
 from backend.tankapi import lifecycle
 
 from .conftest import fixture_bytes
@@ -29,8 +30,8 @@ def endpoints(job: int) -> list[tuple[str, bytes]]:
 def test_a_private_job_looks_exactly_like_a_missing_one(http: Client, tank_user: tuple[Any, str]) -> None:
     user, _token = tank_user
     private = lifecycle.create_test(user, {})
-    private.is_private = True
-    private.save(update_fields=["is_private"])
+    private.visibility = Visibility.OWNER
+    private.save(update_fields=["visibility"])
     missing = private.pk + 1000
     for (taken, body), (free, _) in zip(endpoints(private.pk), endpoints(missing), strict=True):
         a = http.post(taken, data=body, content_type="application/json")

@@ -11,6 +11,7 @@ from django.test import Client
 
 from backend.loadtests.models import Test
 from backend.loadtests.tokens import create_token, revoke_token
+from backend.projects.models import Visibility
 from backend.tankapi import buffer, lifecycle
 from backend.testing import api_client_for
 
@@ -87,7 +88,7 @@ def test_only_who_may_write_the_test_may_stop_it(tank_user: tuple[Any, str]) -> 
     user, _raw = tank_user
     public = lifecycle.create_test(user, {})
     private = lifecycle.create_test(user, {})
-    Test.objects.filter(pk=private.pk).update(is_private=True)
+    Test.objects.filter(pk=private.pk).update(visibility=Visibility.OWNER)
     other = User.objects.create_user("someone", password="x-not-used-3")
     admin = User.objects.create_user("admin", password="x-not-used-4", is_staff=True)
     assert api_client_for(other).post(f"/api/v1/tests/{public.pk}/stop").status_code == 403

@@ -15,6 +15,7 @@ from django.test import Client
 from pytest_django.fixtures import Settings
 
 from backend.loadtests.models import Test
+from backend.projects.models import Visibility
 from backend.reports import cache
 from backend.sharing.tests.rows import START_TS, insert_seconds
 from backend.web import first_screen
@@ -96,7 +97,7 @@ def test_a_signed_in_reader_gets_a_private_page_of_their_own(finished: Test, bui
 
 
 def test_a_private_test_carries_nothing_to_a_stranger(finished: Test, built: Path) -> None:
-    Test.objects.filter(pk=finished.pk).update(is_private=True)
+    Test.objects.filter(pk=finished.pk).update(visibility=Visibility.OWNER)
     page = Client().get(f"/{finished.pk}")
     assert page.status_code == 404
     assert SCRIPT.search(page.content.decode()) is None

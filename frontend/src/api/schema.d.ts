@@ -117,7 +117,7 @@ export interface paths {
         };
         /** A component's KPIs and thresholds */
         get: operations["v1_components_kpis_retrieve"];
-        /** Replace a component's KPIs and thresholds (staff and owners of its tests) */
+        /** Replace a component's KPIs and thresholds (maintainers of its project) */
         put: operations["v1_components_kpis_update"];
         post?: never;
         delete?: never;
@@ -136,7 +136,7 @@ export interface paths {
         /** Your targets' subscriptions to a component's events */
         get: operations["v1_components_subscriptions_list"];
         put?: never;
-        /** Send a component's events (test_finished, regression_found, test_failed) to one of your targets (staff and owners of the component's tests) */
+        /** Send a component's events (test_finished, regression_found, test_failed) to one of your targets (maintainers of its project; ?project=<slug>, default: the token's project or 'default') */
         post: operations["v1_components_subscriptions_create"];
         delete?: never;
         options?: never;
@@ -428,6 +428,23 @@ export interface paths {
         /** Monitoring per host, grouped (cpu, memory, load, network, disk, custom), as figures */
         get: operations["v1_tests_monitoring_retrieve"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tests/{test_id}/monitoring-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store a yandex-tank monitoring.log (JSON lines of monitoring chunks) as the test's monitoring */
+        put: operations["v1_tests_monitoring_log_update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1279,6 +1296,11 @@ export interface components {
             host: string;
             groups: components["schemas"]["MonitoringGroup"][];
         };
+        MonitoringLogStored: {
+            test: number;
+            /** @description monitoring points stored (a point sent twice is stored once) */
+            points: number;
+        };
         /** @description What the next test will be judged against; an empty object when the component has no test with the figure. */
         NextThresholds: {
             /**
@@ -1406,7 +1428,19 @@ export interface components {
             /** @description last response second, unix s */
             readonly last_ts?: number | null;
             starred?: boolean;
+            /** @description not public (the field from before visibilities): writing true makes a public test owner-only, false makes it public */
             is_private?: boolean;
+            /**
+             * @description public: anyone with the link; internal: signed-in users; project: its members; owner: the owner
+             *
+             *     * `public` - anyone who can reach the server
+             *     * `internal` - any signed-in user
+             *     * `project` - the project's members
+             *     * `owner` - its owner only
+             */
+            visibility?: components["schemas"]["VisibilityEnum"];
+            /** @description the project's slug */
+            readonly project?: string;
             readonly owner?: string;
             /** Format: date-time */
             readonly created_at?: string;
@@ -1818,7 +1852,19 @@ export interface components {
             /** @description last response second, unix s */
             readonly last_ts: number | null;
             starred?: boolean;
+            /** @description not public (the field from before visibilities): writing true makes a public test owner-only, false makes it public */
             is_private?: boolean;
+            /**
+             * @description public: anyone with the link; internal: signed-in users; project: its members; owner: the owner
+             *
+             *     * `public` - anyone who can reach the server
+             *     * `internal` - any signed-in user
+             *     * `project` - the project's members
+             *     * `owner` - its owner only
+             */
+            visibility?: components["schemas"]["VisibilityEnum"];
+            /** @description the project's slug */
+            readonly project: string;
             readonly owner: string;
             /** Format: date-time */
             readonly created_at: string;
@@ -2051,6 +2097,14 @@ export interface components {
          * @enum {string}
          */
         UploadStatusEnum: "receiving" | "parsing" | "ready" | "failed" | "superseded";
+        /**
+         * @description * `public` - anyone who can reach the server
+         *     * `internal` - any signed-in user
+         *     * `project` - the project's members
+         *     * `owner` - its owner only
+         * @enum {string}
+         */
+        VisibilityEnum: "public" | "internal" | "project" | "owner";
     };
     responses: never;
     parameters: never;
@@ -4356,6 +4410,7 @@ export interface operations {
                     "application/zip": string;
                 };
             };
+            /** @description bad parameter or body (named in `error`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4383,6 +4438,14 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4694,6 +4757,110 @@ export interface operations {
             };
             /** @description no such test or object (a private test looks missing to those who may not read it) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_tests_monitoring_log_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                test_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitoringLogStored"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid or revoked API token, or credentials needed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Length required (chunked bodies are not read) */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many writes; retry after the Retry-After header's seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,8 @@
 /**
  * The online pages' push channel: Server-Sent Events from `/api/v1/tests/<id>/live` (a report) or
- * `/api/v1/live?tests=…` (the list's online rows). Each `second` event carries a test's live figures (its newest
- * stored second, by the server's figure rules); a `status` event says its status changed. The browser's EventSource
+ * `/api/v1/live?tests=…` (the list's online rows). Each `second` event carries the live figures of a second the
+ * tank just pushed (by the server's figure rules); `stored` says the seconds up to one are stored (the charts may be
+ * asked again; it brings the planned duration); `status` says the test's status changed. The browser's EventSource
  * reconnects by itself and names the last event it saw (Last-Event-ID), so the server resumes without a gap.
  *
  * Polling stays the fallback: `live` is false while the channel is not open (not yet, refused, or a server without
@@ -23,8 +24,15 @@ export interface LiveSecond {
   test: number;
   first_ts: number;
   last_ts: number;
-  status: string;
   live: LiveFigures;
+}
+
+export interface LiveStored {
+  test: number;
+  first_ts: number;
+  last_ts: number;
+  status: string;
+  planned_s: number | null;
 }
 
 export interface LiveStatus {
@@ -35,6 +43,7 @@ export interface LiveStatus {
 
 export interface LiveHandlers {
   onSecond?: (event: LiveSecond, id: number) => void;
+  onStored?: (event: LiveStored) => void;
   onStatus?: (event: LiveStatus) => void;
 }
 
@@ -75,11 +84,25 @@ export function useLive(url: string | null, handlers: LiveHandlers = {}): LiveSt
       else setState((s) => ({ ...s, live: false }));
     };
     source.addEventListener("fallback", stop);
+    const planned: Record<number, number | null> = {};
     source.addEventListener("second", (e) => {
       const event = parse<LiveSecond>((e as MessageEvent).data);
       if (!event || closed) return;
-      setState((s) => ({ live: true, seconds: { ...s.seconds, [event.test]: event } }));
+      // A pushed second does not know the planned duration: the last `stored` event told it.
+      const live = { ...event.live, planned_s: event.live.planned_s ?? planned[event.test] ?? null };
+      setState((s) => ({ live: true, seconds: { ...s.seconds, [event.test]: { ...event, live } } }));
       latest.current.onSecond?.(event, Number((e as MessageEvent).lastEventId));
+    });
+    source.addEventListener("stored", (e) => {
+      const event = parse<LiveStored>((e as MessageEvent).data);
+      if (!event || closed) return;
+      planned[event.test] = event.planned_s;
+      setState((s) => {
+        const shown = s.seconds[event.test];
+        if (!shown || shown.live.planned_s === event.planned_s) return s;
+        return { ...s, seconds: { ...s.seconds, [event.test]: { ...shown, live: { ...shown.live, planned_s: event.planned_s } } } };
+      });
+      latest.current.onStored?.(event);
     });
     source.addEventListener("status", (e) => {
       const event = parse<LiveStatus>((e as MessageEvent).data);

@@ -10,6 +10,10 @@ import { downloadText } from "../../lib/download";
 import { axisValueToUnix, markOverlays, type ChartMark } from "../../lib/figures";
 import { figureInLocalTime, localAxisToUnix } from "../../lib/timeZone";
 
+/** How long after the reader's last touch of a chart (its press, its release, a wheel) a range change counts as their
+ * zoom: plotly reports a drag's range on release, a modebar button's on click. */
+const ZOOM_GESTURE_MS = 2_000;
+
 export type { ChartMark };
 
 type PlotlyModule = typeof import("plotly.js-basic-dist-min").default;
@@ -82,6 +86,10 @@ export function PlotlyFigure({
   const zone = useTimeZone();
   const onXRangeRef = useRef(onXRange);
   onXRangeRef.current = onXRange;
+  // When the reader last touched the chart (drag, wheel, a modebar button): only a range change that follows one is
+  // a zoom. Plotly also reports ranges it sets itself (a refreshed online chart, a resize), which must not pin the
+  // report's window and stop it following the test.
+  const touchedAt = useRef(0);
   const onPickRef = useRef(onPickSecond);
   onPickRef.current = onPickSecond;
   const local = zone === "local";
@@ -158,7 +166,8 @@ export function PlotlyFigure({
         plot.on("plotly_relayout", (ev) => {
           const start = toUnix(ev["xaxis.range[0]"]);
           const end = toUnix(ev["xaxis.range[1]"]);
-          if (start !== null && end !== null) onXRangeRef.current?.(start, end);
+          const byReader = performance.now() - touchedAt.current < ZOOM_GESTURE_MS;
+          if (start !== null && end !== null && byReader) onXRangeRef.current?.(start, end);
         });
         plot.on("plotly_click", (ev) => {
           const point = (ev.points as { x?: unknown; customdata?: unknown }[] | undefined)?.[0];
@@ -188,7 +197,16 @@ export function PlotlyFigure({
 
   useEffect(() => {
     const el = ref.current;
+    const touched = () => {
+      touchedAt.current = performance.now();
+    };
+    el?.addEventListener("pointerdown", touched, true);
+    el?.addEventListener("pointerup", touched, true);
+    el?.addEventListener("wheel", touched, { capture: true, passive: true });
     return () => {
+      el?.removeEventListener("pointerdown", touched, true);
+      el?.removeEventListener("pointerup", touched, true);
+      el?.removeEventListener("wheel", touched, true);
       if (el && plotlyPromise) void plotlyPromise.then((Plotly) => Plotly.purge(el));
     };
   }, []);

@@ -25,7 +25,8 @@ import { MonitoringTab } from "./tabs/MonitoringTab";
 import { TablesTab } from "./tabs/TablesTab";
 
 /**
- * Keeps a test's answers current: while online everything is asked again at each second the live channel announces
+ * Keeps a test's answers current: while online everything is asked again each time the live channel says new seconds
+ * are stored
  * (or every 5 s by polling while the channel is not open), while processing the status and the upload's progress
  * every 2 s; when the status changes (processing → ready) everything is asked once more.
  */
@@ -102,7 +103,7 @@ export function ReportPage({ id }: { id: number }) {
   // A pinned window (from/to chosen) stops following: its charts stay; the header's live figures still move.
   const pinned = view.from !== null || view.to !== null;
   const channel = useLive(live === "online" ? `/api/v1/tests/${id}/live` : null, {
-    onSecond: () => void (pinned ? followTest(id, "meta") : followTest(id)),
+    onStored: () => void (pinned ? followTest(id, "meta") : followTest(id)),
     onStatus: () => void refreshTest(id, "meta"),
   });
   usePolling(id, meta.data?.status ?? null, channel.live);
