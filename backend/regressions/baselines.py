@@ -55,13 +55,16 @@ def clear_baseline(project_id: int, component: str, user: Any) -> BaselineMark |
 
 
 def history(project_id: int, component: str, user: Any, limit: int = 50) -> list[dict[str, Any]]:
+    """The marks `user` may see, newest first: a baseline they may not read leaves no entry at all (an entry without
+    its test would still say that a private baseline was set, by whom and when)."""
     out = []
     marks = BaselineMark.objects.filter(project_id=project_id, component=component)
     for mark in marks.select_related("test", "set_by")[:limit]:
-        visible = mark.test is not None and can_read(user, mark.test)
+        if mark.test is not None and not can_read(user, mark.test):
+            continue
         out.append(
             {
-                "test_id": int(mark.test.pk) if visible and mark.test is not None else None,
+                "test_id": int(mark.test.pk) if mark.test is not None else None,
                 "cleared": mark.test_id is None,
                 "set_by": mark.set_by.get_username() if mark.set_by else None,
                 "set_at": mark.set_at.isoformat(),

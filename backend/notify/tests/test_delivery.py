@@ -278,7 +278,7 @@ def test_each_target_is_judged_as_its_owner_sees_the_test(
     monkeypatch.setattr(service, "check", check)
     other = User.objects.get(username="other")
     for user in (owner, other):
-        Test.objects.create(owner=user, component="api")  # a say in the component
+        grant(user, Role.MAINTAINER)  # a say in the component
     for api, name in ((owner_api, "owner's"), (other_api, "other's")):
         target = make_target(api, kind="slack", name=name, url=down_url())
         events = {"target": target["id"], "events": ["test_finished", "regression_found"]}

@@ -53,10 +53,12 @@ def test_baseline_access(owner: User, owner_api: APIClient, other_api: APIClient
     missing = other_api.post("/api/v1/components/api/baseline", {"test": 10**9}, format="json")
     assert hidden.status_code == missing.status_code == 404
     assert hidden.json()["error"] == f"test {private.pk} not found"
-    # The owner makes the private test the baseline: others see no baseline, and its id nowhere in the history.
+    # The owner makes the private test the baseline: others see no baseline, and no entry of it in the history
+    # (issue 29: an entry without its test still told that a private baseline was set, by whom and when).
     assert owner_api.post("/api/v1/components/api/baseline", {"test": private.pk}, format="json").status_code == 200
     seen = other_api.get("/api/v1/components/api/baseline").json()
-    assert seen["baseline"] is None and seen["history"][0]["test_id"] is None
+    assert seen["baseline"] is None and seen["history"] == []
+    assert [h["test_id"] for h in owner_api.get("/api/v1/components/api/baseline").json()["history"]] == [private.pk]
     bad = owner_api.get("/api/v1/components/a%00b/baseline")
     # NUL in a path is refused before any view (backend/core/middleware.py), naming the path.
     assert bad.status_code == 400 and "NUL" in bad.json()["error"]
