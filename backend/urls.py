@@ -31,6 +31,7 @@ urlpatterns = [
     path("", include("backend.regressions.urls")),
     path("", include("backend.notify.urls")),
     path("", include("backend.accounts.urls")),
+    path("", include("backend.projects.urls")),
     path("", include("backend.sharing.urls")),
     path("", include("backend.retention.urls")),
     path("", include("backend.web.urls")),

@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from backend.accounts.serializers import CreatedTokenSerializer, MeSerializer, TokenNameSerializer, TokenSerializer
 from backend.loadtests.models import ApiToken
 from backend.loadtests.tokens import create_token, rename_token, revoke_token
+from backend.projects.service import audit
 
 
 class MeView(APIView):
@@ -55,6 +56,7 @@ class TokenListView(APIView):
         form = TokenNameSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         token, raw = create_token(cast(User, request.user), name=str(form.validated_data["name"]))
+        audit(request.user, token.project, "token.create", token.key_prefix, name=token.name)
         body: dict[str, Any] = dict(TokenSerializer(token).data)
         body["token"] = raw
         response = Response(body, status=status.HTTP_201_CREATED)
@@ -84,5 +86,7 @@ class TokenDetailView(APIView):
 
     @extend_schema(responses={204: None}, summary="Revoke a token (it stops working at once; the row stays)")
     def delete(self, request: Request, pk: int) -> Response:
-        revoke_token(_own_token(request, pk))
+        token = _own_token(request, pk)
+        revoke_token(token)
+        audit(request.user, token.project, "token.revoke", token.key_prefix, name=token.name)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -30,6 +30,7 @@ from backend.core import schema
 from backend.loadtests import permissions
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_create, test_or_404
+from backend.projects.service import audit
 from backend.reports import cache, listing, notes, serializers, service
 from backend.reports.window import Window, WindowError, parse_window
 
@@ -238,7 +239,16 @@ class TestDetailView(generics.RetrieveUpdateDestroyAPIView[Test]):
         # ClickHouse first: if it is down the request fails with 503 and the test stays whole, to be retried.
         purge.delete_test_rows(int(instance.pk))
         with transaction.atomic():
+            audit(self.request.user, instance.project, "test.delete", f"test {instance.pk}", name=instance.name)
             instance.delete()
+
+    def perform_update(self, serializer: Any) -> None:
+        before = serializer.instance.visibility
+        test = serializer.save()
+        if test.visibility != before:
+            audit(
+                self.request.user, test.project, "test.visibility", f"test {test.pk}", to=test.visibility, before=before
+            )
 
 
 class StarView(APIView):

@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from backend.loadtests.models import TestStatus
 from backend.loadtests.permissions import can_write
+from backend.projects.service import audit
 from backend.reports.views import get_test
 from backend.tankapi import lifecycle
 
@@ -42,5 +43,6 @@ class StopView(APIView):
         if test.status != TestStatus.ONLINE:
             return Response({"error": f"test {test_id} is not online (it is {test.status})"}, status=409)
         lifecycle.request_stop(test, request.user if request.user.is_authenticated else None)
+        audit(request.user, test.project, "test.stop", f"test {test.pk}", name=test.name)
         answer: dict[str, Any] = {"id": test.pk, "status": "stopping"}
         return Response(answer, status=status.HTTP_202_ACCEPTED)

@@ -1,0 +1,182 @@
+"""Projects API: the caller's projects, a project's members (its admins change them) and its audit log.
+
+A project the caller holds no role in answers like a missing one. Errors are `{"error": ...}`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from backend.projects.access import is_authenticated, is_site_admin, readable_projects, require, role_of
+from backend.projects.models import SLUG_PATTERN, AuditEvent, Membership, Project, Role
+from backend.projects.service import audit, remove_member, set_member
+
+AUDIT_PAGE = 200
+ROLE_NAMES = [str(r.label) for r in Role]
+
+_PROJECT = inline_serializer(
+    "ProjectAnswer",
+    {
+        "slug": serializers.CharField(),
+        "name": serializers.CharField(),
+        "role": serializers.CharField(allow_null=True),
+        "default_visibility": serializers.CharField(),
+    },
+)
+_MEMBER = inline_serializer(
+    "ProjectMemberAnswer", {"username": serializers.CharField(), "role": serializers.CharField()}
+)
+_AUDIT = inline_serializer(
+    "AuditEventAnswer",
+    {
+        "at": serializers.DateTimeField(),
+        "actor": serializers.CharField(allow_null=True),
+        "action": serializers.CharField(),
+        "target": serializers.CharField(),
+        "details": serializers.DictField(),
+    },
+)
+
+
+class ProjectCreateSerializer(serializers.Serializer[Any]):
+    slug = serializers.RegexField(SLUG_PATTERN, max_length=64)
+    name = serializers.CharField(max_length=256)
+
+
+class MemberSerializer(serializers.Serializer[Any]):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=ROLE_NAMES)
+
+
+class RoleSerializer(serializers.Serializer[Any]):
+    role = serializers.ChoiceField(choices=ROLE_NAMES)
+
+
+def _user(request: Request) -> Any:
+    if not is_authenticated(request.user):
+        raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
+    return request.user
+
+
+def _project(request: Request, slug: str) -> Project:
+    project = readable_projects(_user(request)).filter(slug=slug).first()
+    if project is None:
+        raise NotFound(f"project {slug[:64]!r} not found")
+    return project
+
+
+def _role(name: str) -> Role:
+    return next(r for r in Role if r.label == name)
+
+
+def project_json(project: Project, user: Any) -> dict[str, Any]:
+    role = role_of(user, project)
+    return {
+        "slug": project.slug,
+        "name": project.name,
+        "role": role.label if role is not None else None,
+        "default_visibility": project.default_visibility,
+    }
+
+
+class ProjectsView(APIView):
+    @extend_schema(responses={200: _PROJECT}, summary="The projects you hold a role in (site admins: all), with it")
+    def get(self, request: Request) -> Response:
+        user = _user(request)
+        return Response([project_json(p, user) for p in readable_projects(user)])
+
+    @extend_schema(request=ProjectCreateSerializer, responses={201: _PROJECT}, summary="Create a project (site admins)")
+    def post(self, request: Request) -> Response:
+        user = _user(request)
+        if not is_site_admin(user):
+            raise PermissionDenied("only site admins create projects")
+        body = ProjectCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        if Project.objects.filter(slug=body.validated_data["slug"]).exists():
+            raise ValidationError({"slug": f"project {body.validated_data['slug']!r} exists"})
+        project = Project.objects.create(**body.validated_data)
+        audit(user, project, "project.create", project.slug, name=project.name)
+        return Response(project_json(project, user), status=201)
+
+
+class MembersView(APIView):
+    @extend_schema(responses={200: _MEMBER}, summary="A project's members and their roles (its members)")
+    def get(self, request: Request, slug: str) -> Response:
+        project = _project(request, slug)
+        rows = Membership.objects.filter(project=project).select_related("user").order_by("-role", "user__username")
+        return Response([{"username": m.user.username, "role": Role(m.role).label} for m in rows])
+
+    @extend_schema(request=MemberSerializer, responses={201: _MEMBER}, summary="Add a member or change a role (admins)")
+    def post(self, request: Request, slug: str) -> Response:
+        project = _project(request, slug)
+        require(request.user, project, Role.ADMIN)
+        body = MemberSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        member = User.objects.filter(username=body.validated_data["username"]).first()
+        if member is None:
+            raise ValidationError({"username": f"no user {body.validated_data['username']!r}"})
+        set_member(project, member, _role(body.validated_data["role"]), request.user)
+        return Response({"username": member.username, "role": body.validated_data["role"]}, status=201)
+
+
+class MemberDetailView(APIView):
+    def _member(self, request: Request, slug: str, username: str) -> tuple[Project, User]:
+        project = _project(request, slug)
+        require(request.user, project, Role.ADMIN)
+        member = User.objects.filter(username=username, memberships__project=project).first()
+        if member is None:
+            raise NotFound(f"{username[:150]!r} is not a member of {project.slug!r}")
+        return project, member
+
+    @extend_schema(request=RoleSerializer, responses={200: _MEMBER}, summary="Change a member's role (admins)")
+    def patch(self, request: Request, slug: str, username: str) -> Response:
+        project, member = self._member(request, slug, username)
+        body = RoleSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        set_member(project, member, _role(body.validated_data["role"]), request.user)
+        return Response({"username": member.username, "role": body.validated_data["role"]})
+
+    @extend_schema(request=None, responses={204: None}, summary="Remove a member (admins)")
+    def delete(self, request: Request, slug: str, username: str) -> Response:
+        project, member = self._member(request, slug, username)
+        remove_member(project, member, request.user)
+        return Response(status=204)
+
+
+class AuditView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("action", str, description='e.g. "member.add", "baseline.set", "test.delete"'),
+            OpenApiParameter("actor", str, description="username"),
+        ],
+        responses={200: _AUDIT},
+        summary="A project's audit log, newest first (its admins)",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = _project(request, slug)
+        require(request.user, project, Role.ADMIN)
+        events = AuditEvent.objects.filter(project=project).select_related("actor")
+        for key, field in (("action", "action"), ("actor", "actor__username")):
+            value = request.query_params.get(key)
+            if value:
+                events = events.filter(**{field: value})
+        return Response(
+            [
+                {
+                    "at": e.at,
+                    "actor": e.actor.username if e.actor else None,
+                    "action": e.action,
+                    "target": e.target,
+                    "details": e.details,
+                }
+                for e in events[:AUDIT_PAGE]
+            ]
+        )
