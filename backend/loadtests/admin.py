@@ -66,10 +66,10 @@ def revoke_selected(modeladmin: ApiTokenAdminBase, request: HttpRequest, queryse
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(ApiTokenAdminBase):
-    list_display = ["id", "user", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"]
-    list_filter = ["revoked_at"]
+    list_display = ["id", "user", "name", "project", "role", "key_prefix", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["revoked_at", "project"]
     search_fields = ["user__username", "name", "key_prefix"]
-    fields = ["user", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"]
+    fields = ["user", "name", "project", "role", "key_prefix", "created_at", "last_used_at", "revoked_at"]
     readonly_fields = ["user", "key_prefix", "created_at", "last_used_at", "revoked_at"]
     actions = [revoke_selected]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied, ValidationError
 from rest_framework.request import Request
@@ -22,28 +22,25 @@ from backend.projects.service import audit, remove_member, set_member
 AUDIT_PAGE = 200
 ROLE_NAMES = [str(r.label) for r in Role]
 
-_PROJECT = inline_serializer(
-    "ProjectAnswer",
-    {
-        "slug": serializers.CharField(),
-        "name": serializers.CharField(),
-        "role": serializers.CharField(allow_null=True),
-        "default_visibility": serializers.CharField(),
-    },
-)
-_MEMBER = inline_serializer(
-    "ProjectMemberAnswer", {"username": serializers.CharField(), "role": serializers.CharField()}
-)
-_AUDIT = inline_serializer(
-    "AuditEventAnswer",
-    {
-        "at": serializers.DateTimeField(),
-        "actor": serializers.CharField(allow_null=True),
-        "action": serializers.CharField(),
-        "target": serializers.CharField(),
-        "details": serializers.DictField(),
-    },
-)
+
+class ProjectAnswer(serializers.Serializer[Any]):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    role = serializers.CharField(allow_null=True)
+    default_visibility = serializers.CharField()
+
+
+class ProjectMemberAnswer(serializers.Serializer[Any]):
+    username = serializers.CharField()
+    role = serializers.CharField()
+
+
+class AuditEventAnswer(serializers.Serializer[Any]):
+    at = serializers.DateTimeField()
+    actor = serializers.CharField(allow_null=True)
+    action = serializers.CharField()
+    target = serializers.CharField()
+    details = serializers.DictField()
 
 
 class ProjectCreateSerializer(serializers.Serializer[Any]):
@@ -88,12 +85,16 @@ def project_json(project: Project, user: Any) -> dict[str, Any]:
 
 
 class ProjectsView(APIView):
-    @extend_schema(responses={200: _PROJECT}, summary="The projects you hold a role in (site admins: all), with it")
+    @extend_schema(
+        responses={200: ProjectAnswer(many=True)}, summary="The projects you hold a role in (site admins: all), with it"
+    )
     def get(self, request: Request) -> Response:
         user = _user(request)
         return Response([project_json(p, user) for p in readable_projects(user)])
 
-    @extend_schema(request=ProjectCreateSerializer, responses={201: _PROJECT}, summary="Create a project (site admins)")
+    @extend_schema(
+        request=ProjectCreateSerializer, responses={201: ProjectAnswer}, summary="Create a project (site admins)"
+    )
     def post(self, request: Request) -> Response:
         user = _user(request)
         if not is_site_admin(user):
@@ -108,13 +109,17 @@ class ProjectsView(APIView):
 
 
 class MembersView(APIView):
-    @extend_schema(responses={200: _MEMBER}, summary="A project's members and their roles (its members)")
+    @extend_schema(
+        responses={200: ProjectMemberAnswer(many=True)}, summary="A project's members and their roles (its members)"
+    )
     def get(self, request: Request, slug: str) -> Response:
         project = _project(request, slug)
         rows = Membership.objects.filter(project=project).select_related("user").order_by("-role", "user__username")
         return Response([{"username": m.user.username, "role": Role(m.role).label} for m in rows])
 
-    @extend_schema(request=MemberSerializer, responses={201: _MEMBER}, summary="Add a member or change a role (admins)")
+    @extend_schema(
+        request=MemberSerializer, responses={201: ProjectMemberAnswer}, summary="Add a member or change a role (admins)"
+    )
     def post(self, request: Request, slug: str) -> Response:
         project = _project(request, slug)
         require(request.user, project, Role.ADMIN)
@@ -136,7 +141,9 @@ class MemberDetailView(APIView):
             raise NotFound(f"{username[:150]!r} is not a member of {project.slug!r}")
         return project, member
 
-    @extend_schema(request=RoleSerializer, responses={200: _MEMBER}, summary="Change a member's role (admins)")
+    @extend_schema(
+        request=RoleSerializer, responses={200: ProjectMemberAnswer}, summary="Change a member's role (admins)"
+    )
     def patch(self, request: Request, slug: str, username: str) -> Response:
         project, member = self._member(request, slug, username)
         body = RoleSerializer(data=request.data)
@@ -157,7 +164,7 @@ class AuditView(APIView):
             OpenApiParameter("action", str, description='e.g. "member.add", "baseline.set", "test.delete"'),
             OpenApiParameter("actor", str, description="username"),
         ],
-        responses={200: _AUDIT},
+        responses={200: AuditEventAnswer(many=True)},
         summary="A project's audit log, newest first (its admins)",
     )
     def get(self, request: Request, slug: str) -> Response:

@@ -90,10 +90,10 @@ class KpisView(APIView):
             raise ValidationError("kpis: required, a list of {kpi, threshold} objects")
         _refuse_repeated(body["kpis"])
         try:
-            kpis.save_configs(project.pk, component, body["kpis"], request.user)
+            saved = kpis.save_configs(project.pk, component, body["kpis"], request.user)
         except KpiError as exc:
             raise ValidationError(str(exc)) from exc
-        audit(request.user, project, "kpis.set", component, kpis=body["kpis"])
+        audit(request.user, project, "kpis.set", component, kpis=[c.as_dict() for c in saved])
         return Response(service.settings_json(project.pk, component))
 
 

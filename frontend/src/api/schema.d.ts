@@ -255,7 +255,7 @@ export interface paths {
             cookie?: never;
         };
         /** The projects you hold a role in (site admins: all), with it */
-        get: operations["v1_projects_retrieve"];
+        get: operations["v1_projects_list"];
         put?: never;
         /** Create a project (site admins) */
         post: operations["v1_projects_create"];
@@ -273,7 +273,7 @@ export interface paths {
             cookie?: never;
         };
         /** A project's audit log, newest first (its admins) */
-        get: operations["v1_projects_audit_retrieve"];
+        get: operations["v1_projects_audit_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -290,7 +290,7 @@ export interface paths {
             cookie?: never;
         };
         /** A project's members and their roles (its members) */
-        get: operations["v1_projects_members_retrieve"];
+        get: operations["v1_projects_members_list"];
         put?: never;
         /** Add a member or change a role (admins) */
         post: operations["v1_projects_members_create"];
@@ -3714,7 +3714,7 @@ export interface operations {
             };
         };
     };
-    v1_projects_retrieve: {
+    v1_projects_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -3728,7 +3728,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProjectAnswer"];
+                    "application/json": components["schemas"]["ProjectAnswer"][];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -3882,7 +3882,7 @@ export interface operations {
             };
         };
     };
-    v1_projects_audit_retrieve: {
+    v1_projects_audit_list: {
         parameters: {
             query?: {
                 /** @description e.g. "member.add", "baseline.set", "test.delete" */
@@ -3903,7 +3903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AuditEventAnswer"];
+                    "application/json": components["schemas"]["AuditEventAnswer"][];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
@@ -3953,7 +3953,7 @@ export interface operations {
             };
         };
     };
-    v1_projects_members_retrieve: {
+    v1_projects_members_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -3969,7 +3969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProjectMemberAnswer"];
+                    "application/json": components["schemas"]["ProjectMemberAnswer"][];
                 };
             };
             /** @description bad parameter or body (named in `error`) */
