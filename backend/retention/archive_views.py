@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.loadtests.permissions import can_create, test_or_404
+from backend.projects.models import default_project
 from backend.retention import archive, monitoring_log, quota
 from backend.retention import serializers as s
 
@@ -60,7 +61,8 @@ class ArchivesView(APIView):
             raise NotAuthenticated("an API token is required: header 'Authorization: Token <token>'")
         if not can_create(request.user):
             raise PermissionDenied("this user may not create tests")
-        refused = quota.refusal(None)
+        # import_archive creates the test without a project: it lands in the default project (Test.save).
+        refused = quota.refusal(default_project())
         if refused is not None:
             return Response(refused, status=507)
         if request.stream is None:

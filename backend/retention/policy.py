@@ -1,7 +1,7 @@
 """How long a test's rows are kept: the one place that answers it (`policy_for`, `policy_groups`).
 
-Today the policy is the site's (settings TANKODROM_RETENTION_*). Per-project policies (a project's own days, null
-meaning the site's) change these two functions only: every reader of a policy goes through them.
+A project's own days (Project.retention_raw_days / retention_aggregates_days) override the site's (settings
+TANKODROM_RETENTION_*); null means the site's, 0 means keep. Every reader of a policy goes through these functions.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from backend.loadtests.models import Test
+from backend.projects.models import Project
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,29 @@ def site_policy() -> Policy:
     )
 
 
+def _override(own: int | None, site: int | None) -> int | None:
+    return site if own is None else _days(own)
+
+
+def project_policy(project: Project) -> Policy:
+    """The policy of `project`'s tests: its own days where set, the site's elsewhere."""
+    site = site_policy()
+    return Policy(
+        raw_days=_override(project.retention_raw_days, site.raw_days),
+        aggregates_days=_override(project.retention_aggregates_days, site.aggregates_days),
+    )
+
+
 def policy_for(test: Test) -> Policy:
-    """The policy that applies to `test`."""
-    del test  # one policy for the whole site until projects carry their own
-    return site_policy()
+    """The policy that applies to `test`: its project's."""
+    return project_policy(test.project)
 
 
 def policy_groups() -> list[tuple[Q, Policy]]:
-    """Every test falls in exactly one group: a filter of tests and the policy they share (the job's batches)."""
-    return [(Q(), site_policy())]
+    """Every test falls in exactly one group: a filter of tests and the policy they share (the job's batches).
+
+    One group per project with days of its own, and one for the tests of all other projects (the site's)."""
+    own = list(Project.objects.filter(Q(retention_raw_days__isnull=False) | Q(retention_aggregates_days__isnull=False)))
+    groups = [(Q(project_id=p.pk), project_policy(p)) for p in own]
+    groups.append((~Q(project_id__in=[p.pk for p in own]), site_policy()))
+    return groups

@@ -4,6 +4,7 @@ Thin: check access, call one function, answer JSON."""
 from __future__ import annotations
 
 from django.db import transaction
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied
 from rest_framework.request import Request
@@ -11,7 +12,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.loadtests.permissions import test_or_404
-from backend.retention import quota, storage, tasks
+from backend.projects.access import readable_projects, require
+from backend.projects.models import Project, Role
+from backend.retention import project_settings, quota, storage, tasks
 from backend.retention import serializers as s
 from backend.retention.models import RetentionJob
 from backend.retention.policy import site_policy
@@ -87,3 +90,34 @@ class TestStorageView(APIView):
     @extend_schema(responses={200: s.TestStorageSerializer, **ERRORS}, summary="A test's rows and bytes on disk")
     def get(self, request: Request, test_id: int) -> Response:
         return Response(storage.usage_of_test(test_or_404(request, test_id)))
+
+
+class ProjectRetentionView(APIView):
+    """A project's own retention days and quota (null: the site's default); its admins and site admins only."""
+
+    def _project(self, request: Request, slug: str) -> Project:
+        _signed_in(request)
+        project = readable_projects(request.user).filter(slug=slug).first()
+        if project is None:
+            raise NotFound(f"project {slug!r} not found")
+        require(request.user, project, Role.ADMIN)
+        return project
+
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT, **ERRORS}, summary="A project's retention and quota overrides (admins)"
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(project_settings.describe(self._project(request, slug)))
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={200: OpenApiTypes.OBJECT, 400: s.ErrorSerializer, **ERRORS},
+        summary="Set a project's retention days and quota (null: the site's default; 0: keep / no quota); audited",
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        project = self._project(request, slug)
+        try:
+            updated = project_settings.update(project, request.data, request.user)
+        except project_settings.SettingsError as exc:
+            return Response({"error": str(exc)}, status=400)
+        return Response(project_settings.describe(updated))

@@ -87,7 +87,7 @@ def create_job(request: HttpRequest) -> HttpResponse:
     project = permissions.project_for_new_test(user)
     if project is None or not permissions.can_create(user, project):
         return _error("this api_token may not create tests: it needs the uploader role in a project", 403)
-    refused = quota.refusal(None)
+    refused = quota.refusal(project)
     if refused is not None:
         return JsonResponse(refused, status=507)
     try:

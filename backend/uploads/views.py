@@ -100,7 +100,7 @@ class PhoutUploadView(APIView):
                 {"error": "Content-Length is required (send the file with a known size, e.g. curl -T file)"},
                 status=status.HTTP_411_LENGTH_REQUIRED,
             )
-        refused = quota.refusal(test) if request.query_params.get("upload") is None else None
+        refused = quota.refusal(test.project) if request.query_params.get("upload") is None else None
         if refused is not None:  # a new upload; a piece of one accepted before may still complete
             return Response(refused, status=status.HTTP_507_INSUFFICIENT_STORAGE)
         try:

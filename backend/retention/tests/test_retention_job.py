@@ -17,11 +17,13 @@ from backend.clickhouse.tables import monitoring, samples, second_aggregates
 from backend.diagnosis import service as diagnosis
 from backend.diagnosis.models import AnalysisStatus
 from backend.loadtests.models import Test
+from backend.projects.models import Project
 from backend.regressions.baselines import clear_baseline, set_baseline
 from backend.reports.models import TestFigures
 from backend.reports.tests.factory import count_rows
 from backend.retention import service, tasks
 from backend.retention.models import JobStatus, RetentionJob
+from backend.retention.policy import policy_for
 from backend.testing import make_token_user
 
 TABLES = (samples.NAME, second_aggregates.NAME, monitoring.NAME)
@@ -187,3 +189,22 @@ def test_jobs_api(aged: Callable[..., Test], policy: None, owner_api: APIClient)
     assert job["bytes_freed"] > 0
     assert owner_api.get(f"/api/v1/retention/jobs/{job_id}").json()["tests_total"] == 1
     assert owner_api.get("/api/v1/retention/jobs/999999").status_code == 404
+
+
+def test_a_projects_own_raw_days_override_the_sites(aged: Callable[..., Test], policy: None) -> None:
+    short = Project.objects.create(slug="short", name="Short", retention_raw_days=10)
+    mine = aged("short-lived", 20, seed=12, n=1000, project=short)
+    other = aged("site default", 20, seed=13, n=1000)  # the default project: the site's 30 days
+    assert policy_for(mine).raw_days == 10 and policy_for(other).raw_days == 30
+    job = run_new_job()
+    assert job.tests_total == 1
+    assert count_rows(samples.NAME, int(mine.pk)) == 0 and count_rows(second_aggregates.NAME, int(mine.pk)) > 0
+    assert rows_of(other)[samples.NAME] == 1000
+    mine.refresh_from_db()
+    other.refresh_from_db()
+    assert mine.raw_expired_at is not None and other.raw_expired_at is None
+    # 0 in a project keeps its tests although the site's days have passed
+    Project.objects.filter(slug="short").update(retention_raw_days=0, retention_aggregates_days=0)
+    kept = aged("kept", 400, seed=14, n=1000, project=short)
+    run_new_job()
+    assert rows_of(kept)[samples.NAME] == 1000 and rows_of(kept)[second_aggregates.NAME] > 0

@@ -11,9 +11,11 @@ from rest_framework.test import APIClient
 from backend.clickhouse.queries import storage as ch
 from backend.clickhouse.tables import samples
 from backend.loadtests.models import Test
+from backend.loadtests.tokens import create_token
+from backend.projects.models import Project, Role
 from backend.reports.tests.factory import count_rows
 from backend.retention import quota
-from backend.testing import make_token_user
+from backend.testing import grant, make_token_user
 
 
 def test_storage_answers_tables_tests_and_projection(aged: Callable[..., Test], owner_api: APIClient) -> None:
@@ -62,7 +64,7 @@ def test_quota_refuses_new_uploads_and_streams(aged: Callable[..., Test], owner:
     refused = api.put(f"/api/v1/tests/{test.pk}/phout", data=b"x" * 10, content_type="text/plain")
     assert refused.status_code == 507, refused.content
     body = refused.json()
-    assert "the site's storage quota" in body["error"] and "TANKODROM_QUOTA_BYTES" in body["error"]
+    assert "project default's storage quota" in body["error"] and "TANKODROM_QUOTA_BYTES" in body["error"]
     assert body["quota"]["limit_bytes"] == 1000 and body["quota"]["used_bytes"] > 1000
     created = APIClient().post(f"/api/job/create.json?api_token={user.raw_token}", data={}, format="json")
     assert created.status_code == 507 and "storage quota" in created.json()["error"]
@@ -72,3 +74,35 @@ def test_quota_refuses_new_uploads_and_streams(aged: Callable[..., Test], owner:
         APIClient().post(f"/api/job/create.json?api_token={user.raw_token}", data={}, format="json").status_code == 200
     )
     assert Test.objects.count() == before + 1
+
+
+def test_a_project_over_its_quota_is_refused_while_another_uploads(
+    aged: Callable[..., Test], owner: Any, settings: Any
+) -> None:
+    settings.TANKODROM_QUOTA_BYTES = 0  # no site default: only the full project's own quota refuses
+    full = Project.objects.create(slug="full", name="Full", quota_bytes=1000)
+    roomy = Project.objects.create(slug="roomy", name="Roomy")
+    aged("a", 1, seed=5, n=5_000, project=full)
+    aged("b", 1, seed=6, n=5_000, project=roomy)
+    quota.forget_usage()
+    user = make_token_user("uploader")
+    for project in (full, roomy):
+        grant(user.user, Role.UPLOADER, project)
+    tokens = {p.slug: create_token(user.user, p.slug, project=p)[1] for p in (full, roomy)}
+    refused = APIClient().post(f"/api/job/create.json?api_token={tokens['full']}", data={}, format="json")
+    assert refused.status_code == 507, refused.content
+    body = refused.json()
+    assert "project full's storage quota" in body["error"] and "quota_bytes of project full" in body["error"]
+    assert body["quota"]["project"] == "full" and body["quota"]["limit_bytes"] == 1000
+    assert body["quota"]["used_bytes"] > 1000
+    before = Test.objects.filter(project=roomy).count()
+    created = APIClient().post(f"/api/job/create.json?api_token={tokens['roomy']}", data={}, format="json")
+    assert created.status_code == 200, created.content
+    assert Test.objects.filter(project=roomy).count() == before + 1
+    # the site default applies to a project without its own quota, counting that project's bytes only
+    settings.TANKODROM_QUOTA_BYTES = 10**12
+    Project.objects.filter(slug="full").update(quota_bytes=None)
+    quota.forget_usage()
+    again = APIClient().post(f"/api/job/create.json?api_token={tokens['full']}", data={}, format="json")
+    assert again.status_code == 200, again.content
+    assert quota.used_bytes(quota.quota_for(full)) < quota.used_bytes(quota.quota_for(None))
