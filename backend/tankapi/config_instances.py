@@ -58,15 +58,21 @@ READERS = {
 }
 
 
-def configured_instances(text: str) -> int | None:
-    """The instances of the config's enabled generators, added up; None when it names none (or is not YAML)."""
+def config_mapping(text: str) -> dict[Any, Any] | None:
+    """The tank's config (YAML) as a mapping; None when it is empty, too large, not YAML or not a mapping."""
     if not text or len(text) > MAX_CONFIG_BYTES:
         return None
     try:
         config = yaml.safe_load(text)
     except yaml.YAMLError:
         return None
-    if not isinstance(config, dict):
+    return config if isinstance(config, dict) else None
+
+
+def configured_instances(text: str) -> int | None:
+    """The instances of the config's enabled generators, added up; None when it names none (or is not YAML)."""
+    config = config_mapping(text)
+    if config is None:
         return None
     found = [count for count in _generators(config.values()) if count is not None]
     return sum(found) if found else None

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
-from backend.tankapi.config_instances import MAX_CONFIG_BYTES
+from backend.tankapi.config_instances import config_mapping
 
 GENERATORS = ("yandextank.plugins.Bfg", "yandextank.plugins.Phantom")
 
@@ -17,13 +15,8 @@ GENERATORS = ("yandextank.plugins.Bfg", "yandextank.plugins.Phantom")
 def configured_schedule(text: str) -> str | None:
     """The `load_profile.schedule` of the config's one enabled BFG or Phantom generator (None: none, several, or
     not YAML)."""
-    if not text or len(text) > MAX_CONFIG_BYTES:
-        return None
-    try:
-        config = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
-    if not isinstance(config, dict):
+    config = config_mapping(text)
+    if config is None:
         return None
     found = [_schedule(section) for section in config.values() if _is_generator(section)]
     schedules = [schedule for schedule in found if schedule]
