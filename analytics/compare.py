@@ -423,15 +423,6 @@ def _slot_matrix(data: SparseCounts, index: IntArray, n_keys: int) -> FloatArray
     return out
 
 
-def _blocks(matrix: FloatArray, n_slots: int, length: int) -> FloatArray:
-    """The first `n_slots` rows summed in consecutive blocks of `length` (the remainder joins the last block)."""
-    k = max(n_slots // length, 1)
-    group = np.minimum(np.arange(n_slots) // length, k - 1)
-    out = np.zeros((k, matrix.shape[1]))
-    np.add.at(out, group, matrix[:n_slots])
-    return out
-
-
 def _flip_signs(n_blocks: int, rng: np.random.Generator, n_random: int) -> FloatArray:
     """Sign patterns for a sign-flip test: all 2^K when few, else `n_random` random ones (plus the identity)."""
     if n_blocks <= FULL_FLIPS_UP_TO:

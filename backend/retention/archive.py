@@ -27,7 +27,7 @@ from django.utils.dateparse import parse_datetime
 
 from backend.clickhouse.queries import archive as ch
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.projects.models import Visibility
+from backend.projects.models import Project, Visibility, default_project
 from backend.reports.models import TestFigures, TestNote, TestTag
 from backend.uploads.models import UploadFormat
 
@@ -249,8 +249,9 @@ def _test_fields(data: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def import_archive(source: IO[bytes] | Path, owner: Any) -> Test:
-    """Create a new test from an archive; returns it. Nothing is written when the archive is refused."""
+def import_archive(source: IO[bytes] | Path, owner: Any, project: Project | None = None) -> Test:
+    """Create a new test from an archive in `project` (None: the default one); returns it. Nothing is written when
+    the archive is refused."""
     try:
         zf = zipfile.ZipFile(source)
     except zipfile.BadZipFile as exc:
@@ -264,7 +265,7 @@ def import_archive(source: IO[bytes] | Path, owner: Any) -> Test:
     created_at = fields.pop("created_at", None)
     upload_info = manifest.get("upload") if isinstance(manifest.get("upload"), dict) else None
     with transaction.atomic():
-        test = Test.objects.create(owner=owner, **fields)
+        test = Test.objects.create(owner=owner, project=project or default_project(), **fields)
         upload = None
         if upload_info is not None:
             upload = Upload.objects.create(

@@ -15,8 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from backend.loadtests.permissions import can_create, test_or_404
-from backend.projects.models import default_project
+from backend.loadtests.permissions import can_create, project_for_new_test, test_or_404
 from backend.retention import archive, monitoring_log, quota
 from backend.retention import serializers as s
 
@@ -59,10 +58,11 @@ class ArchivesView(APIView):
     def post(self, request: Request) -> Response:
         if not (request.user and request.user.is_authenticated):
             raise NotAuthenticated("an API token is required: header 'Authorization: Token <token>'")
-        if not can_create(request.user):
-            raise PermissionDenied("this user may not create tests")
-        # import_archive creates the test without a project: it lands in the default project (Test.save).
-        refused = quota.refusal(default_project())
+        # The new test lands where the caller's other new tests would: the acting token's project, else the default.
+        project = project_for_new_test(request.user)
+        if project is None or not can_create(request.user, project):
+            raise PermissionDenied("this api_token may not create tests: it needs the uploader role in a project")
+        refused = quota.refusal(project)
         if refused is not None:
             return Response(refused, status=507)
         if request.stream is None:
@@ -71,7 +71,7 @@ class ArchivesView(APIView):
             shutil.copyfileobj(request.stream, body, COPY_CHUNK)
             body.seek(0)
             try:
-                test = archive.import_archive(body, request.user)
+                test = archive.import_archive(body, request.user, project)
             except archive.ArchiveError as exc:
                 return Response({"error": str(exc)}, status=400)
         return Response({"id": int(test.pk), "url": f"/{test.pk}"}, status=201)

@@ -56,7 +56,9 @@ def test_every_json_endpoint_is_found() -> None:
 @pytest.mark.parametrize("method", ["post", "put", "patch"])
 def test_json_nested_100k_deep_is_a_400(owner_client: tuple[Client, Test], name: str, regex: str, method: str) -> None:
     client, test = owner_client
-    path = example_path(regex, {"test_id": str(test.pk), "pk": "1", "name": "api"})
+    path = example_path(
+        regex, {"test_id": str(test.pk), "pk": "1", "name": "api", "slug": "default", "username": "owner"}
+    )
     assert path is not None, regex
     body = "[" * DEEP + "]" * DEEP
     response = getattr(client, method)(path, body, content_type="application/json")

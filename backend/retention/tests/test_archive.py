@@ -161,3 +161,26 @@ def test_monitoring_log_is_stored_once_and_a_bad_line_is_named(
     bad = owner_api.put(url, data=body + b'{"not": "a list"}\n', content_type="application/x-ndjson")
     assert bad.status_code == 400 and bad.json()["error"].startswith("file: line 4:")
     assert other_api.put(url, data=body, content_type="application/x-ndjson").status_code in (403, 404)
+
+
+def test_an_archive_lands_in_the_project_of_the_token_that_imports_it(
+    aged: Callable[..., Test], owner: User, owner_api: APIClient
+) -> None:
+    from backend.loadtests.tokens import create_token
+    from backend.projects.models import Project, Role
+    from backend.testing import grant
+
+    blob = archive_of(owner_api, int(aged("moved", 10, seed=23, n=2_000).pk))
+    payments = Project.objects.create(slug="payments", name="Payments")
+    grant(owner, Role.UPLOADER, payments)
+    _token, raw = create_token(owner, "ci", project=payments, role=Role.UPLOADER)
+    ci = APIClient()
+    ci.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    imported = ci.post("/api/v1/archives", data=blob, content_type="application/zip")
+    assert imported.status_code == 201, imported.content
+    assert Test.objects.get(pk=imported.json()["id"]).project == payments
+    # A viewer's token of that project creates nothing there.
+    _token, viewer_raw = create_token(owner, "read", project=payments, role=Role.VIEWER)
+    ci.credentials(HTTP_AUTHORIZATION=f"Token {viewer_raw}")
+    refused = ci.post("/api/v1/archives", data=blob, content_type="application/zip")
+    assert refused.status_code == 403 and "uploader" in refused.json()["error"]
