@@ -19,9 +19,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from backend.accounts.serializers import CreatedTokenSerializer, MeSerializer, TokenNameSerializer, TokenSerializer
+from backend.accounts.serializers import (
+    CreatedTokenSerializer,
+    MeSerializer,
+    TokenCreateSerializer,
+    TokenNameSerializer,
+    TokenSerializer,
+)
 from backend.loadtests.models import ApiToken
 from backend.loadtests.tokens import create_token, rename_token, revoke_token
+from backend.projects.access import token_scope
 from backend.projects.service import audit
 
 
@@ -44,19 +51,29 @@ class TokenListView(APIView):
 
     @extend_schema(responses=TokenSerializer(many=True), summary="The caller's API tokens, newest first")
     def get(self, request: Request) -> Response:
-        tokens = ApiToken.objects.filter(user=cast(User, request.user))
+        tokens = ApiToken.objects.filter(user=cast(User, request.user)).select_related("project")
         return Response(TokenSerializer(tokens, many=True).data)
 
     @extend_schema(
-        request=TokenNameSerializer,
+        request=TokenCreateSerializer,
         responses={201: CreatedTokenSerializer},
-        summary="Create a token; the answer holds it in clear, once",
+        summary="Create a token (scoped to a project, capped at a role, if asked); the answer holds it in clear, once",
     )
     def post(self, request: Request) -> Response:
-        form = TokenNameSerializer(data=request.data)
+        form = TokenCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        token, raw = create_token(cast(User, request.user), name=str(form.validated_data["name"]))
-        audit(request.user, token.project, "token.create", token.key_prefix, name=token.name)
+        data = form.validated_data
+        project, role = token_scope(request.user, data["project"], data["role"])
+        token, raw = create_token(cast(User, request.user), name=str(data["name"]), project=project, role=role)
+        audit(
+            request.user,
+            token.project,
+            "token.create",
+            token.key_prefix,
+            name=token.name,
+            project=project.slug if project is not None else None,
+            role=role.label if role is not None else None,
+        )
         body: dict[str, Any] = dict(TokenSerializer(token).data)
         body["token"] = raw
         response = Response(body, status=status.HTTP_201_CREATED)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, ValidationError
 
 from backend.projects.models import Membership, Project, Role
 
@@ -92,3 +92,27 @@ def readable_projects(user: Any) -> QuerySet[Project]:
     if token is not None and token.project_id is not None:
         projects = projects.filter(pk=token.project_id)
     return projects
+
+
+def token_scope(user: Any, slug: str | None, role_name: str | None) -> tuple[Project | None, Role | None]:
+    """The project and role cap of a new API token `user` asks for (None, None: unscoped). Never more than the user
+    holds there, nor than the token the request acts through: a scoped token makes tokens within its own scope
+    only. ValidationError (400) for an unknown project, PermissionDenied (403) for a role above the one held; both
+    name the field."""
+    acting = acting_token(user)
+    role = next(r for r in Role if r.label == role_name) if role_name else None
+    project: Project | None = None
+    if slug:
+        project = readable_projects(user).filter(slug=slug).first()
+        if project is None:
+            raise ValidationError({"project": f"no project {slug[:64]!r} that you are a member of"})
+    elif acting is not None and acting.project_id is not None:
+        project = acting.project
+    if role is None and acting is not None and acting.role is not None:
+        role = Role(acting.role)
+    if role is not None and project is not None and not may(user, project, role):
+        raise PermissionDenied(f"role: a token cannot hold more than you do; {refusal(user, project, role)}")
+    if role is not None and acting is not None and acting.role is not None and role > acting.role:
+        label = Role(acting.role).label
+        raise PermissionDenied(f"role: a token cannot hold more than the token you act through ({label})")
+    return project, role

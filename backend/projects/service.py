@@ -10,7 +10,7 @@ from backend.projects.access import forget_roles
 from backend.projects.models import AuditEvent, Membership, Project, Role
 
 
-def audit(actor: Any, project: Project | None, action: str, target: str, **details: Any) -> AuditEvent:
+def audit(actor: Any, project: Project | None, action: str, target: str, /, **details: Any) -> AuditEvent:
     user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
     return AuditEvent.objects.create(actor=user, project=project, action=action, target=target, details=details)
 

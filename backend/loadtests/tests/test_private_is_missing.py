@@ -129,3 +129,62 @@ def test_a_component_trend_does_not_list_a_private_test(world: dict[str, Any]) -
     unknown = Client().get("/api/v1/components/nothing/trend")
     assert seen.status_code == unknown.status_code
     assert seen.content.decode().replace("secret", "X") == unknown.content.decode().replace("nothing", "X")
+
+
+# ── projects: a project a caller is not a member of answers as a missing one ──────────────────────────────────────
+
+PROJECT_PARAMETERS = {"slug"}
+
+
+def _project_patterns() -> list[tuple[str, str]]:
+    """(name or regex, regex) of every pattern that names a project in its path."""
+    found = []
+    for regex, pattern in walk(get_resolver().url_patterns):
+        if set(re.findall(r"\(\?P<(\w+)>", regex)) & PROJECT_PARAMETERS:
+            found.append((pattern.name or regex, regex))
+    return found
+
+
+PROJECT_PATTERNS = _project_patterns()
+
+
+def test_the_walk_finds_the_project_urls() -> None:
+    names = {name for name, _regex in PROJECT_PATTERNS}
+    assert {"project-members", "project-member", "project-audit", "project-retention"} <= names, names
+
+
+@pytest.fixture
+def projects_world(db: None) -> dict[str, Any]:
+    from backend.projects.models import Project, Role
+    from backend.testing import grant
+
+    owner = User.objects.create_user("owner")
+    User.objects.create_user("other")  # a member of the default project only
+    _token, other_raw = create_token(User.objects.get(username="other"))
+    secret = Project.objects.create(slug="secret-launch", name="Secret launch")
+    grant(owner, Role.ADMIN, secret)
+    return {"private": secret.slug, "missing": "no-such-project", "other_token": other_raw}
+
+
+@pytest.mark.parametrize(("name", "regex"), PROJECT_PATTERNS, ids=[p[0] for p in PROJECT_PATTERNS])
+@pytest.mark.parametrize("who", ["anonymous", "other"])
+def test_a_project_answers_a_non_member_as_a_missing_one(
+    projects_world: dict[str, Any], name: str, regex: str, who: str
+) -> None:
+    answers: dict[tuple[str, str], tuple[int, str]] = {}
+    for kind in ("private", "missing"):
+        slug = projects_world[kind]
+        path = example_path(regex, {"slug": slug, "username": "owner"})
+        assert path is not None, f"cannot build a URL for {regex}"
+        assert resolve(path).url_name == name or name.startswith("^")
+        client = Client()
+        if who == "other":
+            client = Client(HTTP_AUTHORIZATION=f"Token {projects_world['other_token']}")
+        for method in METHODS:
+            status, body = _call(client, method, path, {})
+            answers[(kind, method)] = (status, body.replace(slug, "<slug>"))
+    for method in METHODS:
+        private, missing = answers[("private", method)], answers[("missing", method)]
+        assert private == missing, f"{method.upper()} {name}: private {private} != missing {missing}"
+        assert private[0] in (401, 404, 405), private
+        assert "Secret launch" not in private[1] and "owner" not in private[1]

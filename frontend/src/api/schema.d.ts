@@ -318,6 +318,30 @@ export interface paths {
         patch: operations["v1_projects_members_partial_update"];
         trace?: never;
     };
+    "/api/v1/projects/{slug}/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's retention and quota overrides (admins)
+         * @description A project's own retention days and quota (null: the site's default); its admins and site admins only.
+         */
+        get: operations["v1_projects_retention_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a project's retention days and quota (null: the site's default; 0: keep / no quota); audited
+         * @description A project's own retention days and quota (null: the site's default); its admins and site admins only.
+         */
+        patch: operations["v1_projects_retention_partial_update"];
+        trace?: never;
+    };
     "/api/v1/retention/jobs": {
         parameters: {
             query?: never;
@@ -745,7 +769,7 @@ export interface paths {
         /** The caller's API tokens, newest first */
         get: operations["v1_tokens_list"];
         put?: never;
-        /** Create a token; the answer holds it in clear, once */
+        /** Create a token (scoped to a project, capped at a role, if asked); the answer holds it in clear, once */
         post: operations["v1_tokens_create"];
         delete?: never;
         options?: never;
@@ -1157,6 +1181,10 @@ export interface components {
             /** Format: date-time */
             readonly revoked_at: string | null;
             readonly revoked: boolean;
+            /** @description the project the token acts in only (null: every one) */
+            readonly project: string | null;
+            /** @description the most the token may do (null: its user's own roles) */
+            readonly role: string | null;
             /** @description the API token; shown in this answer only, store it now */
             token: string;
         };
@@ -1413,6 +1441,8 @@ export interface components {
             readonly created_at: string;
             readonly can_delete: boolean;
         };
+        /** @enum {unknown} */
+        NullEnum: null;
         /**
          * @description What became of the requests (analytics.definitions): counts, each with its share of all requests (0..1, full
          *     precision; null without requests).
@@ -2058,10 +2088,25 @@ export interface components {
             /** Format: date-time */
             readonly revoked_at: string | null;
             readonly revoked: boolean;
+            /** @description the project the token acts in only (null: every one) */
+            readonly project: string | null;
+            /** @description the most the token may do (null: its user's own roles) */
+            readonly role: string | null;
         };
-        TokenName: {
+        TokenCreate: {
             /** @default  */
             name: string;
+            /** @description slug: the token acts in it only */
+            project?: string | null;
+            /**
+             * @description the most the token may do; you must hold it (in `project`, when given)
+             *
+             *     * `viewer` - viewer
+             *     * `uploader` - uploader
+             *     * `maintainer` - maintainer
+             *     * `admin` - admin
+             */
+            role?: (components["schemas"]["RoleEnum"] | components["schemas"]["NullEnum"]) | null;
         };
         /** @description A figure across a component's tests (oldest first, those the caller may read). */
         TrendAnswer: {
@@ -4253,6 +4298,193 @@ export interface operations {
             };
             /** @description no such test or object (a private test looks missing to those who may not read it) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Length required (chunked bodies are not read) */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many writes; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_projects_retention_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description bad parameter or body (named in `error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description storage temporarily unavailable, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_projects_retention_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6842,7 +7074,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["TokenName"];
+                "application/json": components["schemas"]["TokenCreate"];
             };
         };
         responses: {
