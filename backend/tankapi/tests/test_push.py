@@ -7,6 +7,7 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
+import orjson
 import pytest
 from django.http import QueryDict
 
@@ -108,8 +109,6 @@ def test_appends_land_with_their_fields(redis_db: Any) -> None:
 
 
 def test_case_names_past_the_label_limit_are_cut_in_the_buffer(settings: Any) -> None:
-    import orjson
-
     settings.TANKODROM_LABEL_MAX_CHARS = 10
     normal = [(1_700_000_000, "", 1, [2]), (1_700_000_000, "login", 3, [4])]
     assert push.data_rows(normal) == orjson.dumps(normal)  # nothing changes below the limit
