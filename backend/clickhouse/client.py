@@ -24,8 +24,11 @@ log = logging.getLogger(__name__)
 
 _local = threading.local()
 
-# Settings sent with every query. 18.16 needs the flag for LowCardinality; harmless on current versions.
-_QUERY_SETTINGS: dict[str, Any] = {}
+# Settings sent with every query. The driver writes bound values into the query text (escaped), so a filter by
+# case names carries them all: up to TANKODROM_CASES_MAX names of TANKODROM_LABEL_MAX_CHARS characters (4 bytes
+# each at most), twice in some queries. ClickHouse's default max_query_size (256 KiB) refused such a query; this
+# bound holds the defaults (1000 x 200 characters) with room to spare.
+_QUERY_SETTINGS: dict[str, Any] = {"max_query_size": 4 * 1024 * 1024}
 # On a cluster, an INSERT into a Distributed table returns once the shards it touched have stored their rows
 # (each on one healthy replica; the others copy it: `internal_replication` in the servers' <remote_servers>).
 # Without it the receiving node would queue them on its own disk and answer at once: a write to a shard that is

@@ -162,9 +162,6 @@ def from_stream(sel: Selection) -> TestCounts:
     return TestCounts(latency, http, net, None, [c for c in names if c != ""])
 
 
-DEFAULT_MAX_QUERY_BYTES = 256 * 1024  # ClickHouse's default max_query_size
-
-
 def _second_counts(
     sel: Selection, names: Sequence[str], origin: int, unit: int
 ) -> tuple[dict[str, SparseCounts], dict[str, SparseCounts], dict[str, SparseCounts]]:
@@ -176,9 +173,6 @@ def _second_counts(
     rows, not 40k rows of Python lists.
     """
     params = {**sel.params(), "case_list": list(names), "case_names": tuple(names), "origin": origin, "unit": unit}
-    # The driver writes bound values into the query text: two lists of every case name. Their size is bounded by
-    # the cardinality limits (README "Limits"), but can pass ClickHouse's default max_query_size (256 KiB).
-    query_bytes = max(DEFAULT_MAX_QUERY_BYTES, 2 * sum(4 * len(name) + 4 for name in names) + 64 * 1024)
     by_kind: list[dict[str, SparseCounts]] = []
     # Identifiers from this module's constants only: the three (keys, counts) array pairs of the table.
     for kind, keys_column, counts_column in (
@@ -204,7 +198,6 @@ def _second_counts(
             """,
             params,
             tag=f"compare.counts.{kind}",
-            settings_={"max_query_size": query_bytes},
         )
         packed = np.asarray(columns[0], dtype=np.uint64) if len(columns) else np.zeros(0, np.uint64)
         n = np.asarray(columns[1], dtype=np.int64) if len(columns) else np.zeros(0, np.int64)
