@@ -214,19 +214,12 @@ def execute(
     return rows
 
 
-def execute_numpy(
-    sql: str,
-    params: Mapping[str, Any] | None = None,
-    *,
-    tag: str,
-    settings_: Mapping[str, Any] | None = None,
-) -> list[Any]:
+def execute_numpy(sql: str, params: Mapping[str, Any] | None = None, *, tag: str) -> list[Any]:
     """Return the result as a list of numpy arrays, one per column (fast path for large reads)."""
     _notify(sql, params)
     conn = _client()
-    query_settings = _settings({**(settings_ or {}), "use_numpy": True})
     with driver_internals.numpy_results(conn), _translated_errors(tag):
-        columns: list[Any] = conn.execute(sql, params or {}, columnar=True, settings=query_settings)
+        columns: list[Any] = conn.execute(sql, params or {}, columnar=True, settings=_settings({"use_numpy": True}))
     return columns
 
 
