@@ -73,6 +73,8 @@ _NARROW_RANGES = tuple((c.phout, c.range) for c in INTEGER_COLUMNS if c.dtype !=
 
 NO_CASE = ""  # stored tag of a request whose phout tag is empty: it counts in the overall row only
 NOTAG_CASE = "__NOTAG__"  # the tank's name for a tag that is empty after the cut at the last '#'
+OTHER_CASES = "(other cases)"  # the case of every case past a parser's cases_max (README "Limits")
+CUT_MARK = "…"  # ends a case name cut to a parser's label_max_chars
 
 # The integer fields' ranges, in phout's order, for the C parser (analytics/_phout_fast.c).
 _NATIVE_RANGES = tuple(VALUE_RANGES[name] for name in INT_COLUMNS)
@@ -148,6 +150,8 @@ class ParseStats:
     lines_bad: int = 0
     lines_blank: int = 0
     bad_examples: list[BadLine] = field(default_factory=list)
+    labels_cut: int = 0  # distinct case names longer than the parser's label_max_chars, stored cut
+    cases_folded: int = 0  # distinct cases past the parser's cases_max, counted under OTHER_CASES
 
     @property
     def lines_good(self) -> int:
@@ -206,13 +210,39 @@ class BatchParser:
         self.stats = ParseStats()
         self.cases: list[str] = []
         self._case_index: dict[str, int] = {}
+        # Cardinality limits (None: none), set by the caller (backend: settings.TANKODROM_LABEL_MAX_CHARS and
+        # TANKODROM_CASES_MAX); counted in stats.labels_cut and stats.cases_folded.
+        self.label_max_chars: int | None = None
+        self.cases_max: int | None = None
+        self._kept_cases = 0
 
     def case_code(self, case: str) -> int:
+        """The code of a case name (its index in `cases`); a new name is cut and, past cases_max, folded."""
         code = self._case_index.get(case)
         if code is None:
-            code = len(self.cases)
-            self.cases.append(case)
+            code = self._new_case_code(case)
             self._case_index[case] = code
+        return code
+
+    def _new_case_code(self, case: str) -> int:
+        name = cut_label(case, self.label_max_chars)
+        if name != case:
+            self.stats.labels_cut += 1
+            known = self._case_index.get(name)
+            if known is not None:
+                return known
+        if name != NO_CASE:
+            if self.cases_max is not None and self._kept_cases >= self.cases_max:
+                self.stats.cases_folded += 1
+                name = OTHER_CASES
+                known = self._case_index.get(name)
+                if known is not None:
+                    return known
+            else:
+                self._kept_cases += 1
+        code = len(self.cases)
+        self.cases.append(name)
+        self._case_index[name] = code
         return code
 
     def bad(self, line_no: int, reason: str, text: bytes | str) -> None:
@@ -224,6 +254,13 @@ class BatchParser:
             self.stats.bad_examples.append(
                 BadLine(line=line_no, reason=reason, text=_printable(text[:MAX_EXAMPLE_TEXT]))
             )
+
+
+def cut_label(case: str, max_chars: int | None) -> str:
+    """A case name as stored: at most `max_chars` characters, a longer one cut and ending in CUT_MARK."""
+    if max_chars is None or len(case) <= max_chars:
+        return case
+    return case[: max(max_chars - 1, 0)] + CUT_MARK
 
 
 class PhoutParser(BatchParser):

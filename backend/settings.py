@@ -339,6 +339,12 @@ TANKODROM_EGRESS_MAX_BYTES = env.get_int("TANKODROM_EGRESS_MAX_BYTES", 64 * 1024
 TANKODROM_OUTBOUND_PER_TARGET = env.get_int("TANKODROM_OUTBOUND_PER_TARGET", 1)
 TANKODROM_OUTBOUND_BUSY_S = env.get_int("TANKODROM_OUTBOUND_BUSY_S", 5)
 
+# Cardinality of a result file (README "Limits"; analytics.phout.BatchParser): a case name (label, tag) longer than
+# this many characters is cut there and ends in "…"; a test keeps its first this many distinct cases, and the
+# samples of every later one are counted under the case "(other cases)". The upload's note says how many.
+TANKODROM_LABEL_MAX_CHARS = env.get_int("TANKODROM_LABEL_MAX_CHARS", 200)
+TANKODROM_CASES_MAX = env.get_int("TANKODROM_CASES_MAX", 1000)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

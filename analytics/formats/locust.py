@@ -32,7 +32,7 @@ from analytics.aggregate import SecondTable, _Sparse
 from analytics.formats.base import NET_UNKNOWN, BadCsv, NotThisFormat, RecordParser, csv_record, split_lines
 from analytics.histogram import bin_indexes_for_values_us
 from analytics.numbers import NotANumber, parse_float, parse_int
-from analytics.phout import NO_CASE, SupportsReadinto
+from analytics.phout import NO_CASE, SupportsReadinto, cut_label
 from analytics.schema.seconds import QUANTILE_LEVELS
 
 HEADER_START = ("Timestamp", "User Count", "Type", "Name", "Requests/s", "Failures/s")
@@ -183,6 +183,11 @@ class LocustParser(RecordParser):
             return f"Timestamp {ts}, User Count {users} or a count is out of range"
         name = record[3]
         case = NO_CASE if name == OVERALL_NAME and not record[2] else f"{record[2]} {name}".strip()
+        if self.label_max_chars is not None and len(case) > self.label_max_chars:
+            # Only cut: rows are per-second aggregates, which cannot be folded into one case (README "Limits").
+            case = cut_label(case, self.label_max_chars)
+            if case not in self._previous:
+                self.stats.labels_cut += 1
         previous = self._previous.setdefault(case, _Previous())
         if ts <= previous.ts:
             return None if ts == previous.ts else f"Timestamp {ts} is before the previous row's {previous.ts}"

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 from clickhouse_driver import Client
 from clickhouse_driver.errors import Error as DriverError
@@ -24,8 +24,11 @@ log = logging.getLogger(__name__)
 
 _local = threading.local()
 
-# Settings sent with every query. 18.16 needs the flag for LowCardinality; harmless on current versions.
-_QUERY_SETTINGS: dict[str, Any] = {}
+# Settings sent with every query. The driver writes bound values into the query text (escaped), so a filter by
+# case names carries them all: up to TANKODROM_CASES_MAX names of TANKODROM_LABEL_MAX_CHARS characters (4 bytes
+# each at most), twice in some queries. ClickHouse's default max_query_size (256 KiB) refused such a query; this
+# bound holds the defaults (1000 x 200 characters) with room to spare.
+_QUERY_SETTINGS: dict[str, Any] = {"max_query_size": 4 * 1024 * 1024}
 # On a cluster, an INSERT into a Distributed table returns once the shards it touched have stored their rows
 # (each on one healthy replica; the others copy it: `internal_replication` in the servers' <remote_servers>).
 # Without it the receiving node would queue them on its own disk and answer at once: a write to a shard that is
@@ -54,8 +57,25 @@ UNAVAILABLE_CODES = frozenset(
 )
 
 
+# The driver's errors for a conversation that broke although the server is there (an answer it cannot read):
+# a 500 logged with its cause, never "temporarily unavailable" (retrying the same query breaks it again).
+PROTOCOL_CODES = frozenset(
+    {
+        100,  # UNKNOWN_PACKET_FROM_SERVER
+        102,  # UNEXPECTED_PACKET_FROM_SERVER
+        40,  # CHECKSUM_DOESNT_MATCH
+        131,  # TOO_LARGE_STRING_SIZE
+    }
+)
+
+
 class ClickHouseUnavailable(RuntimeError):
     """The server did not answer (down, refusing, timing out). Callers map this to 503."""
+
+
+class ClickHouseProtocolError(RuntimeError):
+    """The server answers but this query's conversation broke (unknown packet, connection closed mid-answer while
+    the server still accepts connections). Logged with its cause; callers answer 500."""
 
 
 def _config() -> dict[str, Any]:
@@ -106,16 +126,64 @@ def reset_connections() -> None:
 def _translated_errors(tag: str) -> Iterator[None]:
     try:
         yield
-    except (OSError, EOFError) as exc:
+    except OSError as exc:
         reset_connections()
         raise ClickHouseUnavailable(f"ClickHouse is unreachable ({tag}): {exc}") from exc
+    except EOFError as exc:
+        # The server closed the connection mid-query: down (503, retried) or it refused what we sent (e.g. it
+        # logged "Unknown packet"): then it still accepts a new connection, and this is a protocol error.
+        _broken(tag, exc)
     except DriverError as exc:
         # Network errors come wrapped in the driver's own classes; anything with a server code is a real SQL error.
         code = getattr(exc, "code", None)
-        if code is None or code in UNAVAILABLE_CODES or _is_remote_unavailable(exc):
+        if code in PROTOCOL_CODES:
+            reset_connections()
+            _protocol_error(tag, exc)
+        if code is None:
+            _broken(tag, exc)
+        if code in UNAVAILABLE_CODES or _is_remote_unavailable(exc):
             reset_connections()
             raise ClickHouseUnavailable(f"ClickHouse is unreachable ({tag}): {exc}") from exc
         raise
+
+
+def _broken(tag: str, exc: BaseException) -> NoReturn:
+    """A connection that broke mid-query: 503 if its server no longer answers, a protocol error if it does."""
+    cached: tuple[str, Client] | None = getattr(_local, "client", None)
+    where = cached[1].connection if cached is not None else None
+    host = getattr(where, "host", None)
+    port = getattr(where, "port", None)
+    reset_connections()
+    if not _answers(host, port):
+        raise ClickHouseUnavailable(f"ClickHouse is unreachable ({tag}): {exc}") from exc
+    _protocol_error(tag, exc)
+
+
+def _protocol_error(tag: str, exc: BaseException) -> NoReturn:
+    log.error("ClickHouse protocol error (%s): %r", tag, exc, exc_info=exc)
+    raise ClickHouseProtocolError(f"ClickHouse protocol error ({tag}): {exc!r}") from exc
+
+
+def _answers(host: str | None, port: int | None) -> bool:
+    """Whether the server that broke the conversation (that host, no failover) accepts a new query now."""
+    cfg = _config()
+    probe = Client(
+        host=host or cfg["host"],
+        port=int(port or cfg["port"]),
+        user=cfg["user"],
+        password=cfg["password"],
+        database="default",
+        connect_timeout=3,
+        send_receive_timeout=5,
+        sync_request_timeout=5,
+    )
+    try:
+        probe.execute("SELECT 1")
+        return True
+    except Exception:  # any failure means "does not answer"
+        return False
+    finally:
+        probe.disconnect()
 
 
 def _is_remote_unavailable(exc: DriverError) -> bool:

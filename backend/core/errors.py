@@ -9,7 +9,7 @@ from django.views import defaults
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from backend.clickhouse.client import ClickHouseUnavailable
+from backend.clickhouse.client import ClickHouseProtocolError, ClickHouseUnavailable
 
 
 def _flatten(detail: Any, prefix: str = "") -> list[str]:
@@ -27,6 +27,9 @@ def _flatten(detail: Any, prefix: str = "") -> list[str]:
 def json_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ClickHouseUnavailable):
         return Response({"error": "storage temporarily unavailable, retry later"}, status=503)
+    if isinstance(exc, ClickHouseProtocolError):
+        # Logged with its cause where it was raised (backend.clickhouse.client); the answer names no internals.
+        return Response({"error": "storage error; the cause is logged"}, status=500)
     response = exception_handler(exc, context)
     if response is None:
         return None

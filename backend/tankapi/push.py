@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from django.conf import settings
 from django.http import QueryDict
 
+from analytics.phout import cut_label
 from analytics.schema.seconds import Row
 from analytics.tank_push import MonitoringChunk, PushFormatError, parse_monitoring, parse_push_data
 from analytics.tank_push_fast import parse_canonical_push_data
@@ -302,7 +304,11 @@ def check_access(job: int, query: QueryDict, may_query: bool = True) -> Answer |
 
 
 def data_rows(seconds: Sequence[Row]) -> bytes:
-    """The buffer's form of validated seconds (KIND_DATA_ROWS), decoded by flush.py."""
+    """The buffer's form of validated seconds (KIND_DATA_ROWS), decoded by flush.py; case names cut to
+    TANKODROM_LABEL_MAX_CHARS (README "Limits")."""
+    cap = int(settings.TANKODROM_LABEL_MAX_CHARS)
+    if any(len(row[1]) > cap for row in seconds):
+        seconds = [(row[0], cut_label(row[1], cap), *row[2:]) for row in seconds]
     return orjson.dumps(seconds)
 
 

@@ -58,6 +58,7 @@ def activate(upload: Upload, result: IngestResult, path: Path) -> str:
         "lines_total": result.lines_total,
         "lines_bad": result.lines_bad,
         "bad_examples": result.bad_examples,
+        "error": result.note,
         "progress_bytes": upload.size_bytes,
         "finished_at": timezone.now(),
     }
@@ -70,7 +71,7 @@ def activate(upload: Upload, result: IngestResult, path: Path) -> str:
             transaction.on_commit(lambda: delete_upload_rows(int(upload.test_id), int(upload.pk)))
             status: str = UploadStatus.SUPERSEDED
         else:
-            Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.READY, error="", **stats)
+            Upload.objects.filter(pk=upload.pk).update(status=UploadStatus.READY, **stats)
             test.active_upload_id = upload.pk
             test.first_ts = result.first_ts
             test.last_ts = result.last_ts

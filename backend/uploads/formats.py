@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import numpy as np
+from django.conf import settings
 
 from analytics.formats import ALIASES, FORMAT_NAMES, detect, parser_class, resolve
 from analytics.formats.base import NotThisFormat, RecordParser
@@ -141,7 +142,10 @@ def open_parser(upload: Upload, decoded: Any, block_bytes: int) -> tuple[Any, An
     UploadFormat.objects.update_or_create(
         upload=upload, defaults={"detected": name, "samples": not getattr(parser_class(name), "aggregates_only", False)}
     )
-    return parser_class(name)(block_bytes=block_bytes), _Replayed(bytes(head), decoded)
+    parser = parser_class(name)(block_bytes=block_bytes)
+    parser.label_max_chars = settings.TANKODROM_LABEL_MAX_CHARS
+    parser.cases_max = settings.TANKODROM_CASES_MAX
+    return parser, _Replayed(bytes(head), decoded)
 
 
 def refusal(parser: Any) -> str | None:

@@ -7,6 +7,7 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
+import orjson
 import pytest
 from django.http import QueryDict
 
@@ -105,3 +106,11 @@ def test_appends_land_with_their_fields(redis_db: Any) -> None:
         b'[[1, "h", "m", 1.5]]',
     )
     assert buffer.last_push_times() == {42: 1_795_000_000}
+
+
+def test_case_names_past_the_label_limit_are_cut_in_the_buffer(settings: Any) -> None:
+    settings.TANKODROM_LABEL_MAX_CHARS = 10
+    normal = [(1_700_000_000, "", 1, [2]), (1_700_000_000, "login", 3, [4])]
+    assert push.data_rows(normal) == orjson.dumps(normal)  # nothing changes below the limit
+    long = [(1_700_000_000, "", 1, [2]), (1_700_000_000, "x" * 160_000, 3, [4])]
+    assert orjson.loads(push.data_rows(long)) == [[1_700_000_000, "", 1, [2]], [1_700_000_000, "x" * 9 + "…", 3, [4]]]
