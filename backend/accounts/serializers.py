@@ -45,7 +45,12 @@ class TokenNameSerializer(serializers.Serializer[None]):
 
 class TokenCreateSerializer(TokenNameSerializer):
     project = StrictCharField(
-        max_length=64, required=False, allow_null=True, default=None, help_text="slug: the token acts in it only"
+        min_length=1,
+        max_length=64,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="slug: the token acts in it only",
     )
     role = serializers.ChoiceField(
         choices=ROLE_NAMES,

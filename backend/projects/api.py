@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from backend.core.fields import StrictCharField
 from backend.projects.access import is_authenticated, is_site_admin, readable_projects, require, role_of
 from backend.projects.models import SLUG_PATTERN, AuditEvent, Membership, Project, Role
 from backend.projects.service import audit, remove_member, set_member
@@ -43,9 +44,13 @@ class AuditEventAnswer(serializers.Serializer[Any]):
     details = serializers.DictField()
 
 
+class StrictSlugField(StrictCharField, serializers.RegexField):
+    """A slug that is a JSON string already (RegexField alone would take `0` as "0")."""
+
+
 class ProjectCreateSerializer(serializers.Serializer[Any]):
-    slug = serializers.RegexField(SLUG_PATTERN, max_length=64)
-    name = serializers.CharField(max_length=256)
+    slug = StrictSlugField(SLUG_PATTERN, max_length=64)
+    name = StrictCharField(max_length=256)
 
 
 class MemberSerializer(serializers.Serializer[Any]):
@@ -146,10 +151,12 @@ class MemberDetailView(APIView):
     )
     def patch(self, request: Request, slug: str, username: str) -> Response:
         project, member = self._member(request, slug, username)
-        body = RoleSerializer(data=request.data)
+        body = RoleSerializer(data=request.data, partial=True)
         body.is_valid(raise_exception=True)
-        set_member(project, member, _role(body.validated_data["role"]), request.user)
-        return Response({"username": member.username, "role": body.validated_data["role"]})
+        if "role" in body.validated_data:  # a PATCH without a role changes nothing
+            set_member(project, member, _role(body.validated_data["role"]), request.user)
+        current = Membership.objects.get(project=project, user=member)
+        return Response({"username": member.username, "role": Role(current.role).label})
 
     @extend_schema(request=None, responses={204: None}, summary="Remove a member (admins)")
     def delete(self, request: Request, slug: str, username: str) -> Response:
