@@ -19,6 +19,7 @@ from backend.core.fields import StrictCharField
 from backend.projects.access import is_authenticated, is_site_admin, readable_projects, require, role_of
 from backend.projects.models import SLUG_PATTERN, AuditEvent, Membership, Project, Role
 from backend.projects.service import audit, remove_member, set_member
+from backend.regressions.serializers import ErrorSerializer
 
 AUDIT_PAGE = 200
 ROLE_NAMES = [str(r.label) for r in Role]
@@ -54,7 +55,7 @@ class ProjectCreateSerializer(serializers.Serializer[Any]):
 
 
 class MemberSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField(max_length=150)
+    username = StrictCharField(min_length=1, max_length=150)
     role = serializers.ChoiceField(choices=ROLE_NAMES)
 
 
@@ -98,7 +99,9 @@ class ProjectsView(APIView):
         return Response([project_json(p, user) for p in readable_projects(user)])
 
     @extend_schema(
-        request=ProjectCreateSerializer, responses={201: ProjectAnswer}, summary="Create a project (site admins)"
+        request=ProjectCreateSerializer,
+        responses={201: ProjectAnswer, 409: ErrorSerializer},
+        summary="Create a project (site admins)",
     )
     def post(self, request: Request) -> Response:
         user = _user(request)
@@ -107,7 +110,7 @@ class ProjectsView(APIView):
         body = ProjectCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         if Project.objects.filter(slug=body.validated_data["slug"]).exists():
-            raise ValidationError({"slug": f"project {body.validated_data['slug']!r} exists"})
+            return Response({"error": f"slug: project {body.validated_data['slug']!r} exists"}, status=409)
         project = Project.objects.create(**body.validated_data)
         audit(user, project, "project.create", project.slug, name=project.name)
         return Response(project_json(project, user), status=201)

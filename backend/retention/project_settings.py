@@ -53,7 +53,7 @@ def update(project: Project, data: Any, actor: Any) -> Project:
         raise SettingsError("body: a JSON object with retention_raw_days, retention_aggregates_days, quota_bytes")
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
-        raise SettingsError(f"{unknown[0]}: unknown field; known: {', '.join(FIELDS)}")
+        raise SettingsError(f"{unknown[0]}: not a field of a project's retention settings ({', '.join(FIELDS)})")
     values = {name: _value(name, data[name]) for name in FIELDS if name in data}
     with transaction.atomic():
         locked = Project.objects.select_for_update().get(pk=project.pk)
