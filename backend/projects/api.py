@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -51,7 +51,7 @@ class StrictSlugField(StrictCharField, serializers.RegexField):
 
 class ProjectCreateSerializer(serializers.Serializer[Any]):
     slug = StrictSlugField(SLUG_PATTERN, max_length=64)
-    name = StrictCharField(max_length=256)
+    name = StrictCharField(min_length=1, max_length=256)
 
 
 class MemberSerializer(serializers.Serializer[Any]):
@@ -135,7 +135,7 @@ class MembersView(APIView):
         body.is_valid(raise_exception=True)
         member = User.objects.filter(username=body.validated_data["username"]).first()
         if member is None:
-            raise ValidationError({"username": f"no user {body.validated_data['username']!r}"})
+            raise NotFound(f"username: no user {body.validated_data['username']!r}")
         set_member(project, member, _role(body.validated_data["role"]), request.user)
         return Response({"username": member.username, "role": body.validated_data["role"]}, status=201)
 

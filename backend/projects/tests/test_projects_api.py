@@ -50,7 +50,7 @@ def test_admins_manage_members_and_read_the_audit_log() -> None:
     unknown = alice_api.post(
         "/api/v1/projects/payments/members/", {"username": "nobody", "role": "viewer"}, format="json"
     )
-    assert unknown.status_code == 400 and "username" in unknown.json()["error"]
+    assert unknown.status_code == 404 and "username" in unknown.json()["error"]
     wrong_role = alice_api.patch("/api/v1/projects/payments/members/bob/", {"role": "owner"}, format="json")
     assert wrong_role.status_code == 400 and "role" in wrong_role.json()["error"]
 
