@@ -27,6 +27,9 @@ fi
 export DJANGO_DEBUG=0 TANKODROM_PRIVATE_INSTANCE=0
 # The seeding writes quickly from one user: the write limit is for people, not for this script.
 export TANKODROM_WRITE_RATE="100000/min"
+# The seeding user keeps its components' baselines and KPIs: a maintainer of the default project, not the uploader
+# a new account is by default.
+export TANKODROM_DEFAULT_PROJECT_ROLE=maintainer
 source "$ROOT/deploy/lib.sh"
 cd "$ROOT"
 
