@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied
 
 from backend.projects.models import Membership, Project, Role
 
@@ -97,15 +97,15 @@ def readable_projects(user: Any) -> QuerySet[Project]:
 def token_scope(user: Any, slug: str | None, role_name: str | None) -> tuple[Project | None, Role | None]:
     """The project and role cap of a new API token `user` asks for (None, None: unscoped). Never more than the user
     holds there, nor than the token the request acts through: a scoped token makes tokens within its own scope
-    only. ValidationError (400) for an unknown project, PermissionDenied (403) for a role above the one held; both
-    name the field."""
+    only. NotFound (404) for a project the user is no member of (as if it did not exist, which it may not),
+    PermissionDenied (403) for a role above the one held; both name the field."""
     acting = acting_token(user)
     role = next(r for r in Role if r.label == role_name) if role_name else None
     project: Project | None = None
     if slug:
         project = readable_projects(user).filter(slug=slug).first()
         if project is None:
-            raise ValidationError({"project": f"no project {slug[:64]!r} that you are a member of"})
+            raise NotFound(f"project: no project {slug[:64]!r} that you are a member of")
     elif acting is not None and acting.project_id is not None:
         project = acting.project
     if role is None and acting is not None and acting.role is not None:

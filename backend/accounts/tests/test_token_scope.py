@@ -82,15 +82,15 @@ def test_the_ci_token_uploads_and_cannot_change_a_baseline(team: dict[str, Any])
     inherited = ci.post("/api/v1/tokens/", {"name": "copy"}, format="json").json()
     assert (inherited["project"], inherited["role"]) == ("payments", "uploader")
     elsewhere = ci.post("/api/v1/tokens/", {"project": "default"}, format="json")
-    assert elsewhere.status_code == 400 and elsewhere.json()["error"].startswith("project:"), elsewhere.content
+    assert elsewhere.status_code == 404 and elsewhere.json()["error"].startswith("project:"), elsewhere.content
 
 
 @pytest.mark.parametrize(
     ("body", "status", "field"),
     [
         ({"project": "payments", "role": "admin"}, 403, "role"),  # alice is a maintainer there
-        ({"project": "secret", "role": "viewer"}, 400, "project"),  # not a member: as if it did not exist
-        ({"project": "nowhere"}, 400, "project"),
+        ({"project": "secret", "role": "viewer"}, 404, "project"),  # not a member: as if it did not exist
+        ({"project": "nowhere"}, 404, "project"),
         ({"project": "payments", "role": "owner"}, 400, "role"),
         ({"project": 7}, 400, "project"),
         ({"role": ["admin"]}, 400, "role"),
