@@ -50,6 +50,11 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from analytics import kernels
+from analytics.cases import CUT_MARK as CUT_MARK
+from analytics.cases import NO_CASE as NO_CASE
+from analytics.cases import OTHER_CASES as OTHER_CASES
+from analytics.cases import CaseNames
+from analytics.cases import cut_label as cut_label
 from analytics.numbers import NotANumber, parse_float, parse_int
 from analytics.schema.samples import (
     COLUMNS,
@@ -71,10 +76,7 @@ FIELD_COUNT = len(PHOUT_COLUMNS)
 # fast path (a min and a max per column).
 _NARROW_RANGES = tuple((c.phout, c.range) for c in INTEGER_COLUMNS if c.dtype != np.int64)
 
-NO_CASE = ""  # stored tag of a request whose phout tag is empty: it counts in the overall row only
 NOTAG_CASE = "__NOTAG__"  # the tank's name for a tag that is empty after the cut at the last '#'
-OTHER_CASES = "(other cases)"  # the case of every case past a parser's cases_max (README "Limits")
-CUT_MARK = "…"  # ends a case name cut to a parser's label_max_chars
 
 # The integer fields' ranges, in phout's order, for the C parser (analytics/_phout_fast.c).
 _NATIVE_RANGES = tuple(VALUE_RANGES[name] for name in INT_COLUMNS)
@@ -208,42 +210,35 @@ class BatchParser:
         self.block_bytes = block_bytes
         self.max_bad_examples = max_bad_examples
         self.stats = ParseStats()
-        self.cases: list[str] = []
-        self._case_index: dict[str, int] = {}
-        # Cardinality limits (None: none), set by the caller (backend: settings.TANKODROM_LABEL_MAX_CHARS and
-        # TANKODROM_CASES_MAX); counted in stats.labels_cut and stats.cases_folded.
-        self.label_max_chars: int | None = None
-        self.cases_max: int | None = None
-        self._kept_cases = 0
+        # The case names and their cardinality limits (analytics.cases, the rule the tank's stream applies too),
+        # set by the caller (backend: settings.TANKODROM_LABEL_MAX_CHARS and TANKODROM_CASES_MAX); counted in
+        # stats.labels_cut and stats.cases_folded.
+        self._case_names = CaseNames(counts=self.stats)
+
+    @property
+    def cases(self) -> list[str]:
+        """The case names as stored; a batch's `case_codes` index them."""
+        return self._case_names.cases
+
+    @property
+    def label_max_chars(self) -> int | None:
+        return self._case_names.label_max_chars
+
+    @label_max_chars.setter
+    def label_max_chars(self, value: int | None) -> None:
+        self._case_names.label_max_chars = value
+
+    @property
+    def cases_max(self) -> int | None:
+        return self._case_names.cases_max
+
+    @cases_max.setter
+    def cases_max(self, value: int | None) -> None:
+        self._case_names.cases_max = value
 
     def case_code(self, case: str) -> int:
         """The code of a case name (its index in `cases`); a new name is cut and, past cases_max, folded."""
-        code = self._case_index.get(case)
-        if code is None:
-            code = self._new_case_code(case)
-            self._case_index[case] = code
-        return code
-
-    def _new_case_code(self, case: str) -> int:
-        name = cut_label(case, self.label_max_chars)
-        if name != case:
-            self.stats.labels_cut += 1
-            known = self._case_index.get(name)
-            if known is not None:
-                return known
-        if name != NO_CASE:
-            if self.cases_max is not None and self._kept_cases >= self.cases_max:
-                self.stats.cases_folded += 1
-                name = OTHER_CASES
-                known = self._case_index.get(name)
-                if known is not None:
-                    return known
-            else:
-                self._kept_cases += 1
-        code = len(self.cases)
-        self.cases.append(name)
-        self._case_index[name] = code
-        return code
+        return self._case_names.code(case)
 
     def bad(self, line_no: int, reason: str, text: bytes | str) -> None:
         """Count a bad line; the first few are kept with their number, the reason and the start of the text."""
@@ -254,13 +249,6 @@ class BatchParser:
             self.stats.bad_examples.append(
                 BadLine(line=line_no, reason=reason, text=_printable(text[:MAX_EXAMPLE_TEXT]))
             )
-
-
-def cut_label(case: str, max_chars: int | None) -> str:
-    """A case name as stored: at most `max_chars` characters, a longer one cut and ending in CUT_MARK."""
-    if max_chars is None or len(case) <= max_chars:
-        return case
-    return case[: max(max_chars - 1, 0)] + CUT_MARK
 
 
 class PhoutParser(BatchParser):
