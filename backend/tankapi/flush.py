@@ -1,7 +1,8 @@
 """Draining the ingest buffer into ClickHouse: few large inserts, then the bookkeeping in PostgreSQL.
 
 One batch = the oldest entries of the Redis stream. Their rows (validated by the push path, buffer.KIND_*_ROWS)
-become two column blocks (`second_aggregates` with source_id 0, and `monitoring`), inserted
+become two column blocks (`second_aggregates` with source_id 0, each case as its test stores it under the
+cardinality limits, stream_cases; and `monitoring`), inserted
 with one INSERT per table; the tests' first/last second and last push time are updated in one UPDATE, and only
 then are the entries deleted. An entry that cannot be read, or whose rows ClickHouse refuses, is moved to the dead
 letters (buffer.DEAD_LETTER_KEY, listed by `manage.py tank_dead_letters`) and the rest of the batch goes on.
@@ -16,13 +17,14 @@ from __future__ import annotations
 import logging
 import struct
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 from django.db import connection as pg_connection
 
+from analytics.cases import CaseNames
 from analytics.schema.seconds import ROW_FIELDS
 from analytics.tank_push import PushFormatError
 from backend.clickhouse import client
@@ -30,7 +32,7 @@ from backend.clickhouse.client import ClickHouseUnavailable
 from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.live import publish as live
 from backend.loadtests.models import Test
-from backend.tankapi import buffer
+from backend.tankapi import buffer, stream_cases
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +113,8 @@ def _readable(entries: Iterable[buffer.Entry]) -> tuple[list[_Parsed], int]:
     return readable, dead
 
 
-def _batch_of(parsed: Iterable[_Parsed]) -> _Batch:
+def _batch_of(parsed: Iterable[_Parsed], names: Mapping[int, CaseNames]) -> _Batch:
+    """The entries' rows keyed for the INSERT, each case as its test stores it (stream_cases.fold)."""
     batch = _Batch()
     for item in parsed:
         entry = item.entry
@@ -126,6 +129,7 @@ def _batch_of(parsed: Iterable[_Parsed]) -> _Batch:
             span.last_ts = ts if span.last_ts is None else max(span.last_ts, ts)
         for ts, host, metric, value in item.points:
             batch.points[(entry.test_id, host, metric, ts)] = (value, entry.received_at_us)
+    batch.seconds = stream_cases.fold(batch.seconds, names)
     return batch
 
 
@@ -213,7 +217,7 @@ def _blames_the_data(exc: Exception) -> bool:
     return isinstance(exc, TypeError | ValueError | OverflowError | AttributeError | struct.error)
 
 
-def _insert_or_set_aside(parsed: list[_Parsed], result: FlushResult) -> list[_Parsed]:
+def _insert_or_set_aside(parsed: list[_Parsed], result: FlushResult, names: Mapping[int, CaseNames]) -> list[_Parsed]:
     """Insert these entries' rows; the entries whose rows ClickHouse refuses for what they hold (a value its column
     cannot take) are found by halving and moved to the dead letters, so that they hold nothing else back. Returns
     the entries inserted. ClickHouseUnavailable passes through: then nothing is set aside, everything waits.
@@ -222,7 +226,7 @@ def _insert_or_set_aside(parsed: list[_Parsed], result: FlushResult) -> list[_Pa
     written otherwise: an older version, a bug, a hand. Halving re-inserts rows of the good half that were already
     in an INSERT that failed; the ReplacingMergeTree tables keep one copy of each."""
     try:
-        _insert(_batch_of(parsed), result)
+        _insert(_batch_of(parsed, names), result)
         return parsed
     except ClickHouseUnavailable:
         raise
@@ -236,7 +240,7 @@ def _insert_or_set_aside(parsed: list[_Parsed], result: FlushResult) -> list[_Pa
             result.dead_letters += 1
             return []
     middle = len(parsed) // 2
-    return _insert_or_set_aside(parsed[:middle], result) + _insert_or_set_aside(parsed[middle:], result)
+    return _insert_or_set_aside(parsed[:middle], result, names) + _insert_or_set_aside(parsed[middle:], result, names)
 
 
 class _Postponed(Exception):
@@ -254,7 +258,9 @@ def _flush_locked(max_entries: int) -> FlushResult:
     parsed, unreadable = _readable(entries)
     result = FlushResult(entries=len(entries), dead_letters=unreadable + len(malformed))
     try:
-        inserted = _insert_or_set_aside(parsed, result)
+        # The names each test keeps so far: its cases past TANKODROM_CASES_MAX are folded (stream_cases).
+        names = stream_cases.load(item.entry.test_id for item in parsed if item.seconds)
+        inserted = _insert_or_set_aside(parsed, result, names)
     except ClickHouseUnavailable as exc:
         buffer.mark_clickhouse_down(CLICKHOUSE_DOWN_TTL_MS)
         log.warning("tank buffer flush postponed, %d entries wait in Redis: %s", len(entries), exc)
@@ -265,7 +271,8 @@ def _flush_locked(max_entries: int) -> FlushResult:
         result.error = str(exc)
         return result
     buffer.mark_clickhouse_up()
-    stored = _batch_of(inserted)
+    stored = _batch_of(inserted, names)
+    stream_cases.save(stored.seconds)
     tests = _update_tests(stored.spans)
     buffer.delete([item.entry.entry_id for item in inserted])
     rows = ((test_id, ts, case, row) for (test_id, ts, case), (_at, row) in stored.seconds.items())

@@ -29,8 +29,9 @@ import orjson
 from django.conf import settings
 from django.http import QueryDict
 
-from analytics.phout import cut_label
+from analytics.cases import cut_label
 from analytics.schema.seconds import Row
+from analytics.seconds_merge import merge_rows
 from analytics.tank_push import MonitoringChunk, PushFormatError, parse_monitoring, parse_push_data
 from analytics.tank_push_fast import parse_canonical_push_data
 from backend.loadtests.models import Test, TestStatus, hash_upload_token
@@ -308,8 +309,17 @@ def data_rows(seconds: Sequence[Row]) -> bytes:
     TANKODROM_LABEL_MAX_CHARS (README "Limits")."""
     cap = int(settings.TANKODROM_LABEL_MAX_CHARS)
     if any(len(row[1]) > cap for row in seconds):
-        seconds = [(row[0], cut_label(row[1], cap), *row[2:]) for row in seconds]
+        seconds = _cut(seconds, cap)
     return orjson.dumps(seconds)
+
+
+def _cut(seconds: Sequence[Row], cap: int) -> list[Row]:
+    """The seconds with long case names cut; the cases that a cut makes one are merged per second, as an upload
+    counts their samples under the one name (analytics.cases; off the fast path: only a push with a long name)."""
+    groups: dict[tuple[int, str], dict[str, Row]] = {}
+    for row in seconds:
+        groups.setdefault((int(row[0]), cut_label(row[1], cap)), {})[row[1]] = row
+    return [merge_rows(ts, case, list(rows.values())) for (ts, case), rows in groups.items()]
 
 
 def monitoring_rows(chunk: MonitoringChunk) -> bytes:
