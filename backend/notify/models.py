@@ -77,6 +77,9 @@ class DeliveryStatus(models.TextChoices):
     PENDING = "pending"
     SENT = "sent"
     FAILED = "failed"
+    # Never sent: a tank's `notify:` named the target's owner, who is no member of the test's project or has not
+    # allowed it there (last_error says which); the message holds nothing of the test.
+    SKIPPED = "skipped"
 
 
 class Delivery(models.Model):

@@ -3,13 +3,15 @@
 `queue_for_test` runs once a test's post-processing and diagnosis are done (`tasks.notify_test`): it judges the
 test as `tankodrom check` does for each receiving target's owner (a baseline they may not read is not compared),
 then writes one Delivery per (target, event) for the component's subscriptions and for the tank's `notify:` users
-who have targets, each target seeing only tests its owner may read. Deliveries are
-unique per (target, test, event), so a second run queues nothing new.
+who have targets, are members of the test's project and allowed it there (Membership.tank_notify), each target
+seeing only tests its owner may read; the other `notify:` users' targets get a skipped delivery naming why.
+Deliveries are unique per (target, test, event), so a second run queues nothing new.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +24,7 @@ from backend.loadtests.permissions import can_read
 from backend.notify.channels import DeliveryError, build_request, send
 from backend.notify.models import Delivery, DeliveryStatus, Event, Subscription, Target
 from backend.notify.secrets import SecretUnreadable
+from backend.projects.models import Membership
 from backend.regressions.service import CheckError, check, report_url
 
 log = logging.getLogger(__name__)
@@ -83,10 +86,20 @@ def message_of(test: Test, event: str, verdict: dict[str, Any] | None) -> dict[s
     }
 
 
-def _recipients(test: Test) -> list[tuple[Target, str, frozenset[str] | None]]:
+@dataclass(frozen=True)
+class Skipped:
+    """A target the tank's `notify:` named that is not told of the test, and why (the delivery log's line)."""
+
+    target: Target
+    reason: str
+
+
+def _recipients(test: Test) -> tuple[list[tuple[Target, str, frozenset[str] | None]], list[Skipped]]:
     """(target, via, the events it subscribed to or None for all) for the component's subscriptions and the tank's
-    notify: users, each target seeing only tests its owner may read."""
+    notify: users, each target seeing only tests its owner may read; and the targets of the notify: users who are
+    skipped: no member of the test's project, or one who has not allowed it there (Membership.tank_notify)."""
     out: list[tuple[Target, str, frozenset[str] | None]] = []
+    skipped: list[Skipped] = []
     if test.component:
         for sub in Subscription.objects.filter(project_id=test.project_id, component=test.component).select_related(
             "target", "target__owner"
@@ -96,16 +109,53 @@ def _recipients(test: Test) -> list[tuple[Target, str, frozenset[str] | None]]:
     names = [str(n) for n in (test.notify or []) if str(n)]
     if names:
         users = get_user_model().objects.filter(username__in=names)
+        allowed = dict(
+            Membership.objects.filter(project_id=test.project_id, user__in=users).values_list("user_id", "tank_notify")
+        )
+        project = test.project.slug
         for target in Target.objects.filter(owner__in=users, for_tank_notify=True).select_related("owner"):
-            if can_read(target.owner, test):
+            if target.owner_id not in allowed:
+                skipped.append(Skipped(target, f"skipped: you are no member of project {project!r}"))
+            elif not allowed[target.owner_id]:
+                skipped.append(
+                    Skipped(target, f"skipped: you have not allowed a tank's notify: for project {project!r}")
+                )
+            elif can_read(target.owner, test):
                 out.append((target, "tank_notify", None))
-    return out
+            else:
+                skipped.append(Skipped(target, "skipped: you may not read this test"))
+    return out, skipped
+
+
+def _log_skipped(test: Test, skipped: list[Skipped]) -> list[int]:
+    """One delivery per skipped target, never sent: its status and reason are the delivery log's line, readable
+    by the target's owner (and staff) only, so the tank's pusher learns nothing of who exists or allowed it. The
+    message holds nothing of the test (its receiver may not be allowed to read it)."""
+    event = events_of(test, None)[0]
+    created: list[int] = []
+    for item in skipped:
+        try:
+            with transaction.atomic():
+                delivery = Delivery.objects.create(
+                    target=item.target,
+                    test=test,
+                    component=test.component,
+                    event=event,
+                    via="tank_notify",
+                    message={},
+                    status=DeliveryStatus.SKIPPED,
+                    last_error=item.reason,
+                )
+        except IntegrityError:
+            continue  # logged by an earlier run
+        created.append(int(delivery.pk))
+    return created
 
 
 def queue_for_test(test_id: int) -> list[int]:
     """Create the deliveries of a finished test; returns the ids of the new ones (to send). Each target's message
     is judged as its owner sees the test (issue 29), so nobody receives figures of a baseline they may not read."""
-    test = Test.objects.select_related("owner").filter(pk=test_id).first()
+    test = Test.objects.select_related("owner", "project").filter(pk=test_id).first()
     if test is None or test.status not in (TestStatus.READY, TestStatus.FAILED):
         return []
     # Cheap first: nobody to tell, nothing to judge.
@@ -118,7 +168,9 @@ def queue_for_test(test_id: int) -> list[int]:
     verdicts: dict[int, dict[str, Any] | None] = {}
     seen: set[tuple[int, str]] = set()  # (target, event): a subscription's delivery first, then the tank's notify:
     created: list[int] = []
-    for target, via, wanted in _recipients(test):
+    recipients, skipped = _recipients(test)
+    _log_skipped(test, skipped)
+    for target, via, wanted in recipients:
         if target.owner_id not in verdicts:
             # A failed test has no figures to judge: it is news as it is.
             verdicts[target.owner_id] = None if test.status == TestStatus.FAILED else judge(test, target.owner)

@@ -1,4 +1,5 @@
-"""Projects API: the caller's projects, a project's members (its admins change them) and its audit log.
+"""Projects API: the caller's projects, a project's members (its admins change them), the caller's own membership
+(whether a tank's `notify:` may reach him) and its audit log.
 
 A project the caller holds no role in answers like a missing one. Errors are `{"error": ...}`.
 """
@@ -15,10 +16,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from backend.core.fields import StrictCharField
+from backend.core.fields import StrictBooleanField, StrictCharField
 from backend.projects.access import is_authenticated, is_site_admin, readable_projects, require, role_of
 from backend.projects.models import SLUG_PATTERN, AuditEvent, Membership, Project, Role
-from backend.projects.service import audit, remove_member, set_member
+from backend.projects.service import audit, remove_member, set_member, set_tank_notify
 from backend.regressions.serializers import ErrorSerializer
 
 AUDIT_PAGE = 200
@@ -35,6 +36,27 @@ class ProjectAnswer(serializers.Serializer[Any]):
 class ProjectMemberAnswer(serializers.Serializer[Any]):
     username = serializers.CharField()
     role = serializers.CharField()
+
+
+class MembershipAnswer(serializers.Serializer[Any]):
+    project = serializers.CharField()
+    username = serializers.CharField()
+    role = serializers.CharField()
+    tank_notify = serializers.BooleanField(help_text="a tank's `notify:` naming you reaches your targets")
+
+
+class MembershipPatch(serializers.Serializer[Any]):
+    tank_notify = StrictBooleanField(
+        required=False, help_text="let a tank's `notify:` naming you reach your targets for this project's tests"
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(self.initial_data) - set(self.fields)) if isinstance(self.initial_data, dict) else []
+        if unknown:
+            raise serializers.ValidationError(
+                f"{', '.join(unknown)}: not a field of your membership ({', '.join(self.fields)})"
+            )
+        return attrs
 
 
 class AuditEventAnswer(serializers.Serializer[Any]):
@@ -166,6 +188,49 @@ class MemberDetailView(APIView):
         project, member = self._member(request, slug, username)
         remove_member(project, member, request.user)
         return Response(status=204)
+
+
+class MembershipView(APIView):
+    """Your own membership of a project: your role, and whether a tank's `notify:` may reach you for its tests."""
+
+    def _membership(self, request: Request, slug: str) -> tuple[Project, Membership]:
+        project = _project(request, slug)  # a token of another project: not found, as elsewhere
+        membership = Membership.objects.filter(project=project, user=_user(request)).first()
+        if membership is None:  # a site admin who is no member
+            raise NotFound(f"you are not a member of project {project.slug!r}")
+        return project, membership
+
+    @staticmethod
+    def _answer(project: Project, membership: Membership, user: Any) -> Response:
+        return Response(
+            {
+                "project": project.slug,
+                "username": user.username,
+                "role": Role(membership.role).label,
+                "tank_notify": membership.tank_notify,
+            }
+        )
+
+    @extend_schema(
+        responses={200: MembershipAnswer, 401: ErrorSerializer, 404: ErrorSerializer},
+        summary="Your membership of a project: role, and whether a tank's notify: may reach you (members)",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project, membership = self._membership(request, slug)
+        return self._answer(project, membership, request.user)
+
+    @extend_schema(
+        request=MembershipPatch,
+        responses={200: MembershipAnswer, 400: ErrorSerializer, 401: ErrorSerializer, 404: ErrorSerializer},
+        summary="Allow or refuse a tank's notify: naming you for this project's tests (members, for themselves)",
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        project, membership = self._membership(request, slug)
+        body = MembershipPatch(data=request.data)
+        body.is_valid(raise_exception=True)
+        if "tank_notify" in body.validated_data:  # a PATCH without it changes nothing
+            membership = set_tank_notify(project, request.user, body.validated_data["tank_notify"])
+        return self._answer(project, membership, request.user)
 
 
 class AuditView(APIView):

@@ -55,6 +55,9 @@ class Membership(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.IntegerField(choices=Role.choices)
+    # The member lets a tank's `notify:` naming him reach his targets for this project's tests (issue 29): off
+    # until he turns it on himself (PATCH /api/v1/projects/<slug>/membership/), so no pusher can message anyone.
+    tank_notify = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

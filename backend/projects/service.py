@@ -39,3 +39,15 @@ def remove_member(project: Project, user: Any, actor: Any) -> bool:
             audit(actor, project, "member.remove", user.username)
     forget_roles(user)
     return bool(deleted)
+
+
+def set_tank_notify(project: Project, user: Any, allowed: bool) -> Membership:
+    """Let (or stop) a tank's `notify:` reach the member's targets for this project's tests; audited as
+    member.tank_notify when it changes. Membership.DoesNotExist when the user is no member."""
+    with transaction.atomic():
+        membership = Membership.objects.select_for_update().get(project=project, user=user)
+        if membership.tank_notify != allowed:
+            membership.tank_notify = allowed
+            membership.save(update_fields=["tank_notify"])
+            audit(user, project, "member.tank_notify", user.username, allowed=allowed)
+    return membership

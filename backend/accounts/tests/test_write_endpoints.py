@@ -75,6 +75,10 @@ _BODIES: dict[tuple[str, str], bytes] = {
 }
 
 
+# Paths whose ids do not name someone's object: what they change is the caller's own (his membership of the project).
+CALLERS_OWN = frozenset({"/api/v1/projects/{slug}/membership/"})
+
+
 def schema_write_endpoints(target: Target) -> list[Endpoint]:
     schema = SchemaGenerator().get_schema(request=None, public=True)
     found: list[Endpoint] = []
@@ -93,7 +97,7 @@ def schema_write_endpoints(target: Target) -> list[Endpoint]:
                     path=_fill(path, target),
                     body=b"" if method == "delete" else body,
                     content_type=content_type,
-                    on_object="{" in path,
+                    on_object="{" in path and path not in CALLERS_OWN,
                 )
             )
     return found

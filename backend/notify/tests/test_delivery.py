@@ -54,6 +54,12 @@ def run_like_a_worker(delivery_id: int) -> tuple[str, list[float]]:
         return str(result), countdowns
 
 
+def allow_tank_notify(api: APIClient) -> None:
+    """The caller lets a tank's `notify:` naming him reach his targets for the default project's tests."""
+    answer = api.patch("/api/v1/projects/default/membership/", {"tank_notify": True}, format="json")
+    assert answer.status_code == 200, answer.content
+
+
 def make_target(api: APIClient, **body: Any) -> dict[str, Any]:
     response = api.post("/api/v1/notify/targets/", body, format="json")
     assert response.status_code == 201, response.content
@@ -176,8 +182,9 @@ def test_the_tanks_notify_users_with_a_target_are_told(owner: User, owner_api: A
     alice = User.objects.create_user("alice", password="x")
     with Receiver() as rx:
         make_target(api_client_for(alice), kind="slack", name="alice's", url=f"{rx.url}/alice")
+        allow_tank_notify(api_client_for(alice))
         # Named by the tank but without a target, or unknown: nothing to send to.
-        User.objects.create_user("bob", password="x")
+        allow_tank_notify(api_client_for(User.objects.create_user("bob", password="x")))
         test = Test.objects.create(owner=owner, name="nightly", status=TestStatus.READY, notify=["alice", "bob", "zed"])
         created = tasks.notify_test.apply(args=(test.pk,)).get()
         assert len(created) == 1
@@ -191,6 +198,7 @@ def test_the_tanks_notify_users_with_a_target_are_told(owner: User, owner_api: A
 
 def test_a_failed_test_is_announced_as_failed(owner: User, owner_api: APIClient) -> None:
     make_target(owner_api, kind="slack", name="mine", url=down_url())
+    allow_tank_notify(owner_api)
     test = Test.objects.create(owner=owner, status=TestStatus.FAILED, error="phout upload 3 failed", notify=["owner"])
     assert len(service.queue_for_test(test.pk)) == 1
     delivery = Delivery.objects.get()
@@ -216,6 +224,7 @@ def test_a_private_test_is_not_sent_to_someone_who_may_not_read_it(owner: User, 
 
 def test_a_tank_run_ended_by_an_error_is_announced_as_failed_too(owner: User, owner_api: APIClient) -> None:
     make_target(owner_api, kind="slack", name="mine", url=down_url())
+    allow_tank_notify(owner_api)
     test = Test.objects.create(
         owner=owner, status=TestStatus.READY, exit_code=21, exit_reason="autostop: time", notify=["owner"]
     )
@@ -226,6 +235,7 @@ def test_a_tank_run_ended_by_an_error_is_announced_as_failed_too(owner: User, ow
 
 
 def test_failed_uploads_are_announced_by_the_periodic_sweep_once(owner: User, owner_api: APIClient) -> None:
+    allow_tank_notify(owner_api)
     failed = Test.objects.create(owner=owner, status=TestStatus.FAILED, error="not a phout", notify=["owner"])
     Test.objects.create(owner=owner, status=TestStatus.READY, notify=["owner"])  # not the sweep's business
     with Receiver() as rx:

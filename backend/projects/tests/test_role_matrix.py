@@ -46,6 +46,7 @@ from backend.testing import TokenUser, grant, make_token_user
 class Need(enum.Enum):
     SIGNED_IN = "any signed-in user (his own objects)"
     SELF = "the token's own user (a token is a personal secret: not even site admins)"
+    MEMBER = "any member of the project (his own membership: a site admin who is no member has none)"
     UPLOADER = "uploader of the project (creates tests)"
     OWN_TEST = "uploader owning the test, or a maintainer of its project"
     PUSH = "the job's upload_token, with the api_token of the test's owner or of a site admin"
@@ -68,6 +69,7 @@ NEEDS: dict[str, Need] = {
     "POST /api/v1/projects/{slug}/members/": Need.ADMIN,
     "PATCH /api/v1/projects/{slug}/members/{username}/": Need.ADMIN,
     "DELETE /api/v1/projects/{slug}/members/{username}/": Need.ADMIN,
+    "PATCH /api/v1/projects/{slug}/membership/": Need.MEMBER,
     "PATCH /api/v1/projects/{slug}/retention": Need.ADMIN,
     "POST /api/v1/retention/jobs": Need.SITE_ADMIN,
     "POST /api/v1/tests/": Need.UPLOADER,
@@ -100,6 +102,7 @@ CALLERS = ("anonymous", "viewer", "owner", "uploader", "maintainer", "admin", "o
 ALLOWED: dict[Need, frozenset[str]] = {
     Need.SIGNED_IN: frozenset(CALLERS) - {"anonymous"},
     Need.SELF: frozenset({"owner"}),
+    Need.MEMBER: frozenset({"viewer", "owner", "uploader", "maintainer", "admin"}),
     Need.UPLOADER: frozenset({"owner", "uploader", "maintainer", "admin", "site_admin"}),
     Need.OWN_TEST: frozenset({"owner", "maintainer", "admin", "site_admin"}),
     Need.PUSH: frozenset({"owner", "site_admin"}),
@@ -134,7 +137,9 @@ def matrix(db: None, clickhouse: None, redis_db: object) -> Matrix:
     # New accounts join "default" (TANKODROM_DEFAULT_PROJECT_ROLE): the outsider leaves it.
     Membership.objects.filter(user=outsider.user, project=default_project()).delete()
     callers["outsider"] = outsider
-    callers["site_admin"] = make_token_user("sam", staff=True)
+    site_admin = make_token_user("sam", staff=True)
+    Membership.objects.filter(user=site_admin.user).delete()  # joined "default" as every new account does: leaves
+    callers["site_admin"] = site_admin
     revoked, revoked_raw = create_token(owner.user, name="old")
     revoke_token(revoked)
     test = Test.objects.create(owner=owner.user, name="alice's test", status="online", visibility=Visibility.PROJECT)
