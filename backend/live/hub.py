@@ -136,6 +136,7 @@ class Hub:
         # way must not start reading a connection that is not subscribed yet (redis-py refuses, and every watcher
         # would be closed), nor return before its test's events are heard.
         self.changing: asyncio.Lock | None = None
+        self.refreshing: asyncio.Task[None] | None = None  # (a reference, as asyncio holds its tasks weakly)
 
     def _lock(self) -> asyncio.Lock:
         if self.changing is None:
@@ -161,6 +162,7 @@ class Hub:
                     first.append(channel.channel_name(self.database, test_id))
             if first:
                 try:
+                    await self._mark_watched([test_id for test_id in tests if len(self.watchers[test_id]) == 1])
                     await self.pubsub.subscribe(*first)
                 except Exception:
                     self._forget(watcher)
@@ -168,6 +170,19 @@ class Hub:
             if self.reader is None or self.reader.done():
                 self.reader = asyncio.get_running_loop().create_task(self._read())
         return watcher
+
+    async def _mark_watched(self, tests: list[int]) -> None:
+        """Tell the push path these tests are watched (channel.watched_key), for WATCHED_TTL_S: set before the
+        subscription, so that no second pushed once the watcher is in goes unannounced."""
+        assert self.client is not None
+        async with self.client.pipeline(transaction=False) as pipe:
+            for test_id in tests:
+                pipe.set(channel.watched_key(test_id), 1, ex=channel.WATCHED_TTL_S)
+            await pipe.execute()
+
+    async def _still_watched(self) -> None:
+        with contextlib.suppress(Exception):  # Redis away: the reader finds out and resets
+            await self._mark_watched(list(self.watchers))
 
     def _forget(self, watcher: Watcher) -> list[str]:
         """Take the watcher out of its tests' groups; the channels left without a watcher."""
@@ -210,6 +225,7 @@ class Hub:
     def _keep_alive(self) -> None:
         for watcher in {watcher for group in self.watchers.values() for watcher in group}:
             watcher.keep_alive()
+        self.refreshing = asyncio.get_running_loop().create_task(self._still_watched())  # (well within the TTL)
 
     async def _read(self) -> None:
         prefix = channel.channel_prefix(self.database).encode()

@@ -299,3 +299,40 @@ def test_the_hub_writes_to_the_connections_and_a_slow_watcher_is_closed_then_res
         assert again.next()[0] == after
     finally:
         again.close()
+
+
+def test_a_push_is_announced_only_while_its_test_is_watched_or_was_lately(
+    server: LiveASGIServer, redis_db: Any
+) -> None:
+    owner, raw = _owner()
+    test = lifecycle.create_test(owner, {})
+    auth = {"Authorization": f"Token {raw}"}
+    body = fixture_bytes("push_data_bfg_1795316038.json")
+    push_url = f"{server.url}/api/job/{test.pk}/push_data.json?upload_token={test.upload_token}&api_token={raw}"
+
+    def pushed() -> None:
+        answer = requests.post(push_url, data=body, headers={"Content-Type": "application/json"}, timeout=10)
+        assert answer.status_code == 200
+
+    def announced(count: int, wait_s: float = 10.0) -> bool:  # (the push path announces off the loop, after the answer)
+        deadline = time.monotonic() + wait_s
+        while channel.last_id(test.pk) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return channel.last_id(test.pk) == count
+
+    pushed()
+    assert not announced(1, wait_s=1.0)  # nobody watches: no figures, no event
+    stream = Stream(f"{server.url}/api/v1/tests/{test.pk}/live", auth)
+    try:
+        assert 0 < redis_db.ttl(channel.watched_key(test.pk)) <= channel.WATCHED_TTL_S  # marked before the answer
+        pushed()
+        event_id, name, data, _at = stream.next()
+        assert (event_id, name, data["first_ts"]) == (1, "second", data["last_ts"])  # first_ts: the unwatched push's
+    finally:
+        stream.close()
+    hub = server.door.live.hub
+    deadline = time.monotonic() + 10
+    while hub.watching() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pushed()  # the page has gone, but may come back: the history keeps what it would resume after
+    assert announced(2)
