@@ -64,7 +64,10 @@ def reach(send: Callable[[MutableMapping[str, Any]], Awaitable[None]]) -> Transp
 
 def write(transport: Transport, data: bytes) -> bool:
     """Write one chunk; False, writing nothing, when the client has gone or is too slow (the stream must end)."""
-    if transport.is_closing() or transport.get_write_buffer_size() > MAX_BUFFERED_BYTES:
+    try:
+        if transport.is_closing() or transport.get_write_buffer_size() > MAX_BUFFERED_BYTES:
+            return False
+        transport.write(data)
+    except (RuntimeError, OSError):  # a transport closed under us: this stream ends, the hub's reader goes on
         return False
-    transport.write(data)
     return True

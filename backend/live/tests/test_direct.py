@@ -99,3 +99,14 @@ def test_a_keepalive_goes_only_to_a_stream_that_had_no_event_since_the_last_roun
 @pytest.mark.parametrize("send", [None, print, FakeTransport().write])
 def test_anything_but_uvicorns_response_is_not_reached(send: Any) -> None:
     assert direct.reach(send) is None
+
+
+def test_a_transport_that_fails_ends_its_stream_not_the_hubs_reader() -> None:
+    class Broken(FakeTransport):
+        def write(self, data: bytes) -> None:
+            raise RuntimeError("unable to perform operation on <TCPTransport closed=True>")
+
+    watcher = Watcher((7,))
+    watcher.go_direct(Broken())
+    offer(watcher, 7, 1)
+    assert watcher.closed
