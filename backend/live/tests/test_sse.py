@@ -278,8 +278,12 @@ def test_the_hub_writes_to_the_connections_and_a_slow_watcher_is_closed_then_res
             time.sleep(0.02)
         # Through uvicorn (httptools), the hub writes to each watcher's connection itself.
         assert hub.watching() == 2 and all(w.connection is not None for w in hub.watchers[test.pk])
-        pad = "x" * 32 * 1024
-        ids = [_published(test.pk, {"test": test.pk, "pad": pad}) for _ in range(250)]
+        # The kernel's buffers as small as they go on the slow one's side, so that its connection's own fills soon.
+        transports: list[Any] = [w.connection for w in hub.watchers[test.pk]]
+        (slow_end,) = [t for t in transports if t.get_extra_info("peername")[1] == slow.getsockname()[1]]
+        slow_end.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        pad = "x" * 4096
+        ids = [_published(test.pk, {"test": test.pk, "pad": pad}) for _ in range(100)]
         # The slow one is closed once its connection holds what the kernel will not take and MAX_BUFFERED_BYTES...
         while hub.watching() > 1 and time.monotonic() < deadline + 20:
             time.sleep(0.05)
