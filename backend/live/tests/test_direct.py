@@ -110,3 +110,40 @@ def test_a_transport_that_fails_ends_its_stream_not_the_hubs_reader() -> None:
     watcher.go_direct(Broken())
     offer(watcher, 7, 1)
     assert watcher.closed
+
+
+def test_where_the_connection_is_not_reached_the_stream_sends_through_send(redis_db: Any) -> None:
+    """Another ASGI server (here a plain `send`): the events go through the watcher's mailbox and `send`, in order,
+    and the end too."""
+    import asyncio
+
+    from django.conf import settings
+
+    from backend.live import channel
+    from backend.live.hub import Hub
+    from backend.live.sse import LiveDoor
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        return await asyncio.Future()  # the client never leaves
+
+    async def run() -> None:
+        hub = Hub(str(settings.REDIS_URL))
+        stream = asyncio.create_task(LiveDoor(hub).stream((5,), None, [], receive, send))
+        while hub.watching() < 1 or len(sent) < 2:
+            await asyncio.sleep(0.01)
+        ids = [channel.publish(5, channel.SECOND, {"n": n}) for n in range(3)]
+        while b"".join(m.get("body", b"") for m in sent).count(b"event: second") < 3:
+            await asyncio.sleep(0.01)
+        assert all(w.connection is None for w in hub.watchers[5])
+        hub.close_all()
+        await asyncio.wait_for(stream, 5)
+        body = b"".join(m.get("body", b"") for m in sent[1:])
+        assert [int(line[4:]) for line in body.split(b"\n") if line.startswith(b"id: ")] == ids
+        assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
+
+    asyncio.run(run())
