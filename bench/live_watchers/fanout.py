@@ -77,9 +77,10 @@ def publisher(url: str, channel_name: str, events: int, rate: float) -> None:
         time.sleep(max(0.0, start + n / rate - time.monotonic()))
 
 
-def cpu_s() -> float:
+def cpu_s() -> tuple[float, float]:
+    """(user, system) CPU seconds of this process so far."""
     times = os.times()
-    return times.user + times.system
+    return times.user, times.system
 
 
 def main() -> None:
@@ -145,7 +146,9 @@ def main() -> None:
         pub.start()
         pub.join()
         time.sleep(0.5)
-        result["cpu_s"], result["wall_s"] = cpu_s() - before, time.monotonic() - wall
+        after = cpu_s()
+        result["user_s"], result["system_s"] = after[0] - before[0], after[1] - before[1]
+        result["cpu_s"], result["wall_s"] = result["user_s"] + result["system_s"], time.monotonic() - wall
         parent.send("done")
         result["counts"] = parent.recv()
         watching.join(10)
@@ -164,7 +167,8 @@ def main() -> None:
     per_event = cpu_us / args.events
     print(f"tree {_root}: {args.watchers} watchers, {args.events} events at {args.rate}/s")
     print(f"server CPU {result['cpu_s']:.3f} s over {result['wall_s']:.1f} s: {per_event:.0f} us per event,")
-    print(f"  {per_event / args.watchers:.1f} us per watcher per event")
+    user_us, system_us = (result[k] * 1e6 / args.events / args.watchers for k in ("user_s", "system_s"))
+    print(f"  {per_event / args.watchers:.1f} us per watcher per event (user {user_us:.1f}, system {system_us:.1f})")
     print(f"watchers with every event: {sum(1 for c in counts if c >= args.events)}/{len(counts)} (min {min(counts)})")
 
 
