@@ -132,16 +132,25 @@ class Hub:
         self.pubsub: Any = None
         self.reader: asyncio.Task[None] | None = None
         self.database = 0
-        # Subscribing and unsubscribing one at a time: a watcher arriving while the first one's SUBSCRIBE is on its
-        # way must not start reading a connection that is not subscribed yet (redis-py refuses, and every watcher
-        # would be closed), nor return before its test's events are heard.
+        # One user of the subscriber's connection at a time: the reader's wait for a message, a SUBSCRIBE, an
+        # UNSUBSCRIBE. A watcher arriving while the first one's SUBSCRIBE is on its way must not start reading a
+        # connection that is not subscribed yet (redis-py refuses, and every watcher would be closed), nor return
+        # before its test's events are heard; and redis-py's PubSub is not made for a command sent while another
+        # task reads. A change interrupts the reader's wait (`reading`), as that wait's own timeout does.
         self.changing: asyncio.Lock | None = None
+        self.reading: asyncio.Task[Any] | None = None
         self.refreshing: asyncio.Task[None] | None = None  # (a reference, as asyncio holds its tasks weakly)
 
     def _lock(self) -> asyncio.Lock:
         if self.changing is None:
             self.changing = asyncio.Lock()
         return self.changing
+
+    def _to_change(self) -> asyncio.Lock:
+        """The lock, for a SUBSCRIBE or UNSUBSCRIBE: the reader's wait, if any, is cut short to let it in."""
+        if self.reading is not None and not self.reading.done():
+            self.reading.cancel()
+        return self._lock()
 
     def _connect(self) -> None:
         if self.client is None:
@@ -152,7 +161,7 @@ class Hub:
     async def watch(self, tests: tuple[int, ...]) -> Watcher:
         """A new watcher of these tests (each channel subscribed first if this is the process' first watcher)."""
         watcher = Watcher(tests)
-        async with self._lock():
+        async with self._to_change():
             self._connect()
             first = []
             for test_id in tests:
@@ -198,7 +207,7 @@ class Hub:
         return last
 
     async def unwatch(self, watcher: Watcher) -> None:
-        async with self._lock():
+        async with self._to_change():
             last = self._forget(watcher)
             if last and self.pubsub is not None:
                 with contextlib.suppress(Exception):  # a broken connection: the reader resets it
@@ -233,7 +242,7 @@ class Hub:
         keepalive_at = loop.time() + KEEPALIVE_S
         try:
             while self.watchers:
-                message = await self.pubsub.get_message(timeout=1.0)  # (None at least once a second when idle)
+                message = await self._next_message()
                 if loop.time() >= keepalive_at:
                     keepalive_at = loop.time() + KEEPALIVE_S
                     self._keep_alive()
@@ -253,6 +262,20 @@ class Hub:
         except Exception as exc:  # Redis went away: every watcher reconnects (and falls back to polling meanwhile)
             log.warning("live subscriber lost Redis: %s", exc)
             self._reset()
+
+    async def _next_message(self) -> Any:
+        """The subscriber's next message; None after a second without one, or when a change cut the wait short."""
+        async with self._lock():
+            self.reading = asyncio.get_running_loop().create_task(self.pubsub.get_message(timeout=1.0))
+            try:
+                return await self.reading
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # the reader itself is cancelled
+                return None  # cut short by _to_change
+            finally:
+                self.reading = None
 
     def _reset(self) -> None:
         self.close_all()
