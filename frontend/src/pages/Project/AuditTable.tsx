@@ -29,8 +29,8 @@ export function AuditTable({ events, onActor, onAction }: {
         <tbody>
           {events.map((e, i) => (
             <tr key={`${e.at}-${i}`} data-action={e.action}>
-              <td className="num">{formatIso(e.at)}</td>
-              <td>
+              <td className="when">{formatIso(e.at)}</td>
+              <td className="who">
                 {e.actor ? (
                   <button type="button" className="link" title={`Only what ${e.actor} did`} onClick={() => onActor(e.actor ?? "")}>
                     {e.actor}
@@ -39,7 +39,7 @@ export function AuditTable({ events, onActor, onAction }: {
                   <span className="hint">system</span>
                 )}
               </td>
-              <td>
+              <td className="action">
                 <button type="button" className="link" title={`Only ${e.action}`} onClick={() => onAction(e.action)}>
                   <code>{e.action}</code>
                 </button>

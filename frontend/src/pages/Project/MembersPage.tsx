@@ -110,7 +110,7 @@ export function MembersPage({ slug }: { slug: string }) {
               </p>
               )
             )}
-            <h2>What each role may do</h2>
+            <h2 className="roles-heading">What each role may do</h2>
             <dl className="roles">
               {ROLES.map((r) => (
                 <div key={r} style={{ display: "contents" }}>
