@@ -77,7 +77,7 @@ const shot = (shots, name, width) => `${shots}/${name}-${width}.png`;
 
 export const projectSpecs = [
   {
-    name: "members: an admin adds a member, changes the role, removes him; the audit log shows each change",
+    name: "projects, members: an admin adds a member, changes the role, removes him; the audit log shows each change",
     widths: BOTH,
     allowErrors: [EXPECTED_40X],
     async run({ page, base, shots, width }) {
@@ -128,7 +128,7 @@ export const projectSpecs = [
     },
   },
   {
-    name: "roles: a viewer reads the members, is told why he changes nothing, and is offered no such button",
+    name: "projects, roles: a viewer reads the members, is told why he changes nothing, and is offered no such button",
     widths: BOTH,
     allowErrors: [EXPECTED_40X],
     async run({ page, base, shots, width }) {
@@ -156,7 +156,7 @@ export const projectSpecs = [
     },
   },
   {
-    name: "switcher: the header's project filters the test list and is remembered",
+    name: "projects, switcher: the header's project filters the test list and is remembered",
     widths: BOTH,
     async run({ page, base, shots, width }) {
       await login(page, base, VIEWER, "/");

@@ -30,8 +30,8 @@ export function Header() {
         <a href="/tokens">API tokens</a>
         <a href="/api/docs/">API docs</a>
       </nav>
+      {projects.list && <ProjectSwitcher projects={projects.list} chosen={projects.chosen} />}
       <div className="who">
-        {projects.list && <ProjectSwitcher projects={projects.list} chosen={projects.chosen} />}
         <button
           type="button"
           className="link tz"
