@@ -101,6 +101,13 @@ class SpareClickHouse:
             self.process.wait()
         self.process = None
 
+    def discard(self) -> None:
+        """Kill it at once: its data is thrown away next (a clean stop of 18.16 waits ~10 s for idle connections)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
 
 @contextlib.contextmanager
 def serving_spare_clickhouse(settings: Any, name: str, database: str) -> Iterator[SpareClickHouse]:
@@ -120,7 +127,7 @@ def serving_spare_clickhouse(settings: Any, name: str, database: str) -> Iterato
     try:
         yield server
     finally:
-        server.stop()
+        server.discard()
         client.reset_connections()
         shutil.rmtree(base, ignore_errors=True)
 

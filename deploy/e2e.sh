@@ -30,6 +30,9 @@ export TANKODROM_WRITE_RATE="100000/min"
 # The seeding user keeps its components' baselines and KPIs: a maintainer of the default project, not the uploader
 # a new account is by default.
 export TANKODROM_DEFAULT_PROJECT_ROLE=maintainer
+# The webhook spec's receiver listens on 127.0.0.1, standing in for a chat server inside a company's network, which
+# an administrator allows this way (README "Notifications"); every other local address stays refused.
+export TANKODROM_EGRESS_ALLOW=127.0.0.1/32
 source "$ROOT/deploy/lib.sh"
 cd "$ROOT"
 
