@@ -158,7 +158,10 @@ export function TestListPage() {
   const projects = useProjects();
   const project = projects.list?.find((p) => p.slug === projects.chosen) ?? null;
   const scope = projectParams(project ? project.slug : "");
-  const list = useApi(["tests", params, scope], (signal) =>
+  // A stored choice waits for the reader's projects (is it still one of them?), so the list is asked once, not first
+  // unfiltered and then again.
+  const hold = projects.chosen !== "" && !projects.ready;
+  const list = useApi(hold ? null : ["tests", params, scope], (signal) =>
     listTests([...params, ...scope, ["page_size", String(PAGE_SIZE)]], signal),
   );
 
@@ -216,7 +219,7 @@ export function TestListPage() {
       <Filters query={query} onApply={apply} />
       {list.error ? (
         <ErrorBox error={list.error} what="the tests" />
-      ) : list.loading && !list.data ? (
+      ) : (list.loading || hold) && !list.data ? (
         <Loading what="tests" />
       ) : results.length === 0 ? (
         <Empty>
