@@ -36,7 +36,8 @@ export function useProjects(): Projects {
   return {
     list,
     signedIn,
-    ready: me.data !== null && (!signedIn || list !== null),
+    // An unanswered /me (the server down) counts as known: the pages show their own errors instead of waiting.
+    ready: (me.data !== null || me.error !== null) && (!signedIn || list !== null || projects.error !== null),
     chosen: effectiveProject(choice, list ? list.map((p) => p.slug) : null),
     roleIn: (slug) => list?.find((p) => p.slug === (slug || "default"))?.role ?? null,
   };
