@@ -6,6 +6,11 @@ watcher costs a socket write, not an encoding. Its id is the test's own counter 
 reconnect names the last one it saw (Last-Event-ID): the history (a sorted set by id, the newest HISTORY_EVENTS,
 kept HISTORY_TTL_S after the last event) gives what came after it.
 
+A test is "watched" while a process' subscriber (hub.py) follows it and WATCHED_TTL_S after (`watched_key`, which
+the hubs keep set): the push path announces its seconds only then (publish.py), so that a test nobody looks at costs
+its pushes no figures and no events. The grace is the history's span: whoever saw an event of the test within it
+resumes without a gap; a page away longer, or a new one, starts from the newest event.
+
 Redis' channels are shared by all its databases: the channel's name carries the database number, so two
 installations (or test runs) on one Redis never hear each other.
 """
@@ -25,6 +30,7 @@ log = logging.getLogger(__name__)
 
 HISTORY_EVENTS = 300  # five minutes of seconds: a watcher away longer reloads the page's answers instead
 HISTORY_TTL_S = 3600
+WATCHED_TTL_S = HISTORY_EVENTS  # (seconds) a watcher away this long has lost its place in the history anyway
 
 SECOND = "second"  # a second pushed: its live figures (publish.py)
 STORED = "stored"  # seconds stored: the charts and tables may be asked again
@@ -62,6 +68,10 @@ def _counter_key(test_id: int) -> str:
 
 def history_key(test_id: int) -> str:
     return f"live:history:{test_id}"
+
+
+def watched_key(test_id: int) -> str:
+    return f"live:watched:{test_id}"
 
 
 def frame_id(frame: bytes) -> int:

@@ -3,7 +3,8 @@
 - `second`, as soon as a push of the tank's is buffered (the door answers the push, then announces it): the live
   figures of each second it carries (its overall row), so a watcher sees the second within moments of the push,
   whatever the flush's pace. The planned duration is not known there (no database on the push path): it comes
-  with `stored`.
+  with `stored`. Only while the test is watched (channel.watched_key, kept by the hubs; one Redis round trip tells
+  it with the first second): a test nobody looks at costs its pushes nothing more.
 - `stored`, when the flusher has stored a test's new seconds in ClickHouse: the pages ask their charts and tables
   again then, and take the first second and the planned duration from it.
 - `status`, when a test's status changes (a stop asked, the test closed).
@@ -33,13 +34,22 @@ def second_pushed(test_id: int, rows: bytes) -> None:
     """Announce the seconds of a buffered push (rows as buffer.KIND_DATA_ROWS holds them). Never raises: the push
     is answered already, and the pages poll when the channel is quiet."""
     try:
+        conn = buffer.connection()
+        pipe = conn.pipeline(transaction=False)
+        pipe.exists(channel.watched_key(test_id))
+        pipe.get(_first_key(test_id))
+        watched, first = pipe.execute()
+        if not watched and first is not None:
+            return  # nobody watches, nor did lately (channel.py): nothing to announce, nobody to resume
         overall = sorted((row for row in orjson.loads(rows) if row[1] == ""), key=lambda row: int(row[0]))
         if not overall:
             return
-        conn = buffer.connection()
-        # The test's first second as the pushes saw it (the stored one comes with `stored`).
-        conn.set(_first_key(test_id), int(overall[0][0]), nx=True, ex=channel.HISTORY_TTL_S)
-        first_ts = int(conn.get(_first_key(test_id)) or overall[0][0])
+        if first is None:  # the test's first second as the pushes saw it (the stored one comes with `stored`)
+            conn.set(_first_key(test_id), int(overall[0][0]), nx=True, ex=channel.HISTORY_TTL_S)
+            first = conn.get(_first_key(test_id))
+        if not watched:
+            return
+        first_ts = int(first or overall[0][0])
         for row in overall:
             figures = live_figures(row, first_ts, None)
             data = {"test": test_id, "first_ts": first_ts, "last_ts": figures.ts, "live": figures.as_dict()}

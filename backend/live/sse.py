@@ -2,25 +2,31 @@
 
 Django answers first (views.py: the access check, in its thread pool, with its whole request cycle). When it lets
 the caller in, its answer is not sent: the door keeps the connection, sends Django's headers (security headers,
-cookies) with the stream's own, and writes the test's events as the process' subscriber (hub.py) hands them over.
-A watcher is a coroutine and a queue, never a thread. Any other answer of Django's (401, 404) goes out as is.
+cookies) with the stream's own and the history, then hands the connection to the process' subscriber (hub.py),
+which writes each live event to it (direct.py); where it cannot, the stream sends the events the hub leaves in its
+mailbox. A watcher is a coroutine waiting for its end, never a thread. Any other answer of Django's (401, 404) goes
+out as is.
 
 Resuming: the browser's EventSource sends the id of the last event it saw (Last-Event-ID; a page that fell back to
 polling names it as ?last_event_id=); the history gives every event after it, then the live ones follow, each sent
 once (ids only grow). A first connection gets the newest event, so the page's live figures show at once.
+
+The end (the hub closed the stream: a deploy, a slow watcher; or the client left) goes through `send`. A client too
+slow to take it within END_WAIT_S has its connection dropped instead: it reconnects and resumes all the same.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from django.http import QueryDict
 
-from backend.live import channel
-from backend.live.hub import Hub
+from backend.live import channel, direct
+from backend.live.hub import KEEPALIVE, KEEPALIVE_S, Hub
 from backend.live.views import LIVE_HEADER
 
 Scope = MutableMapping[str, Any]
@@ -30,7 +36,6 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 LIVE_PATH = re.compile(r"^/api/v1/(?:tests/\d+/)?live$")
-KEEPALIVE_S = 15.0  # a comment line this often keeps proxies and load balancers from closing an idle stream
 RETRY_MS = 300  # how soon the browser reconnects after the stream breaks (a deploy, a slow watcher closed)
 _LIVE_HEADER = LIVE_HEADER.lower().encode("latin-1")
 _DROPPED = {b"content-length", b"content-type", b"cache-control", _LIVE_HEADER}
@@ -39,7 +44,7 @@ _STREAM_HEADERS = [
     (b"cache-control", b"no-cache, no-store"),
     (b"x-accel-buffering", b"no"),  # nginx: pass each event on at once
 ]
-KEEPALIVE = b": keepalive\n\n"
+END_WAIT_S = 10.0  # how long the end of a closed stream may wait for a slow client to take what is buffered
 
 
 def is_live(scope: Scope) -> bool:
@@ -132,26 +137,41 @@ class LiveDoor:
             return
         disconnect = asyncio.ensure_future(_disconnected(receive))
         disconnect.add_done_callback(lambda _done: watcher.close())
+        connection = None
         try:
             await send({"type": "http.response.start", "status": 200, "headers": headers})
-            sent = dict.fromkeys(tests, after_id if after_id is not None else 0)  # the newest id sent, per test
+            connection = direct.reach(send)
+            if after_id is not None:
+                watcher.sent = dict.fromkeys(tests, after_id)
             opening = [b"retry: %d\n\n" % RETRY_MS]
             for test_id in tests:
-                for frame in await self.hub.history(test_id, after_id):
-                    sent[test_id] = max(sent[test_id], channel.frame_id(frame))
-                    opening.append(frame)
+                opening += watcher.fresh(
+                    [(test_id, channel.frame_id(f), f) for f in await self.hub.history(test_id, after_id)]
+                )
             await send({"type": "http.response.body", "body": b"".join(opening), "more_body": True})
-            while (events := await watcher.next_events(KEEPALIVE_S)) is not None:
-                chunk = []
-                for test_id, event_id, frame in events:
-                    if event_id > sent[test_id]:  # each event once, across the history and the live ones
-                        sent[test_id] = event_id
-                        chunk.append(frame)
-                body = b"".join(chunk) if events else KEEPALIVE
-                if body:
-                    await send({"type": "http.response.body", "body": body, "more_body": True})
+            if connection is not None:  # the hub writes the events from now on
+                watcher.go_direct(connection)
+                await watcher.until_closed()
+            else:
+                while (events := await watcher.next_events(KEEPALIVE_S)) is not None:
+                    body = b"".join(watcher.fresh(events)) if events else KEEPALIVE
+                    if body:
+                        await send({"type": "http.response.body", "body": body, "more_body": True})
             # Closed by the hub (the browser reconnects and resumes) or the client left (this is then a no-op).
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await self._end(send, connection)
         finally:
             disconnect.cancel()
             await self.hub.unwatch(watcher)
+
+    @staticmethod
+    async def _end(send: Send, connection: direct.Transport | None) -> None:
+        end = {"type": "http.response.body", "body": b"", "more_body": False}
+        if connection is None:
+            await send(end)
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(END_WAIT_S):  # uvicorn's send waits for the buffer to drain first
+                await send(end)
+                return
+        connection.abort()
+        await asyncio.sleep(0)  # uvicorn hears of the lost connection (its cycle is then done), then we return

@@ -6,7 +6,8 @@ connection once the request's headers are in (uvicorn's flow control, as for a s
 that writes the upload to disk receives the rest of the body itself, straight into the write buffer
 (`storage.write_body` → `DirectWriter.fill`): one copy, by the kernel.
 
-This is the one module that relies on other libraries' internals, because only they give the socket:
+This module relies on other libraries' internals (as backend/live/direct.py does for the online pages' streams),
+because only they give the socket:
   * uvicorn's RequestResponseCycle (httptools protocol: `receive.__self__`, its `transport`, `flow`, `body`,
     `more_body`, `waiting_for_100_continue`, `keep_alive`), checked against uvicorn 0.54.0;
   * a2wsgi's copy of the ASGI scope into `environ["asgi.scope"]`, checked against a2wsgi 1.10.10.

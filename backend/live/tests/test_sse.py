@@ -220,3 +220,123 @@ def test_a_push_announces_its_second_and_the_flush_that_it_is_stored(server: Liv
         "planned_s": 60,
         "status": "online",
     }
+
+
+def _published(test_id: int, data: dict[str, Any]) -> int:
+    event_id = channel.publish(test_id, channel.SECOND, data)
+    assert event_id is not None
+    return event_id
+
+
+def _slow_client(url: str, headers: dict[str, str]) -> socket.socket:
+    """A watcher that reads nothing (a stalled tab), its receive buffer as small as the kernel allows."""
+    parts = urlsplit(url)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((parts.hostname, parts.port))
+    lines = [f"GET {parts.path} HTTP/1.1", f"Host: {parts.netloc}", "Accept: text/event-stream"]
+    lines += [f"{name}: {value}" for name, value in headers.items()]
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    return sock
+
+
+def _ids_until_closed(sock: socket.socket) -> list[int]:
+    """The ids of the whole events the client finds once it reads, until the server has closed the stream."""
+    sock.settimeout(10)
+    data = b""
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := sock.recv(1 << 20):
+            data += chunk
+            if data.endswith(b"\r\n0\r\n\r\n"):  # the stream's end (else the server dropped the connection)
+                break
+    sock.close()
+    ids = []
+    for line in data.split(b"\n"):
+        if line.startswith(b"id: "):
+            ids.append(int(line[4:]))
+    return ids[:-1]  # the last may be cut off by the drop
+
+
+def test_the_hub_writes_to_the_connections_and_a_slow_watcher_is_closed_then_resumes(
+    server: LiveASGIServer, redis_db: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from backend.live import sse
+
+    monkeypatch.setattr(sse, "END_WAIT_S", 0.5)
+    owner, raw = _owner()
+    test = lifecycle.create_test(owner, {})
+    auth = {"Authorization": f"Token {raw}"}
+    url = f"{server.url}/api/v1/tests/{test.pk}/live"
+    hub = server.door.live.hub
+    fast = Stream(url, auth)
+    slow = _slow_client(url, auth)
+    deadline = time.monotonic() + 10
+    while hub.watching() < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        while not all(w.connection is not None for w in hub.watchers.get(test.pk, ())) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        # Through uvicorn (httptools), the hub writes to each watcher's connection itself.
+        assert hub.watching() == 2 and all(w.connection is not None for w in hub.watchers[test.pk])
+        # The kernel's buffers as small as they go on the slow one's side, so that its connection's own fills soon.
+        transports: list[Any] = [w.connection for w in hub.watchers[test.pk]]
+        (slow_end,) = [t for t in transports if t.get_extra_info("peername")[1] == slow.getsockname()[1]]
+        slow_end.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        pad = "x" * 4096
+        ids = [_published(test.pk, {"test": test.pk, "pad": pad}) for _ in range(100)]
+        # The slow one is closed once its connection holds what the kernel will not take and MAX_BUFFERED_BYTES...
+        while hub.watching() > 1 and time.monotonic() < deadline + 20:
+            time.sleep(0.05)
+        assert hub.watching() == 1
+        # ...while the other got every event, in order, nobody waiting for the slow one.
+        assert [fast.next()[0] for _ in ids] == ids
+    finally:
+        fast.close()
+    seen = _ids_until_closed(slow)
+    assert seen and seen == list(range(seen[0], seen[-1] + 1)) and seen[-1] < ids[-1]
+    # Reconnecting after the last id it read, it gets the rest from the history, in order and once each.
+    again = Stream(url, {**auth, "Last-Event-ID": str(seen[-1])})
+    try:
+        rest = [again.next()[0] for _ in range(ids[-1] - seen[-1])]
+        assert rest == list(range(seen[-1] + 1, ids[-1] + 1))
+        after = _published(test.pk, {"test": test.pk})
+        assert again.next()[0] == after
+    finally:
+        again.close()
+
+
+def test_a_push_is_announced_only_while_its_test_is_watched_or_was_lately(
+    server: LiveASGIServer, redis_db: Any
+) -> None:
+    owner, raw = _owner()
+    test = lifecycle.create_test(owner, {})
+    auth = {"Authorization": f"Token {raw}"}
+    body = fixture_bytes("push_data_bfg_1795316038.json")
+    push_url = f"{server.url}/api/job/{test.pk}/push_data.json?upload_token={test.upload_token}&api_token={raw}"
+
+    def pushed() -> None:
+        answer = requests.post(push_url, data=body, headers={"Content-Type": "application/json"}, timeout=10)
+        assert answer.status_code == 200
+
+    def announced(count: int, wait_s: float = 10.0) -> bool:  # (the push path announces off the loop, after the answer)
+        deadline = time.monotonic() + wait_s
+        while channel.last_id(test.pk) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return channel.last_id(test.pk) == count
+
+    pushed()
+    assert not announced(1, wait_s=1.0)  # nobody watches: no figures, no event
+    stream = Stream(f"{server.url}/api/v1/tests/{test.pk}/live", auth)
+    try:
+        assert 0 < redis_db.ttl(channel.watched_key(test.pk)) <= channel.WATCHED_TTL_S  # marked before the answer
+        pushed()
+        event_id, name, data, _at = stream.next()
+        assert (event_id, name, data["first_ts"]) == (1, "second", data["last_ts"])  # first_ts: the unwatched push's
+    finally:
+        stream.close()
+    hub = server.door.live.hub
+    deadline = time.monotonic() + 10
+    while hub.watching() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pushed()  # the page has gone, but may come back: the history keeps what it would resume after
+    assert announced(2)
