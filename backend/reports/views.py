@@ -133,6 +133,7 @@ TIME_BOUND = {
 LIST_PARAMETERS = [
     OpenApiParameter("search", OpenApiTypes.STR, description="in id, name, description, task, component, person"),
     OpenApiParameter("component", OpenApiTypes.STR),
+    OpenApiParameter("project", OpenApiTypes.STR, description="the project's slug (the tests of it you may read)"),
     OpenApiParameter("person", OpenApiTypes.STR, description="author: the tank's person or the owner, any case"),
     OpenApiParameter("status", OpenApiTypes.STR, enum=[s.value for s in TestStatus]),
     OpenApiParameter("starred", OpenApiTypes.BOOL),
@@ -175,6 +176,9 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
             qs = qs.filter(cond).distinct()
         if params.get("component"):
             qs = qs.filter(component=params["component"])
+        if params.get("project"):
+            # Within what the caller may read already: an unknown slug, or one the caller may not see, lists nothing.
+            qs = qs.filter(project__slug=params["project"])
         person = (params.get("person") or "").strip()
         if person:
             # The author is the tank's `person`, or the owner of the token when the tank sent none (uploads,

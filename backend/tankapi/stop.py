@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.loadtests.models import TestStatus
-from backend.loadtests.permissions import can_write
+from backend.loadtests.permissions import can_write, write_refusal
 from backend.projects.service import audit
 from backend.reports.views import get_test
 from backend.tankapi import lifecycle
@@ -39,7 +39,8 @@ class StopView(APIView):
         if not can_write(request.user, test):
             if not (request.user and request.user.is_authenticated):
                 raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
-            raise PermissionDenied(f"you may not stop test {test_id}")
+            # As every other refusal: the role needed and the one held, so the page can say why.
+            raise PermissionDenied(write_refusal(request.user, test))
         if test.status != TestStatus.ONLINE:
             return Response({"error": f"test {test_id} is not online (it is {test.status})"}, status=409)
         lifecycle.request_stop(test, request.user if request.user.is_authenticated else None)

@@ -12,6 +12,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     re_path(r"^compare/(?P<ids>\d+(?:/\d+)+)/?$", views.compare, name="web-compare"),
     path("component/<str:name>", views.component, name="web-component"),
     path("component/<str:name>/", views.component),
+    path("projects/<str:slug>/members", views.project, name="web-project-members"),
+    path("projects/<str:slug>/members/", views.project),
+    path("projects/<str:slug>/audit", views.project, name="web-project-audit"),
+    path("projects/<str:slug>/audit/", views.project),
     path("storage", views.storage, name="web-storage"),
     path("storage/", views.storage),
     # Last: an unknown page path gets the app's own 404 page. API, static and admin paths keep their own 404s

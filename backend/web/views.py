@@ -20,6 +20,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_safe
 
 from backend.loadtests.permissions import readable_test
+from backend.projects.access import readable_projects
 from backend.sharing.unfurl import head_tags
 from backend.web import first_screen, shared_page
 
@@ -75,7 +76,8 @@ def _render(
         return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
     html = _index_html()
     if html is None:
-        return HttpResponse(_NOT_BUILT, status=503)
+        # A missing page stays a 404 (what a stranger sees of a project must not depend on the build either).
+        return HttpResponse(_NOT_BUILT, status=404 if status == 404 else 503)
     tags = head_tags(request, kind, ids) if kind in ("test", "compare") else []
     # The attribute name is one of two fixed words; anything else from head_tags is dropped, never echoed.
     safe = [(attr, key, content) for attr, key, content in tags if attr in ("property", "name")]
@@ -131,6 +133,14 @@ def compare(request: HttpRequest, ids: str) -> HttpResponse:
 @require_safe
 def component(request: HttpRequest, name: str) -> HttpResponse:
     return _render(request, "component", [])
+
+
+@require_safe
+def project(request: HttpRequest, slug: str) -> HttpResponse:
+    # A project the reader holds no role in gets the app with a 404 exactly like a missing one (as a test's report
+    # does); the app asks the API, which answers both alike too.
+    known = readable_projects(request.user).filter(slug=slug).exists()
+    return _render(request, "project", [], status=200 if known else 404)
 
 
 @require_safe

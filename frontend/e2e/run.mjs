@@ -12,6 +12,7 @@ import { dailySpecs } from "./daily.mjs";
 import { tokenSpecs } from "./tokens.load.mjs";
 import { regressionSpecs } from "./regressions.specs.mjs";
 import { ssoSpecs } from "./sso.specs.mjs";
+import { projectSpecs } from "./projects.specs.mjs";
 import { bundleSizes } from "./measure.mjs";
 
 const BASE = process.env.E2E_BASE_URL ?? "http://127.0.0.1:8765";
@@ -42,7 +43,7 @@ let passed = 0;
 let failed = 0;
 try {
   // A spec runs at each width it names (default: a laptop screen, 1440 px); a phone is 390 × 844.
-  const runs = [...specs, ...tokenSpecs, ...dailySpecs, ...regressionSpecs, ...ssoSpecs].flatMap((spec) =>
+  const runs = [...specs, ...tokenSpecs, ...dailySpecs, ...regressionSpecs, ...ssoSpecs, ...projectSpecs].flatMap((spec) =>
     (spec.widths ?? [1440]).map((width) => ({ spec, width, name: spec.widths ? `${spec.name} @${width}` : spec.name })),
   );
   for (const { spec, width, name } of runs) {

@@ -16,7 +16,7 @@ const BASE = process.env.E2E_BASE_URL ?? "http://127.0.0.1:8765";
 const TOKEN = process.env.E2E_TOKEN ?? "";
 const DURATION_S = Number(process.env.E2E_DURATION_S ?? "240");
 const RPS = Number(process.env.E2E_RPS ?? "150");
-const COMPONENT = "e2e-billing-api";
+export const COMPONENT = "e2e-billing-api";
 // An unnamed test of a component with a long name: the list must name it sensibly and keep its columns on screen.
 export const LONG_COMPONENT = "payments-gateway-settlement-reconciliation-batch-processor-eu-west-1-canary";
 export const EVIL_METRIC = 'custom:<a href="https://evil.example/">evil</a>';

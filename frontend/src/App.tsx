@@ -7,6 +7,8 @@ import { ReportPage } from "./pages/TestReport/ReportPage";
 import { ComparePage } from "./pages/Compare/ComparePage";
 import { ComponentPage } from "./pages/Component/ComponentPage";
 import { StoragePage } from "./pages/Storage/StoragePage";
+import { MembersPage } from "./pages/Project/MembersPage";
+import { AuditPage } from "./pages/Project/AuditPage";
 
 function Page() {
   const route = routeOf(window.location.pathname);
@@ -21,6 +23,10 @@ function Page() {
       return <ComponentPage name={route.name} />;
     case "storage":
       return <StoragePage />;
+    case "members":
+      return <MembersPage slug={route.slug} />;
+    case "audit":
+      return <AuditPage slug={route.slug} />;
     case "notfound":
       return (
         <main className="page" data-page="not-found">

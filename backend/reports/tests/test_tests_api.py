@@ -174,3 +174,23 @@ def test_the_list_costs_the_same_queries_for_3_or_30_tests(owner, owner_api, dja
     )
     with django_assert_max_num_queries(7):
         assert listed() == 30
+
+
+def test_list_filters_by_project_within_what_the_caller_may_read(owner, owner_api, anon_api, db) -> None:
+    from backend.projects.models import Project
+
+    team = Project.objects.create(slug="team", name="Team")
+    in_default = Test.objects.create(owner=owner, name="d", status="ready")
+    in_team = Test.objects.create(owner=owner, name="t", status="ready", project=team)
+    hidden = Test.objects.create(owner=owner, name="h", status="ready", project=team, visibility=Visibility.PROJECT)
+
+    def ids(params: dict[str, Any], api: Any = anon_api) -> list[int]:
+        response = api.get("/api/v1/tests/", params)
+        assert response.status_code == 200, response.json()
+        return [t["id"] for t in response.json()["results"]]
+
+    assert ids({"project": "team"}) == [in_team.pk]  # a project-only test stays hidden from a stranger
+    assert ids({"project": default_project().slug}) == [in_default.pk]
+    assert ids({"project": "nowhere"}) == [] and ids({"project": "Not A Slug"}) == []
+    assert set(ids({"project": "team"}, owner_api)) <= {in_team.pk, hidden.pk}
+    assert set(ids({}, anon_api)) == {in_default.pk, in_team.pk}

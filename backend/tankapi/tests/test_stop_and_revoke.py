@@ -91,7 +91,10 @@ def test_only_who_may_write_the_test_may_stop_it(tank_user: tuple[Any, str]) -> 
     Test.objects.filter(pk=private.pk).update(visibility=Visibility.OWNER)
     other = User.objects.create_user("someone", password="x-not-used-3")
     admin = User.objects.create_user("admin", password="x-not-used-4", is_staff=True)
-    assert api_client_for(other).post(f"/api/v1/tests/{public.pk}/stop").status_code == 403
+    refused = api_client_for(other).post(f"/api/v1/tests/{public.pk}/stop")
+    # The refusal names why, as every other one does: the page shows it where the Stop button failed.
+    assert refused.status_code == 403, refused.json()
+    assert f"only its owner or a maintainer of project 'default' may change test {public.pk}" in refused.json()["error"]
     assert api_client_for(other).post(f"/api/v1/tests/{private.pk}/stop").status_code == 404
     assert api_client_for(other).post("/api/v1/tests/999999/stop").status_code == 404
     assert Client().post(f"/api/v1/tests/{public.pk}/stop").status_code in (401, 403)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -162,3 +163,22 @@ def test_api_docs_are_served_by_the_app_not_a_cdn(client: Client, db: None) -> N
         assert "cdn.jsdelivr" not in body and "unpkg" not in body, url
         # With the app's navigation, like every other page.
         assert '<nav aria-label="Main">' in body and 'href="/">Tests</a>' in body, url
+
+
+def test_project_pages_are_the_spa_with_a_404_for_a_project_the_reader_is_no_member_of(
+    client: Client, dist: Path, owner: Any
+) -> None:
+    # A member gets 200; anyone else gets the same app with a 404, whether the project exists or not (the URL walk in
+    # backend/loadtests/tests/test_private_is_missing.py compares the two answers).
+    for path in ("/projects/default/members", "/projects/default/audit/", "/projects/nowhere/audit"):
+        assert client.get(path).status_code == 404, path
+    client.force_login(owner)
+    for path, status in (
+        ("/projects/default/members", 200),
+        ("/projects/default/audit/", 200),
+        ("/projects/x/audit", 404),
+    ):
+        response = client.get(path)
+        assert response.status_code == status, path
+        assert '<div id="root"></div>' in response.content.decode()
+    assert client.get("/projects/default/other").status_code == 404

@@ -100,6 +100,7 @@ export async function getCompare(params: Params, signal?: AbortSignal): Promise<
   }
 }
 
+/** `params` may name the project (`["project", slug]`): a component is a name within a project. */
 export const getTrend = (name: string, params: Params, signal?: AbortSignal) =>
   getJson<TrendAnswer>(`${API}/components/${encodeURIComponent(name)}/trend`, params, signal);
 

@@ -1,5 +1,10 @@
-/** Typed calls of the regressions and notifications endpoints (component dashboard, baseline, KPIs, delivery log). */
-import { getJson, sendJson } from "./client";
+/**
+ * Typed calls of the regressions and notifications endpoints (component dashboard, baseline, KPIs, delivery log).
+ * A component is a name within a project: every call names the project (`?project=<slug>`; "" = the server's
+ * default project).
+ */
+import { projectParams } from "../lib/project";
+import { buildUrl, getJson, sendJson } from "./client";
 import type { components } from "./schema";
 import type {
   BaselineAnswer,
@@ -13,25 +18,28 @@ import type {
 
 const API = "/api/v1";
 const comp = (name: string) => `${API}/components/${encodeURIComponent(name)}`;
+/** A write's URL: the project goes in the query, as for the reads. */
+const at = (path: string, project: string) => buildUrl(path, projectParams(project));
 
 type Schemas = components["schemas"];
 
-export const getDashboard = (name: string, signal?: AbortSignal) =>
-  getJson<Dashboard>(`${comp(name)}/dashboard`, [], signal);
+export const getDashboard = (name: string, project: string, signal?: AbortSignal) =>
+  getJson<Dashboard>(`${comp(name)}/dashboard`, projectParams(project), signal);
 
-export const getBaseline = (name: string, signal?: AbortSignal) =>
-  getJson<BaselineAnswer>(`${comp(name)}/baseline`, [], signal);
+export const getBaseline = (name: string, project: string, signal?: AbortSignal) =>
+  getJson<BaselineAnswer>(`${comp(name)}/baseline`, projectParams(project), signal);
 
-export const setBaseline = (name: string, test: number) =>
-  sendJson<BaselineAnswer>("POST", `${comp(name)}/baseline`, { test });
+export const setBaseline = (name: string, project: string, test: number) =>
+  sendJson<BaselineAnswer>("POST", at(`${comp(name)}/baseline`, project), { test });
 
-export const clearBaseline = (name: string) => sendJson<BaselineAnswer>("DELETE", `${comp(name)}/baseline`);
+export const clearBaseline = (name: string, project: string) =>
+  sendJson<BaselineAnswer>("DELETE", at(`${comp(name)}/baseline`, project));
 
-export const saveKpis = (name: string, kpis: KpiSetting[]) =>
-  sendJson<KpiSettings>("PUT", `${comp(name)}/kpis`, { kpis });
+export const saveKpis = (name: string, project: string, kpis: KpiSetting[]) =>
+  sendJson<KpiSettings>("PUT", at(`${comp(name)}/kpis`, project), { kpis });
 
-export const getDeliveries = (name: string, signal?: AbortSignal) =>
-  getJson<DeliveryJson[]>(`${comp(name)}/deliveries/`, [], signal);
+export const getDeliveries = (name: string, project: string, signal?: AbortSignal) =>
+  getJson<DeliveryJson[]>(`${comp(name)}/deliveries/`, projectParams(project), signal);
 
 /** The target kinds the form offers (the schema's `kind` is any string the server accepts). */
 export type TargetKind = "slack" | "teams" | "teams_workflow" | "telegram" | "webhook";
@@ -46,10 +54,11 @@ export const listTargets = (signal?: AbortSignal) => getJson<TargetJson[]>(`${AP
 
 export const createTarget = (target: NewTarget) => sendJson<TargetJson>("POST", `${API}/notify/targets/`, target);
 
-export const listSubscriptions = (name: string, signal?: AbortSignal) =>
-  getJson<SubscriptionJson[]>(`${comp(name)}/subscriptions/`, [], signal);
+export const listSubscriptions = (name: string, project: string, signal?: AbortSignal) =>
+  getJson<SubscriptionJson[]>(`${comp(name)}/subscriptions/`, projectParams(project), signal);
 
-export const subscribe = (name: string, target: number, events: string[]) =>
-  sendJson<SubscriptionJson>("POST", `${comp(name)}/subscriptions/`, { target, events });
+export const subscribe = (name: string, project: string, target: number, events: string[]) =>
+  sendJson<SubscriptionJson>("POST", at(`${comp(name)}/subscriptions/`, project), { target, events });
 
-export const unsubscribe = (name: string, id: number) => sendJson<null>("DELETE", `${comp(name)}/subscriptions/${id}/`);
+export const unsubscribe = (name: string, project: string, id: number) =>
+  sendJson<null>("DELETE", at(`${comp(name)}/subscriptions/${id}/`, project));

@@ -3880,6 +3880,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Content-Length required (chunked bodies are not read) */
             411: {
                 headers: {
@@ -4838,6 +4846,8 @@ export interface operations {
                 page_size?: number;
                 /** @description author: the tank's person or the owner, any case */
                 person?: string;
+                /** @description the project's slug (the tests of it you may read) */
+                project?: string;
                 /** @description in id, name, description, task, component, person */
                 search?: string;
                 /** @description created at or after (unix s, or an ISO date or datetime) */

@@ -79,3 +79,9 @@ export type StorageAnswer = Schemas["Storage"];
 /** GET /api/v1/retention/jobs: the policy and the recent retention jobs with their progress. */
 export type RetentionJobs = Schemas["RetentionJobs"];
 export type RetentionJob = Schemas["RetentionJob"];
+
+// The projects endpoints (api/projects.ts).
+/** A project the caller holds a role in (site admins: every project, as admin), with that role. */
+export type ProjectJson = Schemas["ProjectAnswer"];
+export type ProjectMember = Schemas["ProjectMemberAnswer"];
+export type AuditEventJson = Schemas["AuditEventAnswer"];

@@ -1,11 +1,13 @@
 /**
- * The top bar of every page: home, API tokens, docs, the time zone switch and the login state (GET /api/v1/me;
- * absent = not shown). The server-rendered pages (login, tokens) carry the same links.
+ * The top bar of every page: home, API tokens, docs, the project switcher, the time zone switch and the login state
+ * (GET /api/v1/me; absent = not shown). The server-rendered pages (login, tokens) carry the same links.
  */
 import { getMe } from "../api/endpoints";
 import { useApi } from "../hooks/useApi";
+import { useProjects } from "../hooks/useProjects";
 import { useTimeZone } from "../hooks/useTimeZone";
 import { offsetLabel, setTimeZoneMode } from "../lib/timeZone";
+import { ProjectSwitcher } from "./ProjectSwitcher";
 
 function csrf(): string {
   const m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
@@ -15,6 +17,7 @@ function csrf(): string {
 export function Header() {
   const me = useApi(["me"], (signal) => getMe(signal));
   const zone = useTimeZone();
+  const projects = useProjects();
   const next = encodeURIComponent(window.location.pathname + window.location.search + window.location.hash);
   const local = offsetLabel(Date.now());
   return (
@@ -27,6 +30,7 @@ export function Header() {
         <a href="/tokens">API tokens</a>
         <a href="/api/docs/">API docs</a>
       </nav>
+      {projects.list && <ProjectSwitcher projects={projects.list} chosen={projects.chosen} />}
       <div className="who">
         <button
           type="button"

@@ -23,7 +23,13 @@ export const queryClient = new QueryClient({
 });
 
 export const testKey = (id: number, ...rest: unknown[]): QueryKey => ["test", id, ...rest];
-export const componentKey = (name: string, ...rest: unknown[]): QueryKey => ["component", name, ...rest];
+/** A component is a name within a project ("" = the server's default project). */
+export const componentKey = (project: string, name: string, ...rest: unknown[]): QueryKey => [
+  "component",
+  project,
+  name,
+  ...rest,
+];
 
 export interface ApiState<T> {
   data: T | null;
@@ -85,6 +91,6 @@ export function followTest(id: number, part?: string): Promise<void> {
   );
 }
 
-export function refreshComponent(name: string): Promise<void> {
-  return queryClient.invalidateQueries({ queryKey: componentKey(name) });
+export function refreshComponent(project: string, name: string): Promise<void> {
+  return queryClient.invalidateQueries({ queryKey: componentKey(project, name) });
 }

@@ -6,6 +6,8 @@ export type Route =
   | { kind: "compare"; ids: number[] }
   | { kind: "component"; name: string }
   | { kind: "storage" }
+  | { kind: "members"; slug: string }
+  | { kind: "audit"; slug: string }
   | { kind: "notfound" };
 
 export function routeOf(pathname: string): Route {
@@ -19,6 +21,11 @@ export function routeOf(pathname: string): Route {
   }
   if (head === "component" && rest.length === 1 && rest[0]) {
     return { kind: "component", name: decodeURIComponent(rest[0]) };
+  }
+  if (head === "projects" && rest.length === 2 && rest[0]) {
+    const slug = decodeURIComponent(rest[0]);
+    if (rest[1] === "members") return { kind: "members", slug };
+    if (rest[1] === "audit") return { kind: "audit", slug };
   }
   if (parts.length === 1 && head === "storage") return { kind: "storage" };
   if (parts.length === 1 && head && /^\d+$/.test(head)) return { kind: "report", id: Number(head) };

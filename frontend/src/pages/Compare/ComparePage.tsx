@@ -7,6 +7,7 @@
 import { useEffect, useState } from "react";
 import { getCompare, getReport, getTest } from "../../api/endpoints";
 import { getBaseline } from "../../api/regressions";
+import { componentUrl } from "../../lib/project";
 import type { TestMeta } from "../../api/types";
 import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
 import { CasePicker } from "../../components/CasePicker";
@@ -115,15 +116,20 @@ function WindowInputs({
   );
 }
 
-/** Links the component's baseline when the compared tests share a component and the baseline is not among them. */
-function BaselineLink({ ids, component }: { ids: number[]; component: string }) {
-  const baseline = useApi(component ? componentKey(component, "baseline") : null, (signal) => getBaseline(component, signal));
+/**
+ * Links the component's baseline when the compared tests share a component (a name within one project) and the
+ * baseline is not among them.
+ */
+function BaselineLink({ ids, component, project }: { ids: number[]; component: string; project: string }) {
+  const baseline = useApi(component ? componentKey(project, component, "baseline") : null, (signal) =>
+    getBaseline(component, project, signal),
+  );
   const b = baseline.data?.baseline;
   if (!b) return null;
   if (ids.includes(b.id)) {
     return (
       <p className="hint baseline-note">
-        #{b.id} is the baseline of <a href={`/component/${encodeURIComponent(component)}`}>{component}</a>.
+        #{b.id} is the baseline of <a href={componentUrl(component, project)}>{component}</a>.
       </p>
     );
   }
@@ -164,8 +170,10 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
   const tests = data?.tests ?? ids;
   const rows = data ? quantileRows(data) : [];
   const warmup = Math.max(0, ...(data?.warmup_s ?? []));
-  const components = [...new Set((metas.data ?? []).map((m) => m?.component ?? ""))];
-  const shared = components.length === 1 ? (components[0] ?? "") : "";
+  // A component is a name within a project: the same name in two projects is two components.
+  const components = [...new Set((metas.data ?? []).map((m) => JSON.stringify([m?.project ?? "", m?.component ?? ""])))];
+  const [sharedProject, shared] =
+    components.length === 1 ? (JSON.parse(components[0] ?? "[]") as [string, string]) : ["", ""];
 
   return (
     <main className="page wide compare">
@@ -186,7 +194,7 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
             </li>
           ))}
         </ol>
-        {shared && <BaselineLink ids={tests} component={shared} />}
+        {shared && <BaselineLink ids={tests} component={shared} project={sharedProject} />}
         <div className="row">
           <label>
             Align

@@ -6,15 +6,20 @@ import { formatIso, formatUnix } from "../../lib/format";
 
 export function BaselinePanel({
   component,
+  project,
   baseline,
   tests,
   canEdit,
+  refused,
   onChanged,
 }: {
   component: string;
+  project: string;
   baseline: BaselineTest | null;
   tests: DashboardTest[];
   canEdit: boolean;
+  /** Said instead of the form to a reader who may not change it (the role needed and the one held). */
+  refused?: string | null;
   onChanged: () => void;
 }) {
   const newest = tests[tests.length - 1];
@@ -51,13 +56,18 @@ export function BaselinePanel({
           thresholds meanwhile.
         </p>
       )}
+      {!canEdit && refused && (
+        <p className="refused" data-refused="baseline">
+          {refused}
+        </p>
+      )}
       {canEdit && tests.length > 0 && (
         <form
           className="row baseline-form"
           onSubmit={(e) => {
             e.preventDefault();
             const id = Number(choice);
-            if (id > 0) void act(() => setBaseline(component, id));
+            if (id > 0) void act(() => setBaseline(component, project, id));
           }}
         >
           <label>
@@ -74,7 +84,7 @@ export function BaselinePanel({
             Mark as baseline
           </button>
           {baseline && (
-            <button type="button" className="button" onClick={() => void act(() => clearBaseline(component))}>
+            <button type="button" className="button" onClick={() => void act(() => clearBaseline(component, project))}>
               Clear
             </button>
           )}

@@ -4,9 +4,12 @@
  * relative to the baseline), the points past it, the change points; a click on a point opens that test. Below:
  * the baseline, the KPI editor, every test with its values and a link comparing it with the baseline, and the
  * log of notifications sent.
+ *
+ * A component is a name within a project: the page's `?project=<slug>` (a test links its component so), else the
+ * header's chosen project, else the server's default. Its baseline, KPIs and subscriptions are changed by the
+ * project's maintainers: the editors are shown to them only, and anyone else signed in is told the role needed.
  */
 import { useEffect } from "react";
-import { getMe } from "../../api/endpoints";
 import { getDashboard } from "../../api/regressions";
 import type { Dashboard, KpiSeriesJson } from "../../api/types";
 import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
@@ -14,6 +17,8 @@ import { Empty, ErrorBox, Loading } from "../../components/States";
 import { TableCard } from "../../components/TableCard";
 import { componentKey, refreshComponent, useApi } from "../../hooks/useApi";
 import { formatUnix } from "../../lib/format";
+import { componentProjectOf, refusalText, roleAtLeast, setChosenProject } from "../../lib/project";
+import { useChosenProject, useProjects } from "../../hooks/useProjects";
 import { BaselinePanel } from "./BaselinePanel";
 import { DeliveryLog } from "./DeliveryLog";
 import { KpiEditor } from "./KpiEditor";
@@ -104,17 +109,26 @@ export function ComponentPage({ name }: { name: string }) {
     document.title = `${name} · component · Tankodrom`;
     void loadPlotly().catch(() => undefined);
   }, [name]);
-  const board = useApi(componentKey(name, "dashboard"), (signal) => getDashboard(name, signal));
-  const me = useApi(["me"], (signal) => getMe(signal));
-  const signedIn = Boolean(me.data?.authenticated);
+  const project = componentProjectOf(window.location.search, useChosenProject());
+  const board = useApi(componentKey(project, name, "dashboard"), (signal) => getDashboard(name, project, signal));
+  const projects = useProjects();
+  const signedIn = projects.signedIn;
+  const role = projects.roleIn(project);
+  // Hidden from the others (the server refuses them anyway, naming the role): baseline, KPIs, subscriptions.
+  const canManage = roleAtLeast(role, "maintainer");
+  const refused = signedIn && projects.list !== null && !canManage ? refusalText("maintainer", role, project) : null;
   const data = board.data;
-  const refresh = () => void refreshComponent(name);
+  const refresh = () => void refreshComponent(project, name);
 
   return (
     <main className="page wide component">
       <div className="title-row">
-        <h1>Component {name}</h1>
-        <a href={`/?component=${encodeURIComponent(name)}`}>its tests in the list</a>
+        <h1>
+          Component {name} <span className="hint">in project {project || "default"}</span>
+        </h1>
+        <a href={`/?component=${encodeURIComponent(name)}`} onClick={() => setChosenProject(project)}>
+          its tests in the list
+        </a>
       </div>
       {board.error ? (
         <ErrorBox error={board.error} what="the dashboard" />
@@ -125,21 +139,28 @@ export function ComponentPage({ name }: { name: string }) {
           <div className="two-col dashboard-top">
             <BaselinePanel
               component={name}
+              project={project}
               baseline={data.baseline}
               tests={data.tests}
-              canEdit={signedIn}
+              canEdit={canManage}
+              refused={refused}
               onChanged={refresh}
             />
             <section className="card" aria-label="KPIs and thresholds">
               <h2>KPIs and thresholds</h2>
-              {signedIn ? (
+              {canManage ? (
                 <KpiEditor
                   component={name}
+                  project={project}
                   kpis={data.kpis.map((k) => ({ kpi: k.kpi, threshold: k.threshold }))}
                   onSaved={refresh}
                 />
+              ) : refused ? (
+                <p className="refused" data-refused="kpis">
+                  {refused}
+                </p>
               ) : (
-                <p className="hint">Log in to change them.</p>
+                !signedIn && <p className="hint">Log in to change them.</p>
               )}
               {!data.kpis_stored && <p className="hint">These are the defaults: nobody has set this component's yet.</p>}
             </section>
@@ -156,10 +177,10 @@ export function ComponentPage({ name }: { name: string }) {
               <TestsTable data={data} />
             </>
           )}
-          {signedIn && (
+          {canManage && (
             <div className="two-col">
-              <NotifyPanel component={name} />
-              <DeliveryLog component={name} />
+              <NotifyPanel component={name} project={project} />
+              <DeliveryLog component={name} project={project} />
             </div>
           )}
         </>

@@ -11,8 +11,10 @@ const EVENTS: Record<string, string> = {
   test_failed: "test failed",
 };
 
-export function DeliveryLog({ component }: { component: string }) {
-  const log = useApi(componentKey(component, "deliveries"), (signal) => getDeliveries(component, signal));
+export function DeliveryLog({ component, project }: { component: string; project: string }) {
+  const log = useApi(componentKey(project, component, "deliveries"), (signal) =>
+    getDeliveries(component, project, signal),
+  );
   return (
     <TableCard
       label="Notifications"

@@ -48,10 +48,12 @@ function unitHint(kpi: string, kind: ThresholdKind | ""): string {
 
 export function KpiEditor({
   component,
+  project,
   kpis,
   onSaved,
 }: {
   component: string;
+  project: string;
   kpis: KpiSetting[];
   onSaved: () => void;
 }) {
@@ -77,7 +79,7 @@ export function KpiEditor({
     setSaving(true);
     setError(null);
     try {
-      await saveKpis(component, body);
+      await saveKpis(component, project, body);
       setSaved(true);
       onSaved();
     } catch (e) {

@@ -1,7 +1,7 @@
 /**
  * Where this component's news goes: the user's subscriptions (stop one), and a form that subscribes one of their
  * targets, or a new one (Slack-compatible, Teams, Telegram, signed webhook), to the events chosen. A new
- * webhook's signing key is shown once. The server decides who may subscribe (staff and owners of the tests).
+ * webhook's signing key is shown once. The server decides who may subscribe (the maintainers of its project); the page shows this panel to them only.
  */
 import { useState } from "react";
 import {
@@ -31,9 +31,11 @@ const KINDS: [TargetKind, string][] = [
 
 const TARGETS_KEY = ["notify-targets"];
 
-export function NotifyPanel({ component }: { component: string }) {
+export function NotifyPanel({ component, project }: { component: string; project: string }) {
   const targets = useApi(TARGETS_KEY, (signal) => listTargets(signal));
-  const subs = useApi(componentKey(component, "subscriptions"), (signal) => listSubscriptions(component, signal));
+  const subs = useApi(componentKey(project, component, "subscriptions"), (signal) =>
+    listSubscriptions(component, project, signal),
+  );
   const [targetId, setTargetId] = useState("new");
   const [kind, setKind] = useState<TargetKind>("slack");
   const [name, setName] = useState("");
@@ -48,7 +50,7 @@ export function NotifyPanel({ component }: { component: string }) {
   // A new target or subscription shows in the lists, the dashboard and the delivery log.
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: TARGETS_KEY });
-    void refreshComponent(component);
+    void refreshComponent(project, component);
   };
 
   const submit = async () => {
@@ -65,7 +67,7 @@ export function NotifyPanel({ component }: { component: string }) {
         id = made.id;
         if (made.secret) setSecret(made.secret);
       }
-      await subscribe(component, id, events);
+      await subscribe(component, project, id, events);
       setName("");
       setUrl("");
       setToken("");
@@ -95,7 +97,7 @@ export function NotifyPanel({ component }: { component: string }) {
               <button
                 type="button"
                 className="link"
-                onClick={() => void unsubscribe(component, s.id).then(refresh, (e: unknown) => setError(String(e)))}
+                onClick={() => void unsubscribe(component, project, s.id).then(refresh, (e: unknown) => setError(e instanceof Error ? e.message : String(e)))}
               >
                 stop
               </button>

@@ -25,7 +25,9 @@ import {
   type ListQuery,
   type SortKey,
 } from "../../lib/listQuery";
+import { componentUrl, projectParams, setChosenProject } from "../../lib/project";
 import { displayName } from "../../lib/testName";
+import { useProjects } from "../../hooks/useProjects";
 import { useTimeZone } from "../../hooks/useTimeZone";
 import { useUrlState } from "../../hooks/useUrlState";
 
@@ -152,7 +154,16 @@ export function TestListPage() {
   const [query, apply] = useUrlState("search", LIST_QUERY);
   const [selected, setSelected] = useState<number[]>([]);
   const params = listQueryParams(query);
-  const list = useApi(["tests", params], (signal) => listTests([...params, ["page_size", String(PAGE_SIZE)]], signal));
+  // The header's project: the list shows that project's tests (those the reader may read), or every project's.
+  const projects = useProjects();
+  const project = projects.list?.find((p) => p.slug === projects.chosen) ?? null;
+  const scope = projectParams(project ? project.slug : "");
+  // A stored choice waits for the reader's projects (is it still one of them?), so the list is asked once, not first
+  // unfiltered and then again.
+  const hold = projects.chosen !== "" && !projects.ready;
+  const list = useApi(hold ? null : ["tests", params, scope], (signal) =>
+    listTests([...params, ...scope, ["page_size", String(PAGE_SIZE)]], signal),
+  );
 
   // The online rows follow their tests' live channel: figures of the newest second, and a refresh when one ends.
   const online = (list.data?.results ?? []).filter((t) => t.status === "online").map((t) => t.id);
@@ -177,7 +188,18 @@ export function TestListPage() {
   return (
     <main className="page wide">
       <div className="title-row">
-        <h1>Tests</h1>
+        <h1>
+          Tests
+          {project && (
+            <span className="hint">
+              {" "}
+              in {project.name}{" "}
+              <button type="button" className="link" onClick={() => setChosenProject("")} title="Show every project's tests">
+                (all projects)
+              </button>
+            </span>
+          )}
+        </h1>
         <div className="compare-bar" aria-live="polite">
           {selected.length > 0 && <span>{selected.length} selected</span>}
           {compare ? (
@@ -197,7 +219,7 @@ export function TestListPage() {
       <Filters query={query} onApply={apply} />
       {list.error ? (
         <ErrorBox error={list.error} what="the tests" />
-      ) : list.loading && !list.data ? (
+      ) : (list.loading || hold) && !list.data ? (
         <Loading what="tests" />
       ) : results.length === 0 ? (
         <Empty>
@@ -280,7 +302,7 @@ export function TestListPage() {
                     </td>
                     <td className="component">
                       {t.component ? (
-                        <a className="clip" href={`/component/${encodeURIComponent(t.component)}`} title={t.component}>
+                        <a className="clip" href={componentUrl(t.component, t.project)} title={t.component}>
                           {t.component}
                         </a>
                       ) : (

@@ -5,6 +5,7 @@
  */
 import { useState } from "react";
 import { downloadText } from "../../lib/download";
+import { componentUrl } from "../../lib/project";
 import { displayName } from "../../lib/testName";
 import { DeleteTestButton, EditTestForm, StopButton } from "./ManageTest";
 import { listTests } from "../../api/endpoints";
@@ -212,7 +213,7 @@ export function ReportHeader({
         <Field label="Tank user">{test.person && test.person !== test.author ? test.person : null}</Field>
         <Field label="Task">{test.task}</Field>
         <Field label="Component">
-          {test.component ? <a href={`/component/${encodeURIComponent(test.component)}`}>{test.component}</a> : null}
+          {test.component ? <a href={componentUrl(test.component, test.project)}>{test.component}</a> : null}
         </Field>
         <Field label="Version">{test.version}</Field>
         <Field label="Target">{target}</Field>
