@@ -48,7 +48,7 @@ ensure_clickhouse() {
     # Our server, started before it had a password (or with another one): ClickHouse rereads its users' file by
     # itself within seconds, so rendering it is enough; no restart.
     if pid_alive "$RUN/clickhouse.pid" && [[ -f "$VAR/clickhouse/config.xml" ]]; then
-      say "giving the running ClickHouse on $CLICKHOUSE_HOST:$CLICKHOUSE_PORT the password of $CLICKHOUSE_PASSWORD_FILE"
+      say "giving the running ClickHouse on $CLICKHOUSE_HOST:$CLICKHOUSE_PORT its password (CLICKHOUSE_PASSWORD, else $CLICKHOUSE_PASSWORD_FILE)"
       render_users
       wait_for 30 "ClickHouse with the new password" ch_answers
       return
