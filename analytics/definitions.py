@@ -306,24 +306,17 @@ def merge_counts(*parts: Mapping[int, int]) -> dict[int, int]:
 
 SUSTAINED_S = 5
 
+# The longest a test may last, from its first second to its last (and a load scheme's whole length): a month of
+# soak covers real runs, and every per-second series of a test (plans, charts' buckets, the diagnosis' grids) is
+# bounded by it. A file whose times span more is refused naming the limit (a corrupt or hostile time, e.g. one line
+# in 1970, would otherwise make such a series billions of seconds long).
+MAX_TEST_SPAN_S = 31 * 24 * 3600
+
 
 @dataclass(frozen=True)
 class RpsFigures:
     mean: float
     max: float
-
-
-def per_second_counts(ts: npt.ArrayLike, counts: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Responses in every second from the first response to the last (silent seconds as 0); rows of one second
-    (one per case) are added up."""
-    t = np.asarray(ts, dtype=np.int64)
-    c = np.asarray(counts, dtype=np.float64)
-    keep = c > 0
-    t, c = t[keep], c[keep]
-    if t.size == 0:
-        return np.zeros(0)
-    dense: npt.NDArray[np.float64] = np.bincount(t - t.min(), weights=c).astype(np.float64)
-    return dense
 
 
 def sustained_max_rps(per_second: npt.ArrayLike) -> float:
@@ -338,11 +331,34 @@ def sustained_max_rps(per_second: npt.ArrayLike) -> float:
 
 
 def rps_figures(ts: npt.ArrayLike, counts: npt.ArrayLike) -> RpsFigures:
-    """Mean and max RPS of responses counted per (second, row): `ts` unix seconds, `counts` responses."""
-    dense = per_second_counts(ts, counts)
-    if dense.size == 0:
+    """Mean and max RPS of responses counted per (second, row): `ts` unix seconds, `counts` responses.
+
+    The figures of the dense series (`per_second_counts`, silent seconds as 0) without laying it out: the mean is
+    the responses over the seconds from the first to the last, and only 5-second windows that hold a response can
+    have a median above 0. So the cost follows the rows, not the span their times cover (a file with one line at
+    1970 and one today is two rows, not 1.7 billion seconds)."""
+    t = np.asarray(ts, dtype=np.int64)
+    c = np.asarray(counts, dtype=np.float64)
+    keep = c > 0
+    t, c = t[keep], c[keep]
+    if t.size == 0:
         return RpsFigures(mean=0.0, max=0.0)
-    return RpsFigures(mean=float(dense.sum()) / dense.size, max=sustained_max_rps(dense))
+    seconds, per_row = np.unique(t, return_inverse=True)
+    per_second = np.bincount(per_row, weights=c)
+    span_s = int(seconds[-1] - seconds[0]) + 1
+    mean = float(per_second.sum()) / span_s
+    if span_s < SUSTAINED_S:
+        dense = np.zeros(span_s)
+        dense[seconds - seconds[0]] = per_second
+        return RpsFigures(mean=mean, max=float(np.median(dense)))
+    # Every window of the dense series that holds a response starts within SUSTAINED_S - 1 seconds before one,
+    # and lies within the span.
+    starts = np.unique((seconds[:, None] - np.arange(SUSTAINED_S)[None, :]).ravel())
+    starts = starts[(starts >= seconds[0]) & (starts <= seconds[-1] - SUSTAINED_S + 1)]
+    at = starts[:, None] + np.arange(SUSTAINED_S)[None, :]
+    index = np.clip(np.searchsorted(seconds, at), 0, seconds.size - 1)
+    windows = np.where(seconds[index] == at, per_second[index], 0.0)
+    return RpsFigures(mean=mean, max=float(np.median(windows, axis=1).max()))
 
 
 # ── exact quantiles ─────────────────────────────────────────────────────────────────────────────────────

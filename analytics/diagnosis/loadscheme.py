@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from analytics.definitions import MAX_TEST_SPAN_S
 from analytics.diagnosis.types import FloatArray
 
 SegmentKind = Literal["line", "const", "step", "once", "unlimited"]
@@ -83,16 +84,24 @@ def _step_levels(seg: Segment) -> FloatArray:
     return np.repeat(_levels(seg.start_rps, seg.end_rps, seg.step_rps), seg.level_s)
 
 
-def _levels(start: float, end: float, step: float) -> FloatArray:
-    if step <= 0:
+def _level_count(start: float, end: float, step: float) -> int:
+    if not step > 0:
         raise LoadSchemeError("step() with a zero step")
+    levels = abs(end - start) / step + 1e-9
+    if not math.isfinite(levels) or levels > MAX_TEST_SPAN_S:  # each level lasts a second at least
+        raise LoadSchemeError(f"step() from {start:g} to {end:g} by {step:g} has too many levels")
+    return math.floor(levels) + 1
+
+
+def _levels(start: float, end: float, step: float) -> FloatArray:
     direction = 1.0 if end >= start else -1.0
-    count = math.floor(abs(end - start) / step + 1e-9) + 1
+    count = _level_count(start, end, step)
     return np.asarray(start + direction * step * np.arange(count), dtype=np.float64)
 
 
 def _step_segment(start: float, end: float, step: float, level_s: int) -> Segment:
-    return Segment("step", start, end, level_s * _levels(start, end, step).size, step, level_s)
+    # Counted, not laid out: a scheme is checked against MAX_TEST_SPAN_S before any array of it is made.
+    return Segment("step", start, end, level_s * _level_count(start, end, step), step, level_s)
 
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s|d)?")
@@ -204,4 +213,9 @@ def parse_load_scheme(raw: Any) -> LoadScheme:
             segments.extend(_parse_dict(item))
         else:
             raise LoadSchemeError(f"unexpected load scheme item {item!r}")
-    return LoadScheme(tuple(segments))
+    scheme = LoadScheme(tuple(segments))
+    if scheme.duration_s > MAX_TEST_SPAN_S:
+        raise LoadSchemeError(
+            f"the load scheme lasts {scheme.duration_s} s, more than a test may ({MAX_TEST_SPAN_S} s, 31 days)"
+        )
+    return scheme

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from analytics import definitions as d
 from analytics.quantiles import exact_quantiles
@@ -78,6 +80,35 @@ def test_max_rps_is_the_most_held_for_five_seconds_not_a_burst() -> None:
     assert figures.max == 250.0 and figures.mean == pytest.approx(sum(per_second) / 22)
     assert d.rps_figures([10, 10, 12], [3, 2, 5]).max == 5.0  # shorter than 5 s: the median of 5, 0 (11), 5
     assert d.rps_figures([], []).max == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 40), st.integers(0, 50)),
+        min_size=0,
+        max_size=30,
+    )
+)
+def test_rps_figures_are_those_of_the_dense_series(rows: list[tuple[int, int]]) -> None:
+    # The definition: every second from the first response to the last, silent ones as 0, rows of a second added.
+    ts = [1_700_000_000 + t for t, _ in rows]
+    counts = [c for _, c in rows]
+    answered = [(t, c) for t, c in zip(ts, counts, strict=True) if c > 0]
+    figures = d.rps_figures(ts, counts)
+    if not answered:
+        assert figures == d.RpsFigures(mean=0.0, max=0.0)
+        return
+    first = min(t for t, _ in answered)
+    dense = np.bincount([t - first for t, _ in answered], weights=[c for _, c in answered])
+    assert figures.mean == pytest.approx(float(dense.sum()) / dense.size)
+    assert figures.max == d.sustained_max_rps(dense)
+
+
+def test_rps_figures_cost_the_rows_not_the_span_they_cover() -> None:
+    # A hostile file: one line in 1970, a few today. Laid out densely this is 1.7e9 seconds (13 GB).
+    figures = d.rps_figures([0, 1_700_000_000, 1_700_000_001, 1_700_000_002], [1, 5, 5, 5])
+    assert figures.max == 5.0 and figures.mean == pytest.approx(16 / 1_700_000_003)
 
 
 def test_exact_rank_is_clickhouses_on_the_same_doubles() -> None:

@@ -57,7 +57,19 @@ def test_const_only_is_not_a_ramp_and_unlimited_plans_nothing() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [["line(1, 2)"], ["ramp(1, 2, 3s)"], ["const(-1, 10s)"], ["const(1, 10x)"], [{"type": "sine"}], [42], ["junk"]],
+    [
+        ["line(1, 2)"],
+        ["ramp(1, 2, 3s)"],
+        ["const(-1, 10s)"],
+        ["const(1, 10x)"],
+        [{"type": "sine"}],
+        [42],
+        ["junk"],
+        # Longer than a test may last (MAX_TEST_SPAN_S): laid out per second, each would take gigabytes.
+        ["const(1, 100000h)"],
+        ["step(1, 1000000000, 1, 1)"],
+        [{"type": "step", "from": 1, "to": 1e308, "step": 1e-300, "duration": "1s"}],
+    ],
 )
 def test_bad_schemes_name_the_problem(bad: object) -> None:
     with pytest.raises(LoadSchemeError):

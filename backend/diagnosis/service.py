@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from django.utils import timezone
 
+from analytics.definitions import MAX_TEST_SPAN_S
 from analytics.diagnosis import DiagnosisInput, MonitoringSeries, TestSeries, diagnose
 from analytics.diagnosis.figures import trend_figure
 from analytics.diagnosis.trend import FIGURES, FigureSpec, TrendAnalysis, TrendInput, analyse_trend, judge
@@ -91,9 +92,19 @@ def load_input(test: Test) -> DiagnosisInput:
     )
 
 
+class SpanTooLong(ValueError):
+    """The test's seconds are further apart than MAX_TEST_SPAN_S."""
+
+
 def run(test: Test) -> TestAnalysis:
     """Diagnose a test from its current data and store the result (overwriting any earlier one)."""
     data = load_input(test)
+    if len(data.series) and int(data.series.ts[-1] - data.series.ts[0]) > MAX_TEST_SPAN_S:
+        # The engine lays its series out per second: a stream whose times are years apart (a tank with a wrong
+        # clock, or a hostile one) would take gigabytes. Stored as the analysis' failure, as any other.
+        raise SpanTooLong(
+            f"the test's seconds span more than a test may last ({MAX_TEST_SPAN_S // 86400} days): not diagnosed"
+        )
     result = diagnose(data)
     findings = [f.as_dict() for f in result.findings]
     if result.scheme_error:

@@ -279,10 +279,13 @@ def _generator_load(sel: Selection, res: Resolution, schedule: Schedule | None) 
         )
     if schedule is None or any(load.planned_rps) or closed_model(load.planned_rps, load.instances) or not load.start:
         return load
-    seconds = np.arange(res.origin, res.end)
-    per_second = plan_of_scheme(schedule.scheme, schedule.first_ts, seconds)
+    # The plan is laid out only over the seconds both the window and the scheme cover (NaN elsewhere, which the
+    # mean skips): a window reaching far past the data (`?to=` in 2072) costs what the scheme does, not its span.
+    first = max(res.origin, schedule.first_ts)
+    end = min(res.end, schedule.first_ts + schedule.scheme.duration_s)
+    per_second = plan_of_scheme(schedule.scheme, schedule.first_ts, np.arange(first, max(first, end)))
     with np.errstate(all="ignore"):
-        buckets = [float(np.nanmean(per_second[s - res.origin : s - res.origin + res.ratio])) for s in load.start]
+        buckets = [float(np.nanmean(per_second[max(0, s - first) : max(0, s - first + res.ratio)])) for s in load.start]
     return replace(load, planned_rps=[0.0 if not np.isfinite(v) else v for v in buckets])
 
 

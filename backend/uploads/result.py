@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
+from analytics.definitions import MAX_TEST_SPAN_S
 from analytics.phout import CUT_MARK, OTHER_CASES, BatchParser
 
 
@@ -30,9 +32,23 @@ class IngestResult:
         self.note = limits_note(parser)
 
     def cover(self, low: int, high: int) -> None:
-        """Widen the seconds the upload covers to include low..high."""
-        self.first_ts = low if self.first_ts is None else min(self.first_ts, low)
-        self.last_ts = high if self.last_ts is None else max(self.last_ts, high)
+        """Widen the seconds the upload covers to include low..high; IngestError past the longest a test may last
+        (before the rows that would widen it are stored)."""
+        first = low if self.first_ts is None else min(self.first_ts, low)
+        last = high if self.last_ts is None else max(self.last_ts, high)
+        if last - first > MAX_TEST_SPAN_S:
+            raise IngestError(
+                f"the file's times run from {_utc(first)} to {_utc(last)}, longer than a test may last "
+                f"({MAX_TEST_SPAN_S // 86400} days): a line's time is wrong, or the file holds several tests"
+            )
+        self.first_ts, self.last_ts = first, last
+
+
+def _utc(ts: int) -> str:
+    try:
+        return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, OSError, ValueError):
+        return f"unix second {ts}"
 
 
 def limits_note(parser: BatchParser) -> str:

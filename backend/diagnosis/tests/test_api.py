@@ -185,6 +185,20 @@ def test_a_failed_diagnosis_is_the_answer_until_the_data_changes(
     assert len(callbacks) == 1
 
 
+def test_a_stream_spanning_years_is_not_diagnosed_but_said_so(
+    owner: User, clickhouse: None, owner_api: APIClient, django_capture_on_commit_callbacks: Any
+) -> None:
+    """A tank whose clock jumped (or a hostile one) streams seconds years apart: the engine's per-second series
+    would be that long (10^8 seconds here, gigabytes). The analysis fails naming the limit instead."""
+    test = new_test(owner)
+    insert_rows([overall_row(test.pk, 0, 1_600_000_000, resps=10), overall_row(test.pk, 0, 1_700_000_000, resps=10)])
+    with django_capture_on_commit_callbacks(execute=True):
+        owner_api.get(f"/api/v1/tests/{test.pk}/analysis")
+    answer = owner_api.get(f"/api/v1/tests/{test.pk}/analysis").json()
+    assert answer["status"] == "failed", answer
+    assert answer["error"].endswith("more than a test may last (31 days): not diagnosed"), answer
+
+
 @pytest.mark.parametrize("status", [TestStatus.ONLINE, TestStatus.PROCESSING])
 def test_unfinished_test_is_pending_without_queueing(owner: User, owner_api: APIClient, status: str) -> None:
     test = new_test(owner, status=status)

@@ -259,6 +259,18 @@ def test_an_uploads_schedule_is_its_planned_rps_line(owner, clickhouse, cache_cl
     assert body["figure"]["layout"]["xaxis"]["dtick"] == 5000  # a 30 s test ticks every 5 s, never 0.5 s
 
 
+def test_a_window_far_past_the_data_costs_the_schedule_not_its_span(owner, clickhouse, cache_clear, anon_api) -> None:
+    """Any reader may ask for `?to=` centuries ahead: the planned-RPS line was laid out over every second of the
+    window (4.3 * 10^9 seconds here: 34 GB, a 500 at once; 1.7 * 10^9 took the server down). Now only the seconds the
+    schedule covers are."""
+    test = Test.objects.create(owner=owner, status=TestStatus.READY, loadscheme=["line(10, 40, 20s)", "const(40, 10s)"])
+    _attach_upload(test, factory.random_samples(900, 30, seed=5))
+    answer = anon_api.get(f"/api/v1/tests/{test.pk}/charts/quantiles", {"from": 0, "to": 2**32 - 1})
+    assert answer.status_code == 200, answer.content[:300]
+    planned = {t["name"]: t for t in answer.json()["figure"]["data"]}["planned RPS"]["y"]
+    assert max(planned) > 0  # the 30 s of the schedule fall within one point of the huge window
+
+
 def test_charts_of_what_the_generator_did_not_measure_say_so(owner, clickhouse, cache_clear, anon_api) -> None:
     """BFG writes no phase times and no sizes: those charts say so instead of drawing flat zeros."""
     test = Test.objects.create(owner=owner, status=TestStatus.READY, has_stream=True)

@@ -81,3 +81,24 @@ def test_a_hostile_value_is_a_bad_line_and_the_readers_answer(
         read = api.get(f"/api/v1/tests/{test_row.pk}/{path}")
         assert read.status_code == 200, (path, read.content[:300])
         assert b"NaN" not in read.content and b"Infinity" not in read.content
+
+
+def _phout_line(ts: float) -> str:
+    # time, tag, interval_real, connect, send, latency, receive, interval_event, size_out, size_in, net, proto
+    return f"{ts:.3f}\tcase\t1000\t10\t10\t900\t80\t990\t100\t200\t0\t200\n"
+
+
+def test_a_file_spanning_more_than_a_test_may_last_fails_naming_the_limit(
+    owner: TokenUser, test_row: Test, django_capture_on_commit_callbacks: Any
+) -> None:
+    # One line in 2001 among 2023's (times before 2000 are bad lines already): laid out per second, the summary's
+    # RPS series was 7 * 10^8 seconds long and took every gigabyte of the worker that ingested it.
+    body = (_phout_line(1_000_000_000.0) + "".join(_phout_line(1_700_000_000 + i / 10) for i in range(50))).encode()
+    api = owner.client()
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = api.generic("PUT", f"/api/v1/tests/{test_row.pk}/phout", body, content_type="text/plain")  # type: ignore[arg-type]
+    assert answer.status_code == 202, answer.content
+    upload = final_upload(int(answer.json()["upload_id"]))
+    assert upload.status == UploadStatus.FAILED, (upload.lines_bad, upload.bad_examples, upload.lines_total)
+    assert "2001-09-09 01:46:40 UTC" in upload.error and "longer than a test may last (31 days)" in upload.error
+    assert api.get(f"/api/v1/tests/{test_row.pk}/summary").status_code == 200
