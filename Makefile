@@ -64,7 +64,7 @@ e2e:
 
 compose-check:
 	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate CLICKHOUSE_PASSWORD=validate docker-compose -f docker-compose.yml config -q
-	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f deploy/docker-compose.cluster.yml config -q
+	@POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate CLICKHOUSE_PASSWORD=validate docker-compose -f deploy/docker-compose.cluster.yml config -q
 
 bench:
 	@echo "benchmarks are run one by one, or all of them before/after a change: see bench/README.md"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -69,3 +70,30 @@ def parse_database_url(url: str) -> DatabaseUrl:
         user=unquote(parsed.username or "postgres"),
         password=unquote(parsed.password or ""),
     )
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def var_dir() -> Path:
+    """Where this checkout keeps its data, logs and generated secrets (TANKODROM_VAR_DIR, default ./var)."""
+    return Path(get_str("TANKODROM_VAR_DIR", str(ROOT / "var")))
+
+
+def local_clickhouse_password_file(var_dir: Path) -> Path:
+    """Where the local ClickHouse's generated password is kept: CLICKHOUSE_PASSWORD_FILE, else
+    <var dir>/clickhouse/password (the path deploy/lib.sh writes it to on first start; the two must agree)."""
+    return Path(get_str("CLICKHOUSE_PASSWORD_FILE", str(var_dir / "clickhouse" / "password")))
+
+
+def clickhouse_password(var_dir: Path) -> str:
+    """The app user's ClickHouse password: CLICKHOUSE_PASSWORD, else the local ClickHouse's generated one, else
+    empty (a server someone runs without a password). The file serves the processes started without deploy/lib.sh
+    (a bare `.venv/bin/pytest` or `manage.py` after `make setup`), which then reach the same server with it."""
+    explicit = get_str("CLICKHOUSE_PASSWORD", "")
+    if explicit:
+        return explicit
+    try:
+        return local_clickhouse_password_file(var_dir).read_text().strip()
+    except FileNotFoundError:
+        return ""

@@ -9,7 +9,7 @@ from backend import env
 from backend.accounts.sso import group_roles
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(env.get_str("TANKODROM_VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR = env.var_dir()
 # This host's name in the queue of the uploads it receives (backend/core/host_queues.py); default: the machine's.
 HOST_NAME = env.get_str("TANKODROM_HOST_NAME", "")
 
@@ -110,7 +110,7 @@ CLICKHOUSE = {
     "host": env.get_str("CLICKHOUSE_HOST", "127.0.0.1"),
     "port": env.get_int("CLICKHOUSE_PORT", 9000),
     "user": env.get_str("CLICKHOUSE_USER", "default"),
-    "password": env.get_str("CLICKHOUSE_PASSWORD", ""),
+    "password": env.clickhouse_password(VAR_DIR),
     "database": env.get_str("CLICKHOUSE_DATABASE", "tankodrom"),
     # The cluster of the servers' <remote_servers> that holds the schema; empty: one server (docs/scaling.md).
     "cluster": env.get_str("CLICKHOUSE_CLUSTER", ""),

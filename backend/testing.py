@@ -8,6 +8,7 @@ imported inside the helpers that need it: benchmarks import this module before D
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import socket
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import requests
+    from clickhouse_driver import Client as ClickHouseClient
     from django.contrib.auth.models import User
     from rest_framework.test import APIClient
 
@@ -50,14 +52,28 @@ def _answers(port: int) -> bool:
         return False
 
 
+def _settings_password() -> str:
+    from django.conf import settings
+
+    return str(settings.CLICKHOUSE["password"])
+
+
+def render_users_config(password: str) -> str:
+    """deploy/clickhouse/users.xml with `password` for the app's user (its SHA-256, as deploy/stack.sh renders it)."""
+    template = (ROOT / "deploy" / "clickhouse" / "users.xml").read_text()
+    return template.replace("@PASSWORD_SHA256_HEX@", hashlib.sha256(password.encode()).hexdigest())
+
+
 @dataclass
 class SpareClickHouse:
     """A clickhouse-server of its own (own port, own data directory) that a test may stop and start at will,
-    so that fault tests never touch the shared server."""
+    so that fault tests never touch the shared server. Its users are the project's (deploy/clickhouse/users.xml),
+    with the password the app connects with (settings.CLICKHOUSE), so the app pointed at its port just works."""
 
     base_dir: Path
     tcp_port: int = field(default_factory=free_port)
     http_port: int = field(default_factory=free_port)  # where an HTTP port would be: the config has none
+    password: str = field(default_factory=_settings_password)
     process: subprocess.Popen[bytes] | None = None
 
     def _config(self) -> Path:
@@ -66,7 +82,9 @@ class SpareClickHouse:
         var = self.base_dir / "var"
         for sub in ("clickhouse/data", "clickhouse/tmp", "clickhouse/log", "clickhouse/user_files"):
             (var / sub).mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / "deploy" / "clickhouse" / "users.xml", var / "clickhouse" / "users.xml")
+        users = var / "clickhouse" / "users.xml"
+        users.write_text(render_users_config(self.password))
+        users.chmod(0o600)
         config = var / "clickhouse" / "config.xml"
         config.write_text(template.replace("@VAR@", str(var)).replace("@TCP_PORT@", str(self.tcp_port)))
         return config
@@ -130,6 +148,20 @@ def serving_spare_clickhouse(settings: Any, name: str, database: str) -> Iterato
         server.discard()
         client.reset_connections()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def node_client(port: int, **options: Any) -> ClickHouseClient:
+    """A connection to the one ClickHouse server on 127.0.0.1:`port` (a node of the local cluster), in the test
+    database, as the app's user."""
+    from clickhouse_driver import Client
+    from django.conf import settings
+
+    from backend.clickhouse import client
+
+    cfg = settings.CLICKHOUSE
+    return Client(
+        "127.0.0.1", port=port, user=cfg["user"], password=cfg["password"], database=client.database(), **options
+    )
 
 
 def cluster_nodes() -> list[tuple[int, int, int]]:
@@ -282,6 +314,8 @@ def worker_env(**overrides: str) -> dict[str, str]:
         CELERY_TASK_ALWAYS_EAGER="0",
         REDIS_TEST_URL=settings.REDIS_URL,
         CLICKHOUSE_TEST_DATABASE=str(settings.CLICKHOUSE["database"]),
+        # This process's password, whatever TANKODROM_VAR_DIR the subprocess gets (its file is in this one's).
+        CLICKHOUSE_PASSWORD=str(settings.CLICKHOUSE["password"]),
     )
     env.update(overrides)
     return env

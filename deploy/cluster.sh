@@ -9,7 +9,10 @@
 #   deploy/cluster.sh start-node N    start it again
 #   deploy/cluster.sh env             print the settings that point the app at the cluster (source <(...))
 #   deploy/cluster.sh hosts-up|hosts-down   two web+worker "hosts" (gunicorn + Celery) with their own var dirs
-# Ports: TANKODROM_CLUSTER_PORT (default 29100): ZooKeeper on it, node N's tcp/http/interserver on +10N, +10N+1, +10N+2.
+# Ports: TANKODROM_CLUSTER_PORT (default 29100): ZooKeeper on it, node N's native protocol on +10N and its interserver
+# HTTP port (replicas fetch parts from each other there; with the app's password as credentials) on +10N+2, all on
+# 127.0.0.1 only. No node has a (query) HTTP interface. The app's user has the password of the single server
+# (deploy/lib.sh: CLICKHOUSE_PASSWORD, else the var dir's generated one).
 source "$(dirname "$0")/lib.sh"
 
 BASE_PORT="${TANKODROM_CLUSTER_PORT:-29100}"
@@ -27,11 +30,11 @@ replica_of() { echo "r$(( ($1 + 1) % 2 + 1 ))"; }
 # Serving, not only running: `ruok` says imok while ZooKeeper still loads its data and refuses sessions, and a
 # ClickHouse node with Replicated tables that cannot open a session at start does not start.
 zk_answers() { exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT" && printf stat >&3 && grep -q '^Mode: standalone' <&3; }
-node_answers() { clickhouse-client --host 127.0.0.1 --port "$(tcp_port "$1")" --query "SELECT 1"; }
+node_answers() { ch_client --host 127.0.0.1 --port "$(tcp_port "$1")" --query "SELECT 1"; }
 # After a crash a node's old ZooKeeper session lives on until it times out: its Replicated tables stay read-only
 # ("replica appears to be already active") meanwhile. A restarted node is ready when none is.
 replicas_writable() {
-  [[ "$(clickhouse-client --host 127.0.0.1 --port "$(tcp_port "$1")" \
+  [[ "$(ch_client --host 127.0.0.1 --port "$(tcp_port "$1")" \
     --query "SELECT count() FROM system.replicas WHERE is_readonly OR is_session_expired")" == 0 ]]
 }
 
@@ -57,11 +60,18 @@ render_node() {
   mkdir -p "$var/clickhouse"/{data,tmp,log,user_files,format_schemas}
   sed -e "s|@VAR@|$var|g" -e "s|@TCP_PORT@|$(tcp_port "$n")|g" \
     "$ROOT/deploy/clickhouse/config.xml.in" >"$dir/config.xml"
-  cp "$ROOT/deploy/cluster/users.xml" "$var/clickhouse/users.xml"
-  sed -e "s|@CLUSTER@|$CLUSTER_NAME|g" -e "s|@ZK_PORT@|$ZK_PORT|g" -e "s|@INTERSERVER_PORT@|$(interserver_port "$n")|g" \
-    -e "s|@SHARD@|$(shard_of "$n")|g" -e "s|@REPLICA@|$(replica_of "$n")|g" \
-    -e "s|@TCP_1@|$(tcp_port 1)|g" -e "s|@TCP_2@|$(tcp_port 2)|g" -e "s|@TCP_3@|$(tcp_port 3)|g" \
-    -e "s|@TCP_4@|$(tcp_port 4)|g" "$ROOT/deploy/cluster/cluster.xml.in" >"$dir/config.d/cluster.xml"
+  # The app's password (deploy/lib.sh) on every node: as the users' hash, and in the clear in the node's
+  # <remote_servers> (a Distributed query logs in to the other nodes) and interserver credentials (a replica
+  # fetches parts from its twin over HTTP): both files readable by their owner only.
+  (
+    umask 077
+    sed -e "s|@PASSWORD_SHA256_HEX@|$(password_sha256_hex)|" "$ROOT/deploy/cluster/users.xml" >"$var/clickhouse/users.xml"
+    sed -e "s|@CLUSTER@|$CLUSTER_NAME|g" -e "s|@ZK_PORT@|$ZK_PORT|g" -e "s|@INTERSERVER_PORT@|$(interserver_port "$n")|g" \
+      -e "s|@SHARD@|$(shard_of "$n")|g" -e "s|@REPLICA@|$(replica_of "$n")|g" \
+      -e "s|@TCP_1@|$(tcp_port 1)|g" -e "s|@TCP_2@|$(tcp_port 2)|g" -e "s|@TCP_3@|$(tcp_port 3)|g" \
+      -e "s|@TCP_4@|$(tcp_port 4)|g" -e "s|@PASSWORD@|$(sed_escape "$(xml_escape "$CLICKHOUSE_PASSWORD")")|g" \
+      "$ROOT/deploy/cluster/cluster.xml.in" >"$dir/config.d/cluster.xml"
+  )
 }
 
 start_node() {

@@ -11,6 +11,11 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
+# The stack's ClickHouse password (deploy/lib.sh: CLICKHOUSE_PASSWORD, else the one in the stack's var dir), read
+# before the var dir below becomes the e2e stack's own.
+CLICKHOUSE_PASSWORD=$(bash -c 'source "$1/deploy/lib.sh" && printf %s "$CLICKHOUSE_PASSWORD"' _ "$ROOT")
+export CLICKHOUSE_PASSWORD
+
 # Everything of the e2e stack is separate from `make run`'s and from the Python tests': the lib.sh defaults only
 # apply to unset variables, so these win.
 export TANKODROM_BIND="${E2E_BIND:-127.0.0.1:8765}"
@@ -55,7 +60,7 @@ cleanup() {
 trap cleanup EXIT
 
 # ── prerequisites: services, browser, node modules, the built bundle ──────────────────────────────────────
-clickhouse-client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "SELECT 1" >/dev/null 2>&1 \
+ch_client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "SELECT 1" >/dev/null 2>&1 \
   || die "ClickHouse does not answer on $CLICKHOUSE_HOST:$CLICKHOUSE_PORT: run 'make setup' first"
 redis-cli -u "$REDIS_URL" ping 2>/dev/null | grep -q PONG || die "Redis does not answer: run 'make setup' first"
 [[ -x /usr/bin/chromium ]] || apt_install chromium
@@ -75,7 +80,7 @@ read -r pg_host pg_port pg_user pg_db < <("$PY" -c 'import sys; sys.path.insert(
 psql -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -qc "DROP DATABASE IF EXISTS \"$pg_db\" WITH (FORCE)" >/dev/null
 psql -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -qc "CREATE DATABASE \"$pg_db\"" >/dev/null
 [[ "$CLICKHOUSE_DATABASE" == *e2e* ]] || die "refusing to drop ClickHouse database $CLICKHOUSE_DATABASE: its name must contain 'e2e'"
-clickhouse-client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "DROP DATABASE IF EXISTS $CLICKHOUSE_DATABASE"
+ch_client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "DROP DATABASE IF EXISTS $CLICKHOUSE_DATABASE"
 redis-cli -u "$REDIS_URL" flushdb >/dev/null
 rm -rf "$VAR/uploads" "$VAR"/celerybeat-schedule*
 "$PY" manage.py migrate --noinput -v 0

@@ -23,6 +23,44 @@ fi
 : "${TANKODROM_BIND:=127.0.0.1:8000}"
 export CLICKHOUSE_HOST CLICKHOUSE_PORT DATABASE_URL REDIS_URL TANKODROM_BIND
 
+# The password of the app's ClickHouse user (`default`): CLICKHOUSE_PASSWORD when set (production, or a server
+# someone else runs); otherwise the local server's own, generated once into the var dir (readable by its owner
+# only) and rendered into that server's users.xml by deploy/stack.sh. Exported, so that everything started from
+# here (gunicorn, Celery, manage.py, pytest, the e2e stack, benches) connects with it. backend/env.py's
+# clickhouse_password() reads the same file when the variable is unset (a bare `.venv/bin/pytest`): keep the two
+# paths equal (backend/core/tests/test_clickhouse_password.py checks that they are).
+: "${CLICKHOUSE_PASSWORD_FILE:=$VAR/clickhouse/password}"
+if [[ -z "${CLICKHOUSE_PASSWORD:-}" ]]; then
+  if [[ ! -s "$CLICKHOUSE_PASSWORD_FILE" ]]; then
+    mkdir -p "$(dirname "$CLICKHOUSE_PASSWORD_FILE")"
+    # 192 random bits in hex: nothing to quote in XML, sed or a shell. Written aside, then moved into place
+    # without overwriting, so that two scripts starting at once agree on one password.
+    (
+      umask 077
+      head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$CLICKHOUSE_PASSWORD_FILE.$$"
+      mv -n "$CLICKHOUSE_PASSWORD_FILE.$$" "$CLICKHOUSE_PASSWORD_FILE"
+      rm -f "$CLICKHOUSE_PASSWORD_FILE.$$"
+    )
+  fi
+  CLICKHOUSE_PASSWORD=$(<"$CLICKHOUSE_PASSWORD_FILE")
+fi
+export CLICKHOUSE_PASSWORD CLICKHOUSE_PASSWORD_FILE
+
+xml_escape() { printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'; }
+sed_escape() { printf '%s' "$1" | sed -e 's/[\\|&]/\\&/g'; }  # for the right side of s|...|...|
+password_sha256_hex() { printf '%s' "$CLICKHOUSE_PASSWORD" | sha256sum | cut -d' ' -f1; }
+
+# clickhouse-client as the app's user. The password goes in a client config file (owner-only, in the run dir), not
+# on the command line, where any local user would read it from the process list.
+CLICKHOUSE_CLIENT_CONFIG="$RUN/clickhouse-client.xml"
+(
+  umask 077
+  printf '<config><user>default</user><password>%s</password></config>\n' "$(xml_escape "$CLICKHOUSE_PASSWORD")" \
+    >"$CLICKHOUSE_CLIENT_CONFIG.$$"
+  mv -f "$CLICKHOUSE_CLIENT_CONFIG.$$" "$CLICKHOUSE_CLIENT_CONFIG"
+)
+ch_client() { clickhouse-client --config-file "$CLICKHOUSE_CLIENT_CONFIG" "$@"; }
+
 PY="$ROOT/.venv/bin/python"
 
 # Celery workers (queues routed in backend/settings.py's CELERY_TASK_ROUTES): the tank's buffer flush runs every

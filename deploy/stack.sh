@@ -8,7 +8,17 @@ source "$(dirname "$0")/lib.sh"
 
 CLICKHOUSE_JEMALLOC_CONF="percpu_arena:percpu,oversize_threshold:0,muzzy_decay_ms:5000,dirty_decay_ms:5000"
 
-ch_answers() { clickhouse-client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "SELECT 1"; }
+ch_answers() { ch_client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "SELECT 1"; }
+ch_port_open() { (exec 3<>"/dev/tcp/$CLICKHOUSE_HOST/$CLICKHOUSE_PORT") 2>/dev/null; }
+
+render_users() { # the users of our server, with the app user's password (its hash only), owner-readable
+  local dir="$VAR/clickhouse"
+  (
+    umask 077
+    sed -e "s|@PASSWORD_SHA256_HEX@|$(password_sha256_hex)|" "$ROOT/deploy/clickhouse/users.xml" >"$dir/users.xml.$$"
+    mv -f "$dir/users.xml.$$" "$dir/users.xml"
+  )
+}
 
 start_clickhouse() {
   command -v clickhouse-server >/dev/null || apt_install clickhouse-server clickhouse-client
@@ -16,7 +26,7 @@ start_clickhouse() {
   mkdir -p "$dir/data" "$dir/tmp" "$dir/log" "$dir/user_files" "$dir/format_schemas"
   sed -e "s|@VAR@|$VAR|g" -e "s|@TCP_PORT@|$CLICKHOUSE_PORT|g" \
     "$ROOT/deploy/clickhouse/config.xml.in" >"$dir/config.xml"
-  cp "$ROOT/deploy/clickhouse/users.xml" "$dir/users.xml"
+  render_users
   say "starting ClickHouse on $CLICKHOUSE_HOST:$CLICKHOUSE_PORT (data in $dir)"
   # The Debian package's init script needs systemd; run the server directly, detached, with our config.
   # MALLOC_CONF: the jemalloc options ClickHouse's own builds (the official image) compile in
@@ -34,6 +44,17 @@ ensure_clickhouse() {
   command -v clickhouse-client >/dev/null || apt_install clickhouse-server clickhouse-client
   if ch_answers >/dev/null 2>&1; then say "ClickHouse answers on $CLICKHOUSE_HOST:$CLICKHOUSE_PORT"; return; fi
   [[ $CLICKHOUSE_HOST == 127.0.0.1 || $CLICKHOUSE_HOST == localhost ]] || die "ClickHouse at $CLICKHOUSE_HOST:$CLICKHOUSE_PORT does not answer"
+  if ch_port_open; then
+    # Our server, started before it had a password (or with another one): ClickHouse rereads its users' file by
+    # itself within seconds, so rendering it is enough; no restart.
+    if pid_alive "$RUN/clickhouse.pid" && [[ -f "$VAR/clickhouse/config.xml" ]]; then
+      say "giving the running ClickHouse on $CLICKHOUSE_HOST:$CLICKHOUSE_PORT its password (CLICKHOUSE_PASSWORD, else $CLICKHOUSE_PASSWORD_FILE)"
+      render_users
+      wait_for 30 "ClickHouse with the new password" ch_answers
+      return
+    fi
+    die "ClickHouse on $CLICKHOUSE_HOST:$CLICKHOUSE_PORT is not ours and refuses our password: set CLICKHOUSE_PASSWORD (the password of its 'default' user) in .env or the environment"
+  fi
   start_clickhouse
 }
 

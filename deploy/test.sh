@@ -18,7 +18,7 @@ stage "docker-compose.yml and deploy/docker-compose.cluster.yml (validated offli
 command -v docker-compose >/dev/null || apt_install docker-compose
 # Mandatory production values are checked for presence only; any value validates the file.
 POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate CLICKHOUSE_PASSWORD=validate docker-compose -f docker-compose.yml config -q
-POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate docker-compose -f deploy/docker-compose.cluster.yml config -q
+POSTGRES_PASSWORD=validate DJANGO_SECRET_KEY=validate CLICKHOUSE_PASSWORD=validate docker-compose -f deploy/docker-compose.cluster.yml config -q
 
 stage "frontend: tsc --strict, eslint, vitest"
 (cd frontend && npm run -s typecheck && npm run -s lint && npm run -s test)

@@ -404,10 +404,12 @@ def pending_mutations(table: str) -> int:
         tag="cluster.replicas",
     )
     addresses = ",".join(f"{host}:{int(port)}" for host, port in replicas)
+    # remote() logs in as `default` without a password unless told: as the app's user.
+    cfg = _config()
     rows = execute(
-        "SELECT count() FROM remote(%(addresses)s, system, mutations) "
+        "SELECT count() FROM remote(%(addresses)s, system, mutations, %(user)s, %(password)s) "
         "WHERE database = %(db)s AND table = %(table)s AND is_done = 0",
-        {**params, "addresses": addresses},
+        {**params, "addresses": addresses, "user": str(cfg["user"]), "password": str(cfg["password"])},
         tag="mutations.pending",
         settings_={"skip_unavailable_shards": 1},
     )
@@ -463,16 +465,23 @@ def _node(host: str, port: int) -> Client:
 
 
 def _drop_partitions_on(host: str, port: int, table: str) -> bool:
-    """Drop every partition of `table` on one node; False if it is down or not ready (read-only, electing)."""
+    """Drop every partition of `table` on one node; False if it is down, not ready (read-only, electing) or not its
+    shard's leader."""
     node = _node(host, port)
     try:
         with _translated_errors("truncate"):
             # Every partition the shard ever allocated blocks in (as TRUNCATE does), also those of parts this
             # replica has not fetched yet.
-            ((path,),) = node.execute(
-                "SELECT zookeeper_path FROM system.replicas WHERE database = %(db)s AND table = %(t)s",
+            ((path, is_leader),) = node.execute(
+                "SELECT zookeeper_path, is_leader FROM system.replicas WHERE database = %(db)s AND table = %(t)s",
                 {"db": database(), "t": table},
             )
+            if not is_leader:
+                # 18.16 hands a DROP PARTITION on a follower to the shard's leader over the native protocol as
+                # `default` without a password (StorageReplicatedMergeTree::sendRequestToLeaderReplica), which a
+                # server with a password refuses: the leader, another replica of this shard, is asked instead.
+                # (Current releases make every replica a leader.)
+                return False
             partitions = node.execute(
                 "SELECT name FROM system.zookeeper WHERE path = %(path)s", {"path": f"{path}/block_numbers"}
             )

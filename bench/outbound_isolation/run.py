@@ -37,6 +37,8 @@ sys.path.insert(0, str(ROOT / "bench" / "tank_push"))
 
 import run as tank_push  # noqa: E402  (bench/tank_push/run.py: database set-up, gunicorn, bodies)
 
+from backend import env as app_env  # noqa: E402
+
 TS0 = 1_797_000_000
 
 
@@ -90,6 +92,8 @@ def bench_env(args: argparse.Namespace, var: Path) -> dict[str, str]:
         LOG_LEVEL="WARNING",
         TANKODROM_WRITE_RATE="100000/min",
         TANKODROM_VAR_DIR=str(var),
+        # The password of this checkout's ClickHouse (the bench's var dir has none of its own).
+        CLICKHOUSE_PASSWORD=app_env.clickhouse_password(app_env.var_dir()),
         TANKODROM_EGRESS_ALLOW="127.0.0.1/32",
         TANKODROM_NOTIFY_TIMEOUT_S=str(args.timeout_s),
         TANKODROM_NOTIFY_RETRIES="3",

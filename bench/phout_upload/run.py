@@ -185,7 +185,7 @@ def clickhouse_pid() -> int:
 
 
 def ch(query: str) -> str:
-    return sh(["clickhouse-client", "--query", query]).stdout
+    return sh([*support.clickhouse_client_args(), "--query", query]).stdout
 
 
 def wait_merges_done(timeout_s: float = 300) -> None:
@@ -251,14 +251,15 @@ def run_baseline(path: Path, gz: bool, monitor: PeakRss, shape: str) -> float:
         if gz:
             zcat = subprocess.Popen(["zcat"], stdin=f, stdout=subprocess.PIPE)
             proc = subprocess.Popen(
-                ["clickhouse-client", "--query", f"INSERT INTO {table} FORMAT {INPUT_FORMAT}"], stdin=zcat.stdout
+                [*support.clickhouse_client_args(), "--query", f"INSERT INTO {table} FORMAT {INPUT_FORMAT}"],
+                stdin=zcat.stdout,
             )
             assert zcat.stdout is not None
             zcat.stdout.close()
             monitor.watch("zcat (baseline)", zcat.pid)
         else:
             proc = subprocess.Popen(
-                ["clickhouse-client", "--query", f"INSERT INTO {table} FORMAT {INPUT_FORMAT}"], stdin=f
+                [*support.clickhouse_client_args(), "--query", f"INSERT INTO {table} FORMAT {INPUT_FORMAT}"], stdin=f
             )
         monitor.watch(name, proc.pid)
         _, status, usage = os.wait4(proc.pid, 0)

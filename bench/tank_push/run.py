@@ -329,9 +329,12 @@ def prepare(env: dict[str, str], args: argparse.Namespace) -> None:
     # latencies measured here then paid for.
     from clickhouse_driver import Client
 
+    from backend import env as app_env  # the app's rule for the password (the variable, else the var dir's file)
+
     ch_host = env.get("CLICKHOUSE_HOST", "127.0.0.1")
     ch_port = int(env.get("CLICKHOUSE_PORT", "9000"))
-    Client(ch_host, port=ch_port).execute(f"DROP DATABASE IF EXISTS `{args.clickhouse_database}`")
+    password = app_env.clickhouse_password(app_env.var_dir())
+    Client(ch_host, port=ch_port, password=password).execute(f"DROP DATABASE IF EXISTS `{args.clickhouse_database}`")
     for command in (["migrate", "--noinput", "-v", "0"], ["ch_migrate"]):
         subprocess.run([PY, "manage.py", *command], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
 

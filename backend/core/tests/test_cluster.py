@@ -14,12 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from clickhouse_driver import Client
 
 from backend.clickhouse import client, engines, migrate
 from backend.clickhouse.migrations import m0001_initial, m0002_narrow_samples, m0003_narrow_sample_ids
 from backend.clickhouse.tables import monitoring, samples, schema_migrations, second_aggregates
-from backend.testing import ROOT, cluster_nodes
+from backend.testing import ROOT, cluster_nodes, node_client
 
 CLUSTER = engines.Shape(cluster="prod", database="tk")
 SINGLE = engines.Shape(database="tk")
@@ -100,7 +99,7 @@ on_cluster = pytest.mark.skipif(
 
 
 def _on_node(port: int, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
-    node = Client("127.0.0.1", port=port, database=client.database(), connect_timeout=2)
+    node = node_client(port, connect_timeout=2)
     try:
         return list(node.execute(sql, params or {}))
     finally:

@@ -24,13 +24,12 @@ from typing import Any
 
 import pytest
 import requests
-from clickhouse_driver import Client
 
 from backend.clickhouse import client, engines
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.tankapi import buffer, flush
-from backend.testing import ROOT, LiveASGIServer, api_client_for, cluster_nodes
+from backend.testing import ROOT, LiveASGIServer, api_client_for, cluster_nodes, node_client
 
 pytestmark = [
     pytest.mark.slow,
@@ -49,7 +48,7 @@ def _cluster_sh(*args: str) -> None:
 
 
 def _local_count(port: int, table: str, where: str) -> int:
-    node = Client("127.0.0.1", port=port, database=client.database(), connect_timeout=2, send_receive_timeout=600)
+    node = node_client(port, connect_timeout=2, send_receive_timeout=600)
     try:
         node.execute(f"SYSTEM SYNC REPLICA {engines.local_name(table, engines.current())}")
         return int(
@@ -171,7 +170,7 @@ def test_a_big_upload_is_ingested_once_through_a_replica_outage(
 
     def stop_once_inserting() -> None:
         """Kill the replicas as soon as the upload's INSERT into samples runs on the application's node."""
-        watcher = Client("127.0.0.1", port=outage.ports[0], database=client.database())
+        watcher = node_client(outage.ports[0])
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             running = watcher.execute(
