@@ -102,6 +102,9 @@ def test_a_real_tank_run_that_regresses_fails_the_gate_and_is_announced(
     with Receiver() as rx:
         mine = {"kind": "slack", "name": "my chat", "url": f"{rx.url}/mine"}  # the tank's notify: names its owner
         assert http.post(f"{live.url}/api/v1/notify/targets/", json=mine).status_code == 201
+        # `notify:` reaches a member who allows it for the project (issue 29): she does.
+        allowed = http.patch(f"{live.url}/api/v1/projects/default/membership/", json={"tank_notify": True})
+        assert allowed.status_code == 200, allowed.text
         hook = {"kind": "webhook", "name": "release channel", "url": f"{rx.url}/hook", "for_tank_notify": False}
         hook_id = http.post(f"{live.url}/api/v1/notify/targets/", json=hook).json()["id"]
 
