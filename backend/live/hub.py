@@ -57,8 +57,7 @@ class Watcher:
             return
         connection = self.connection
         if connection is not None:
-            if event_id > self.sent[test_id]:  # (an event already given by the history is not sent again)
-                self.sent[test_id] = event_id
+            if self._first_time(test_id, event_id):  # (an event already given by the history is not sent again)
                 self.wrote = True
                 if not direct.write(connection, chunk):  # gone, or too slow: it resumes from the history
                     self.close()
@@ -71,12 +70,14 @@ class Watcher:
 
     def fresh(self, events: list[tuple[int, int, bytes]]) -> list[bytes]:
         """The frames of the events not sent yet, in order, counted as sent."""
-        frames = []
-        for test_id, event_id, frame in events:
-            if event_id > self.sent[test_id]:
-                self.sent[test_id] = event_id
-                frames.append(frame)
-        return frames
+        return [frame for test_id, event_id, frame in events if self._first_time(test_id, event_id)]
+
+    def _first_time(self, test_id: int, event_id: int) -> bool:
+        """Whether the event is newer than any the stream was given (ids only grow), counting it as given."""
+        if event_id <= self.sent[test_id]:
+            return False
+        self.sent[test_id] = event_id
+        return True
 
     def go_direct(self, connection: direct.Transport) -> None:
         """From now on the hub writes the events to `connection` itself, those that came meanwhile first. Called
