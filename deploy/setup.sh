@@ -26,6 +26,9 @@ ensure_python() {
 
 ensure_frontend() {
   command -v npm >/dev/null || apt_install nodejs npm
+  # The browser the tests drive (playwright-core with Debian's build): the live page's test in the Python suite
+  # needs it as well as deploy/e2e.sh.
+  [[ -x /usr/bin/chromium ]] || apt_install chromium
   local fe="$ROOT/frontend"
   local lock_stamp; lock_stamp=$(sha256sum "$fe/package-lock.json" | cut -c1-16)
   if [[ ! -f "$fe/node_modules/.installed-$lock_stamp" ]]; then

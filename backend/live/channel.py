@@ -62,7 +62,7 @@ def channel_name(database: int, test_id: int) -> str:
     return f"{channel_prefix(database)}{test_id}"
 
 
-def _counter_key(test_id: int) -> str:
+def counter_key(test_id: int) -> str:
     return f"live:seq:{test_id}"
 
 
@@ -84,7 +84,7 @@ def publish(test_id: int, event: str, data: dict[str, Any]) -> int | None:
     then catch up by polling: the channel is never the only way to the data)."""
     conn = buffer.connection()
     payload = orjson.dumps(data)
-    keys = (_counter_key(test_id), history_key(test_id))
+    keys = (counter_key(test_id), history_key(test_id))
     args = (event, payload, HISTORY_EVENTS, HISTORY_TTL_S, channel_name(_database(conn), test_id))
     try:
         try:
@@ -103,5 +103,5 @@ def history_after(conn: Any, test_id: int, after_id: int) -> Any:
 
 def last_id(test_id: int) -> int:
     """The id of the test's newest event (0 when none)."""
-    value = buffer.connection().get(_counter_key(test_id))
+    value = buffer.connection().get(counter_key(test_id))
     return int(value) if value else 0

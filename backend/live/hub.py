@@ -214,13 +214,17 @@ class Hub:
                 with contextlib.suppress(Exception):  # a broken connection: the reader resets it
                     await self.pubsub.unsubscribe(*last)
 
-    async def history(self, test_id: int, after_id: int | None) -> list[bytes]:
-        """The test's framed events after `after_id`; with None, its newest one (what a new page starts from)."""
+    async def newest_ids(self, tests: tuple[int, ...]) -> dict[int, int]:
+        """Per test, the id of its newest event (0 when none): where a new page starts."""
         self._connect()
         assert self.client is not None
-        if after_id is None:
-            newest: list[bytes] = await self.client.zrange(channel.history_key(test_id), -1, -1)  # type: ignore[assignment]
-            return newest
+        values = await self.client.mget([channel.counter_key(test_id) for test_id in tests])
+        return {test_id: int(value) if value else 0 for test_id, value in zip(tests, values, strict=True)}
+
+    async def history(self, test_id: int, after_id: int) -> list[bytes]:
+        """The test's framed events after `after_id`, oldest first."""
+        self._connect()
+        assert self.client is not None
         return list(await channel.history_after(self.client, test_id, after_id))
 
     def close_all(self) -> None:

@@ -9,7 +9,8 @@ out as is.
 
 Resuming: the browser's EventSource sends the id of the last event it saw (Last-Event-ID; a page that fell back to
 polling names it as ?last_event_id=); the history gives every event after it, then the live ones follow, each sent
-once (ids only grow). A first connection gets the newest event, so the page's live figures show at once.
+once (ids only grow). A first connection gets the newest event and every one after it, so the page's live figures
+show at once.
 
 The end (the hub closed the stream: a deploy, a slow watcher; or the client left) goes through `send`. A client too
 slow to take it within END_WAIT_S has its connection dropped instead: it reconnects and resumes all the same.
@@ -127,6 +128,12 @@ class LiveDoor:
         send: Send,
     ) -> None:
         try:
+            # A new page starts from the test's newest event, read before the subscription: an event published
+            # between the subscription and the history's read then comes once (by id), none is skipped.
+            if after_id is None:
+                starts = {test_id: max(newest - 1, 0) for test_id, newest in (await self.hub.newest_ids(tests)).items()}
+            else:
+                starts = dict.fromkeys(tests, after_id)
             watcher = await self.hub.watch(tests)
         except Exception:  # Redis away: the page polls (EventSource sees an error and the page falls back)
             body = b'{"error": "the live channel is not available now: the page refreshes by polling"}'
@@ -141,12 +148,11 @@ class LiveDoor:
         try:
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             connection = direct.reach(send)
-            if after_id is not None:
-                watcher.sent = dict.fromkeys(tests, after_id)
+            watcher.sent = starts
             opening = [b"retry: %d\n\n" % RETRY_MS]
-            for test_id in tests:
+            for test_id, start_id in starts.items():
                 opening += watcher.fresh(
-                    [(test_id, channel.frame_id(f), f) for f in await self.hub.history(test_id, after_id)]
+                    [(test_id, channel.frame_id(f), f) for f in await self.hub.history(test_id, start_id)]
                 )
             await send({"type": "http.response.body", "body": b"".join(opening), "more_body": True})
             if connection is not None:  # the hub writes the events from now on

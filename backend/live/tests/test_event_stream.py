@@ -154,6 +154,32 @@ def test_events_arrive_in_order_and_a_reconnect_resumes_without_a_gap(server: Li
         fresh.close()
 
 
+def test_a_new_page_gets_what_is_published_while_it_opens(
+    server: LiveASGIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Events published after the subscription but before the history is read come once each, none skipped."""
+    owner, raw = _owner()
+    test = lifecycle.create_test(owner, {})
+    before = channel.publish(test.pk, channel.SECOND, {"test": test.pk, "n": 0})
+    assert before is not None
+    hub = server.door.live.hub
+    read_history = hub.history
+
+    async def history_after_two_more(test_id: int, after_id: int) -> list[bytes]:
+        for n in (1, 2):  # (a short blocking call on the server's loop: fine in a test)
+            channel.publish(test_id, channel.SECOND, {"test": test_id, "n": n})
+        return await read_history(test_id, after_id)
+
+    monkeypatch.setattr(hub, "history", history_after_two_more)
+    stream = Stream(f"{server.url}/api/v1/tests/{test.pk}/live", {"Authorization": f"Token {raw}"})
+    try:
+        got = [stream.next() for _ in range(3)]
+        assert [(event_id, data["n"]) for event_id, _name, data, _at in got] == [(before + n, n) for n in range(3)]
+        assert stream.events.empty()
+    finally:
+        stream.close()
+
+
 def test_many_watchers_of_a_test_share_one_subscription(server: LiveASGIServer, redis_db: Any) -> None:
     owner, raw = _owner()
     tests = [lifecycle.create_test(owner, {}) for _ in range(2)]
