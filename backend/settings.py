@@ -56,7 +56,7 @@ MIDDLEWARE = [
     "backend.core.middleware.RequestShapeMiddleware",
     "backend.core.middleware.ContentSecurityPolicyMiddleware",
     # Anonymous reads of a finished public test's report answers, from memory after a one-row version check.
-    "backend.reports.shared_answers.SharedAnswersMiddleware",
+    "backend.fastpaths.shared_answers.SharedAnswersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -369,7 +369,7 @@ class LiveASGIServer:
         import uvicorn
         from django.core.wsgi import get_wsgi_application
 
-        from backend.tankapi.asgi_door import TankPushASGI
+        from backend.fastpaths.asgi_door import TankPushASGI
 
         self.fast_paths: list[str] = []
         self.pushes: list[tuple[float, str, bytes]] = []

@@ -1,5 +1,5 @@
 """WSGI entry point (WSGI_APPLICATION): Django alone, for runserver and WSGI servers. Production serves
-backend/asgi.py, whose door answers the tank's pushes in front of Django (backend/tankapi/asgi_door.py)."""
+backend/asgi.py, whose door answers the tank's pushes in front of Django (backend/fastpaths/asgi_door.py)."""
 
 import os
 

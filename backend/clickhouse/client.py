@@ -18,7 +18,8 @@ from clickhouse_driver import Client
 from clickhouse_driver.errors import Error as DriverError
 from django.conf import settings
 
-from backend.clickhouse import driver_internals, engines, native
+from backend.clickhouse import engines, native
+from backend.fastpaths import driver_internals
 
 log = logging.getLogger(__name__)
 

@@ -2,11 +2,11 @@
 
 A test's channel is subscribed when its first watcher arrives and dropped with its last one; each event is read
 once, already framed (channel.py), and handed to each watcher. Where the watcher's connection can be reached
-(direct.py: uvicorn's httptools protocol), the reader writes the event's HTTP chunk, framed once for all, to each
+(live_direct.py: uvicorn's httptools protocol), the reader writes the event's HTTP chunk, framed once for all, to each
 watcher's connection itself: a watcher's cost per event is that write, no wake-up of its stream. Elsewhere the
 event goes to the watcher's mailbox, and its stream (sse.py) sends it through the ASGI `send`.
 
-A watcher too slow to keep up (its mailbox full, or its connection's write buffer over direct.MAX_BUFFERED_BYTES)
+A watcher too slow to keep up (its mailbox full, or its connection's write buffer over live_direct.MAX_BUFFERED_BYTES)
 is closed: its browser reconnects with the last id it saw and resumes from the history, so nothing is lost and
 nobody waits for it. If the subscription fails, every watcher is closed the same way.
 """
@@ -21,14 +21,15 @@ from typing import Any
 import redis.asyncio as aioredis
 from django.conf import settings
 
-from backend.live import channel, direct
+from backend.fastpaths import live_direct
+from backend.live import channel
 
 log = logging.getLogger(__name__)
 
 QUEUE_EVENTS = 64  # a minute of seconds: more behind than that and the watcher resumes from the history
 KEEPALIVE_S = 15.0  # a comment line this often keeps proxies and load balancers from closing an idle stream
 KEEPALIVE = b": keepalive\n\n"
-_KEEPALIVE_CHUNK = direct.chunk(KEEPALIVE)
+_KEEPALIVE_CHUNK = live_direct.chunk(KEEPALIVE)
 
 
 class Watcher:
@@ -44,7 +45,7 @@ class Watcher:
         self.pending: list[tuple[int, int, bytes]] = []
         self.closed = False
         self.wakeup: asyncio.Future[None] | None = None
-        self.connection: direct.Transport | None = None
+        self.connection: live_direct.Transport | None = None
         self.wrote = False  # since the last keep-alive round (direct streams only)
 
     def _wake(self) -> None:
@@ -52,14 +53,14 @@ class Watcher:
             self.wakeup.set_result(None)
 
     def offer(self, test_id: int, event_id: int, frame: bytes, chunk: bytes) -> None:
-        """A new event (`chunk`: the frame as an HTTP chunk, direct.chunk)."""
+        """A new event (`chunk`: the frame as an HTTP chunk, live_direct.chunk)."""
         if self.closed:
             return
         connection = self.connection
         if connection is not None:
             if self._first_time(test_id, event_id):  # (an event already given by the history is not sent again)
                 self.wrote = True
-                if not direct.write(connection, chunk):  # gone, or too slow: it resumes from the history
+                if not live_direct.write(connection, chunk):  # gone, or too slow: it resumes from the history
                     self.close()
             return
         if len(self.pending) >= QUEUE_EVENTS:
@@ -79,18 +80,18 @@ class Watcher:
         self.sent[test_id] = event_id
         return True
 
-    def go_direct(self, connection: direct.Transport) -> None:
+    def go_direct(self, connection: live_direct.Transport) -> None:
         """From now on the hub writes the events to `connection` itself, those that came meanwhile first. Called
         with nothing awaited since the stream's last `send`, so the order on the wire is the ids' order."""
         events, self.pending = self.pending, []
         self.connection = connection
         for test_id, event_id, frame in events:
-            self.offer(test_id, event_id, frame, direct.chunk(frame))
+            self.offer(test_id, event_id, frame, live_direct.chunk(frame))
 
     def keep_alive(self) -> None:
         """A comment line on a direct stream that had no event since the last round (the hub's, every KEEPALIVE_S)."""
         if self.connection is not None and not self.closed:
-            if not self.wrote and not direct.write(self.connection, _KEEPALIVE_CHUNK):
+            if not self.wrote and not live_direct.write(self.connection, _KEEPALIVE_CHUNK):
                 self.close()
             self.wrote = False
 
@@ -259,7 +260,7 @@ class Hub:
                 frame: bytes = message["data"]
                 event_id = channel.frame_id(frame)
                 test_id = int(name[len(prefix) :])
-                chunk = direct.chunk(frame)
+                chunk = live_direct.chunk(frame)
                 for watcher in tuple(self.watchers.get(test_id, ())):
                     watcher.offer(test_id, event_id, frame, chunk)
         except asyncio.CancelledError:

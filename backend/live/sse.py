@@ -1,9 +1,9 @@
-"""The online pages' Server-Sent Events on the ASGI door's event loop (backend/tankapi/asgi_door.py).
+"""The online pages' Server-Sent Events on the ASGI door's event loop (backend/fastpaths/asgi_door.py).
 
 Django answers first (views.py: the access check, in its thread pool, with its whole request cycle). When it lets
 the caller in, its answer is not sent: the door keeps the connection, sends Django's headers (security headers,
 cookies) with the stream's own and the history, then hands the connection to the process' subscriber (hub.py),
-which writes each live event to it (direct.py); where it cannot, the stream sends the events the hub leaves in its
+which writes each live event to it (live_direct.py); where it cannot, the stream sends the events the hub leaves in its
 mailbox. A watcher is a coroutine waiting for its end, never a thread. Any other answer of Django's (401, 404) goes
 out as is.
 
@@ -26,7 +26,8 @@ from typing import Any
 
 from django.http import QueryDict
 
-from backend.live import channel, direct
+from backend.fastpaths import live_direct
+from backend.live import channel
 from backend.live.hub import KEEPALIVE, KEEPALIVE_S, Hub
 from backend.live.views import LIVE_HEADER
 
@@ -147,7 +148,7 @@ class LiveDoor:
         connection = None
         try:
             await send({"type": "http.response.start", "status": 200, "headers": headers})
-            connection = direct.reach(send)
+            connection = live_direct.reach(send)
             watcher.sent = starts
             opening = [b"retry: %d\n\n" % RETRY_MS]
             for test_id, start_id in starts.items():
@@ -170,7 +171,7 @@ class LiveDoor:
             await self.hub.unwatch(watcher)
 
     @staticmethod
-    async def _end(send: Send, connection: direct.Transport | None) -> None:
+    async def _end(send: Send, connection: live_direct.Transport | None) -> None:
         end = {"type": "http.response.body", "body": b"", "more_body": False}
         if connection is None:
             await send(end)

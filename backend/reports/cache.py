@@ -121,7 +121,7 @@ def matches(if_none_match: str, etag: str) -> bool:
 class _Rendered:
     """Rendered answers of finished tests, in this process: a burst of people opening one report gets the same bytes
     without the figures being read from Redis and encoded to JSON again for each of them. By ETag (any reader, after
-    the view's access check), and by URL for the anonymous readers of public tests (backend/reports/shared_answers.py,
+    the view's access check), and by URL for the anonymous readers of public tests (backend/fastpaths/shared_answers.py,
     which checks the version itself). Bounded by entries and bytes; the least recently used go first."""
 
     def __init__(self, max_entries: int = 512, max_bytes: int = 64 * 1024 * 1024) -> None:

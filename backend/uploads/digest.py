@@ -15,7 +15,7 @@ from typing import Protocol
 
 import xxhash
 
-from backend.uploads.direct_io import DirectReader
+from backend.fastpaths.direct_io import DirectReader
 
 ALGORITHM = "xxh3-128"
 READ_BYTES = 4 * 1024 * 1024

@@ -15,9 +15,9 @@ import io
 import time
 from pathlib import Path
 
+from backend.fastpaths.direct_io import DirectReader, PositionedReader
 from backend.loadtests.models import Upload, UploadStatus
 from backend.uploads import digest
-from backend.uploads.direct_io import DirectReader, PositionedReader
 
 POLL_S = 0.05
 MAX_WAIT_S = 10.0

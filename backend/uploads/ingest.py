@@ -18,10 +18,10 @@ from django.db import connection
 
 from backend.clickhouse import client
 from backend.clickhouse.queries.uploads import delete_upload_rows
+from backend.fastpaths.direct_io import ReadAhead
 from backend.loadtests.models import Upload, UploadStatus
 from backend.uploads.activation import activate, fail, finish_as_duplicate, forget_rows, same_file_already_active
 from backend.uploads.digest import digest_of_file
-from backend.uploads.direct_io import ReadAhead
 from backend.uploads.follow import Abandoned, GrowingFile
 from backend.uploads.ingest_lock import ingestion_lock
 from backend.uploads.load import load

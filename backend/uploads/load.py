@@ -20,10 +20,10 @@ from analytics.phout import DEFAULT_BLOCK_BYTES, NotPhout
 from analytics.second_window import SecondWindow
 from backend.clickhouse.queries import uploads as q_uploads
 from backend.clickhouse.tables import second_aggregates
+from backend.fastpaths.direct_io import ReadAhead
+from backend.fastpaths.memory import freed_memory_reused, no_cycle_collection
 from backend.loadtests.models import Upload, UploadStatus
 from backend.uploads import formats, instances
-from backend.uploads.direct_io import ReadAhead
-from backend.uploads.memory import freed_memory_reused, no_cycle_collection
 from backend.uploads.result import IngestError, IngestResult
 from backend.uploads.stages import AggregateWriter, SampleStreams, Stage, insert_aggregates
 from backend.uploads.storage import DamagedGzip, InflatesTooMuch, max_inflated_bytes, open_decoded
@@ -39,7 +39,7 @@ def load(upload: Upload, raw: io.BufferedIOBase) -> IngestResult:
     """Parse the file, release its samples second by second in order, store them and their per-second rows.
 
     This thread parses (the C path of analytics.phout, mostly) and orders the samples; the stages store them. The
-    process's memory is managed for that meanwhile (backend/uploads/memory.py).
+    process's memory is managed for that meanwhile (backend/fastpaths/memory.py).
     """
     with freed_memory_reused(), no_cycle_collection(), _decoded_ahead(raw, int(upload.size_bytes)) as decoded:
         return _load_decoded(upload, raw, decoded)

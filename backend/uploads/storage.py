@@ -23,13 +23,13 @@ from django.conf import settings
 from isal import igzip, isal_zlib
 
 from analytics.phout import PhoutParser, not_phout_error
+from backend.fastpaths.direct_io import DirectReader, DirectWriter, ReadAhead
 from backend.uploads.digest import Hasher
-from backend.uploads.direct_io import DirectReader, DirectWriter, ReadAhead
 
 GZIP_MAGIC = b"\x1f\x8b"
 COPY_BYTES = 1024 * 1024
 # A request body is read in pieces of up to this much: the direct-I/O write buffer's size (direct_io.BUFFER_BYTES),
-# which one read from the socket fills (tankapi/socket_body.py); a body smaller than that comes through the event
+# which one read from the socket fills (fastpaths/socket_body.py); a body smaller than that comes through the event
 # loop and is taken in one read.
 BODY_READ_BYTES = 4 * 1024 * 1024
 COMMIT_BYTES = 16 * 1024 * 1024

@@ -23,10 +23,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analytics.formats import ALIASES, FORMAT_NAMES
+from backend.fastpaths.socket_body import SocketBody
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.loadtests.permissions import test_or_404
 from backend.retention import quota
-from backend.tankapi.socket_body import SocketBody
 from backend.uploads import formats, receive
 from backend.uploads.serializers import UploadReceivedSerializer, UploadSerializer, upload_summary
 from backend.uploads.storage import Readable
@@ -130,7 +130,7 @@ class PhoutUploadView(APIView):
 
 def _body_of(request: Request) -> Readable | SocketBody:
     """The request's body: read from the socket into the upload's write buffer when the ASGI door took the
-    connection over (backend/tankapi/socket_body.py), else Django's stream of it."""
+    connection over (backend/fastpaths/socket_body.py), else Django's stream of it."""
     wsgi_input = request.META.get("wsgi.input")
     return wsgi_input if isinstance(wsgi_input, SocketBody) else request.stream
 

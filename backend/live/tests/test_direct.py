@@ -1,4 +1,4 @@
-"""The hub writing events to the watchers' connections itself (direct.py, hub.Watcher): the chunk as uvicorn frames
+"""The hub writing events to the watchers' connections itself (live_direct.py, hub.Watcher): the chunk as uvicorn frames
 it, each event once and in order across the history and the live ones, a slow or gone client closed, a keep-alive
 only on an idle stream, and the fallback through `send` wherever uvicorn's connection is not reached."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from backend.live import direct
+from backend.fastpaths import live_direct
 from backend.live.hub import KEEPALIVE, Watcher
 
 
@@ -39,12 +39,12 @@ def frame(event_id: int, size: int = 10) -> bytes:
 
 def offer(watcher: Watcher, test_id: int, event_id: int, size: int = 10) -> None:
     data = frame(event_id, size)
-    watcher.offer(test_id, event_id, data, direct.chunk(data))
+    watcher.offer(test_id, event_id, data, live_direct.chunk(data))
 
 
 def test_a_chunk_is_framed_as_uvicorn_frames_a_body_message() -> None:
-    assert direct.chunk(b"abc") == b"3\r\nabc\r\n"
-    assert direct.chunk(b"x" * 300) == b"12c\r\n" + b"x" * 300 + b"\r\n"
+    assert live_direct.chunk(b"abc") == b"3\r\nabc\r\n"
+    assert live_direct.chunk(b"x" * 300) == b"12c\r\n" + b"x" * 300 + b"\r\n"
 
 
 def test_events_are_written_once_in_order_those_offered_before_the_switch_first() -> None:
@@ -56,7 +56,7 @@ def test_events_are_written_once_in_order_those_offered_before_the_switch_first(
     watcher.go_direct(transport)
     for event_id in (3, 4, 5):  # 3 arrives again (published before the history was read, heard after)
         offer(watcher, 7, event_id)
-    assert transport.written == [direct.chunk(frame(n)) for n in (3, 4, 5)]
+    assert transport.written == [live_direct.chunk(frame(n)) for n in (3, 4, 5)]
     assert watcher.pending == [] and not watcher.closed
 
 
@@ -69,7 +69,9 @@ def test_a_slow_client_is_closed_and_nothing_more_is_written() -> None:
         offer(watcher, 7, event_id, size=1000)
         assert event_id < 1000
     kept = transport.get_write_buffer_size()
-    assert direct.MAX_BUFFERED_BYTES < kept < direct.MAX_BUFFERED_BYTES + 2000  # closed at the first over the limit
+    assert (
+        live_direct.MAX_BUFFERED_BYTES < kept < live_direct.MAX_BUFFERED_BYTES + 2000
+    )  # closed at the first over the limit
     offer(watcher, 7, event_id + 1)
     assert transport.get_write_buffer_size() == kept
 
@@ -80,7 +82,7 @@ def test_a_client_gone_is_closed() -> None:
     offer(watcher, 7, 1)
     transport.closing = True
     offer(watcher, 7, 2)
-    assert watcher.closed and transport.written == [direct.chunk(frame(1))]
+    assert watcher.closed and transport.written == [live_direct.chunk(frame(1))]
 
 
 def test_a_keepalive_goes_only_to_a_stream_that_had_no_event_since_the_last_round() -> None:
@@ -88,9 +90,9 @@ def test_a_keepalive_goes_only_to_a_stream_that_had_no_event_since_the_last_roun
     watcher.go_direct(transport)
     offer(watcher, 7, 1)
     watcher.keep_alive()
-    assert transport.written == [direct.chunk(frame(1))]
+    assert transport.written == [live_direct.chunk(frame(1))]
     watcher.keep_alive()
-    assert transport.written[-1] == direct.chunk(KEEPALIVE)
+    assert transport.written[-1] == live_direct.chunk(KEEPALIVE)
     queued = Watcher((7,))  # a stream through `send` sends its own
     queued.keep_alive()
     assert queued.pending == [] and not queued.closed
@@ -98,7 +100,7 @@ def test_a_keepalive_goes_only_to_a_stream_that_had_no_event_since_the_last_roun
 
 @pytest.mark.parametrize("send", [None, print, FakeTransport().write])
 def test_anything_but_uvicorns_response_is_not_reached(send: Any) -> None:
-    assert direct.reach(send) is None
+    assert live_direct.reach(send) is None
 
 
 def test_a_transport_that_fails_ends_its_stream_not_the_hubs_reader() -> None:

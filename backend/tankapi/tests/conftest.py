@@ -111,14 +111,14 @@ def scope_of(environ: dict[str, Any]) -> dict[str, Any]:
 
 class DoorClient(Client):
     """The test client with the production entry's routing: the push endpoints are served by the ASGI door
-    (backend/tankapi/asgi_door.py) in this thread, its PostgreSQL reads inline; everything else, and whatever the
+    (backend/fastpaths/asgi_door.py) in this thread, its PostgreSQL reads inline; everything else, and whatever the
     door leaves to Django, by Django's test handler. `fast` and `slow` record which push requests (method, path)
     went which way."""
 
     def __init__(self) -> None:
         # Every real client sends Host (HTTP/1.1 requires it); without one the door leaves the request to Django.
         super().__init__(headers={"host": "testserver"})
-        from backend.tankapi.asgi_door import TankPushASGI, route
+        from backend.fastpaths.asgi_door import TankPushASGI, route
 
         self.fast: list[tuple[str, str]] = []
         self.slow: list[tuple[str, str]] = []
@@ -182,7 +182,7 @@ class DoorClient(Client):
 
 
 def _is_push_path(path: str) -> bool:
-    from backend.tankapi.asgi_door import ROUTES
+    from backend.fastpaths.asgi_door import ROUTES
 
     return any(pattern.match(path) for pattern, _handler in ROUTES)
 

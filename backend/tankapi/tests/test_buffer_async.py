@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from backend.fastpaths.buffer_async import AsyncAppender
 from backend.tankapi import buffer
-from backend.tankapi.buffer_async import AsyncAppender
 
 
 def _run(appender: AsyncAppender, count: int, kind: str = buffer.KIND_DATA_ROWS) -> list[BaseException | None]:

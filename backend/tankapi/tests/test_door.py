@@ -11,8 +11,8 @@ import pytest
 from django.core.signals import request_finished, request_started
 from django.test import Client, RequestFactory
 
+from backend.fastpaths.asgi_door import TankPushASGI, route
 from backend.tankapi import buffer, lifecycle, push
-from backend.tankapi.asgi_door import TankPushASGI, route
 
 from .conftest import DoorClient, fixture_bytes, scope_of
 

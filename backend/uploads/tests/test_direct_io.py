@@ -1,4 +1,4 @@
-"""The upload staging file's direct I/O (backend/uploads/direct_io.py): the same bytes as ordinary I/O would store
+"""The upload staging file's direct I/O (backend/fastpaths/direct_io.py): the same bytes as ordinary I/O would store
 and read, whatever the piece sizes, offsets and file system (tmpfs has no O_DIRECT: the fallback is taken)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from backend.uploads import direct_io
-from backend.uploads.direct_io import (
+from backend.fastpaths import direct_io
+from backend.fastpaths.direct_io import (
     ALIGN_BYTES,
     BUFFER_BYTES,
     DirectReader,

@@ -1,4 +1,4 @@
-"""How the process's memory is managed while an upload is ingested (backend/uploads/memory.py)."""
+"""How the process's memory is managed while an upload is ingested (backend/fastpaths/memory.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import gc
 
 import pytest
 
-from backend.uploads import memory
-from backend.uploads.memory import no_cycle_collection
+from backend.fastpaths import memory
+from backend.fastpaths.memory import no_cycle_collection
 
 
 def test_cycle_collection_is_off_while_ingesting_and_as_it_was_after() -> None:

@@ -1,4 +1,4 @@
-"""Big phout bodies read from the connection's socket by the thread that stores them (backend/tankapi/socket_body.py),
+"""Big phout bodies read from the connection's socket by the thread that stores them (backend/fastpaths/socket_body.py),
 through the production entry under uvicorn (LiveASGIServer) on the real stores: what is stored, 100-continue,
 clients that stop mid-body, refusals that still reach the client, pieces at unaligned offsets."""
 
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import requests
 
+from backend.fastpaths import socket_body
 from backend.loadtests.models import Test, Upload, UploadStatus
-from backend.tankapi import socket_body
 from backend.testing import LiveASGIServer, TokenUser
 from backend.uploads.digest import digest_of_bytes
 from backend.uploads.tests.conftest import final_upload

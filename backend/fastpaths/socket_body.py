@@ -6,7 +6,7 @@ connection once the request's headers are in (uvicorn's flow control, as for a s
 that writes the upload to disk receives the rest of the body itself, straight into the write buffer
 (`storage.write_body` → `DirectWriter.fill`): one copy, by the kernel.
 
-This module relies on other libraries' internals (as backend/live/direct.py does for the online pages' streams),
+This module relies on other libraries' internals (as live_direct.py does for the online pages' streams),
 because only they give the socket:
   * uvicorn's RequestResponseCycle (httptools protocol: `receive.__self__`, its `transport`, `flow`, `body`,
     `more_body`, `waiting_for_100_continue`, `keep_alive`), checked against uvicorn 0.54.0;

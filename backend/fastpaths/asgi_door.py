@@ -48,10 +48,11 @@ from django.utils.log import log_response
 from backend.accounts.middleware import body_limit_for
 from backend.core.cache_scope import CacheScopeMiddleware
 from backend.core.middleware import ContentSecurityPolicyMiddleware
+from backend.fastpaths import socket_body
+from backend.fastpaths.buffer_async import AsyncAppender
 from backend.live import publish as live
 from backend.live.sse import LiveDoor, is_live
-from backend.tankapi import buffer, push, socket_body, static_door
-from backend.tankapi.buffer_async import AsyncAppender
+from backend.tankapi import buffer, push, static_door
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
