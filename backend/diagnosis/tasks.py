@@ -1,4 +1,4 @@
-"""Celery task of the diagnosis: queued by the post-processing after close/upload (backend/reports/tasks.py).
+"""Celery task of the diagnosis: the pipeline's step after the post-processing (backend/core/pipeline.py).
 
 Takes a test id, reads the current data and overwrites the stored analysis: idempotent. ClickHouse being
 unreachable is retried; any other failure is stored on the analysis (status failed) so the report can say so.
@@ -12,9 +12,9 @@ from typing import Any
 from celery import shared_task
 
 from backend.clickhouse.client import ClickHouseUnavailable
+from backend.core import pipeline
 from backend.diagnosis import service
 from backend.loadtests.models import Test
-from backend.notify.tasks import notify_test
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +31,8 @@ def diagnose_test(test_id: int) -> dict[str, Any]:
         log.info("diagnose_test: test %s is gone", test_id)
         return {"test": test_id, "skipped": "deleted"}
     analysis = service.run_or_mark_failed(test)
+    # Its KPIs are known now (or the analysis failed, which subscribers hear of too): what follows may run.
+    pipeline.after(pipeline.DIAGNOSED, test_id)
     if analysis is None:
-        notify_test.delay(test_id)
         return {"test": test_id, "status": "failed"}
-    # The last step of a test's post-processing: its KPIs are known now, so subscribers can hear of it.
-    notify_test.delay(test_id)
     return {"test": test_id, "status": analysis.status, "findings": [f["kind"] for f in analysis.findings]}

@@ -1,4 +1,5 @@
-"""Celery tasks of the notifications: `notify_test` (queue `default`) is queued after a test's diagnosis.
+"""Celery tasks of the notifications: `notify_test` (queue `default`) is the pipeline's step after a test's
+diagnosis (backend/core/pipeline.py).
 
 `notify_test` takes a test id and queues its deliveries (unique per target, test and event: running it twice
 queues nothing new). `deliver` sends one, on the `outbound` queue that only the outbound worker pool consumes: a

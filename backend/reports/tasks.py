@@ -1,7 +1,7 @@
 """Celery post-processing of a test: on close (tank) and on upload end, compute and cache the default view.
 
 Idempotent: running it twice recomputes the same figures and overwrites the same cache entries. Then the test
-is `ready` (a failed test stays failed) and the diagnosis is queued.
+is `ready` (a failed test stays failed) and the pipeline queues what follows (backend/core/pipeline.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from celery import shared_task
 
 from backend.clickhouse.client import ClickHouseUnavailable
-from backend.diagnosis.tasks import diagnose_test
+from backend.core import pipeline
 from backend.loadtests.models import Test, TestStatus
 from backend.reports import cache, listing, service
 from backend.reports.window import Window
@@ -60,5 +60,5 @@ def postprocess_test(test_id: int) -> dict[str, Any]:
     settled = (TestStatus.FAILED, TestStatus.ONLINE)
     if test.status not in settled:
         Test.objects.filter(pk=test_id).exclude(status__in=settled).update(status=TestStatus.READY)
-    diagnose_test.delay(test_id)
+    pipeline.after(pipeline.POSTPROCESSED, test_id)
     return {"test": test_id, "cached": written}

@@ -12,7 +12,7 @@ import time
 from celery import shared_task
 from django.db import transaction
 
-from backend.reports.tasks import postprocess_test
+from backend.core import pipeline
 from backend.tankapi import flush, lifecycle
 
 log = logging.getLogger(__name__)
@@ -33,10 +33,10 @@ def flush_buffer() -> dict[str, object]:
     acks_late=True,
 )
 def finish_test(self: object, test_id: int) -> None:
-    """After close: flush what the buffer still holds, then queue the post-processing.
+    """After close: flush what the buffer still holds, then tell the pipeline the data landed (core/pipeline.py).
 
     If ClickHouse is down the flush fails and the task retries, so the post-processing waits for the data.
-    Running it twice queues the post-processing twice, which that task must (and does) tolerate.
+    Running it twice queues the next step twice, which the pipeline's steps must (and do) tolerate.
     """
     deadline = time.monotonic() + 60
     result = flush.flush_all()
@@ -47,7 +47,7 @@ def finish_test(self: object, test_id: int) -> None:
     if result.error or result.skipped_lock:
         # ClickHouse is down (or the lock is stuck): try again later, data first.
         raise self.retry()  # type: ignore[attr-defined]
-    postprocess_test.delay(test_id)
+    pipeline.after(pipeline.LANDED, test_id)
 
 
 @shared_task(name="backend.tankapi.tasks.close_silent_tests", ignore_result=True)

@@ -1,12 +1,10 @@
-"""The work of other apps an upload's ingestion queues; this module only enqueues (tasks are called by import)."""
+"""What an upload's ingestion tells the rest: its data landed (backend/core/pipeline.py queues what follows)."""
 
 from __future__ import annotations
 
-from django.db import transaction
-
-from backend.reports.tasks import postprocess_test
+from backend.core import pipeline
 
 
 def postprocess_after_commit(test_id: int) -> None:
-    """Queue the test's post-processing (report cache, diagnosis) once the current transaction commits."""
-    transaction.on_commit(lambda: postprocess_test.delay(test_id))
+    """Tell the pipeline the test's data landed (post-processing, diagnosis, ...) once the transaction commits."""
+    pipeline.after_commit(pipeline.LANDED, test_id)
