@@ -21,12 +21,12 @@ from backend.core.fields import (
     StrictIntegerField,
     strict_field_mapping,
 )
+from backend.loadtests.facts import StopFacts, stop_facts
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_write
 from backend.projects.models import Visibility
 from backend.reports import listing
 from backend.reports.models import NOTE_MAX_LENGTH, TAG_MAX_LENGTH, TestNote, TestTag
-from backend.tankapi.lifecycle import StopFacts, stop_facts
 
 
 class ResultSerializer(serializers.Serializer[Any]):

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from backend.loadtests.facts import has_samples
 from backend.loadtests.models import Test
-from backend.uploads.formats import has_samples
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -239,18 +238,6 @@ def request_stop(test: Test, user: User | None) -> None:
 
 def stop_requested(test_id: int) -> bool:
     return StopRequest.objects.filter(test_id=test_id).exists()
-
-
-@dataclass(frozen=True)
-class StopFacts:
-    stopped_at: datetime | None  # when a stop was asked from the web
-    ends_shooting: bool  # the tank sends the status call, so a stop ends its shooting (StatusCall)
-
-
-def stop_facts(test_ids: list[int]) -> dict[int, StopFacts]:
-    """For each of these tests, what a stop from the web did or would do (one query)."""
-    rows = Test.objects.filter(pk__in=test_ids).values_list("pk", "stop_request__requested_at", "status_call__test_id")
-    return {pk: StopFacts(stopped_at, call is not None) for pk, stopped_at, call in rows}
 
 
 def note_status_call(test_id: int, status: object) -> None:

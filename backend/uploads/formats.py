@@ -65,11 +65,6 @@ def format_of(upload_id: int) -> str:
     return row[0] or row[1] or PHOUT
 
 
-def has_samples(upload_id: int) -> bool:
-    """Whether an upload stored raw samples (False: per-second aggregates only, e.g. Locust)."""
-    return not UploadFormat.objects.filter(upload_id=upload_id, samples=False).exists()
-
-
 # ── receiving: the head of a body ───────────────────────────────────────────────────────────────────────────
 def head_error(head: bytes, is_whole: bool, requested: str) -> str | None:
     """Why the start of a body (plain or gzip) shows it is not a result file of a known format (None: it may be)."""
