@@ -19,8 +19,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from backend.loadtests.permissions import readable_test
-from backend.reports.views import get_test
+from backend.loadtests.permissions import readable_test, test_or_404
 
 LIVE_HEADER = "X-Tankodrom-Live"
 FALLBACK = b"retry: 60000\nevent: fallback\ndata: {}\n\n"
@@ -51,7 +50,7 @@ class LiveView(_EventsView):
         " `status`; resumes after the Last-Event-ID header (or ?last_event_id=)",
     )
     def get(self, request: Request, test_id: int) -> HttpResponse:
-        return _events([get_test(request, test_id).pk])
+        return _events([test_or_404(request, test_id).pk])
 
 
 class LiveListView(_EventsView):

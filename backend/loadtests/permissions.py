@@ -10,17 +10,21 @@ any test of the project; site admins everything.
 A test that someone may not read is, to them, a missing test: same status, same body, on every path. Views find
 tests through `readable_test` (plain Django views) or `test_or_404` (DRF views), never by a bare lookup, so that
 no answer (403 instead of 404, a page's 200, a card's title) tells a stranger that the id exists.
+
+The tank stream (backend/tankapi) authorizes its pushes from cached rows, not users: `upload_token_matches` and
+`may_push` are its rule, here beside the others.
 """
 
 from __future__ import annotations
 
+import hmac
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
 from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied
 
-from backend.loadtests.models import Test
+from backend.loadtests.models import Test, hash_upload_token
 from backend.projects.access import acting_token, is_authenticated, is_site_admin, readable_projects, refusal, role_of
 from backend.projects.models import Project, Role, Visibility, default_project
 
@@ -30,6 +34,11 @@ MAX_TEST_ID = 2**63 - 1
 
 def _private_instance() -> bool:
     return bool(getattr(settings, "TANKODROM_PRIVATE_INSTANCE", False))
+
+
+def may_browse(user: Any) -> bool:
+    """Whether `user` may see anything at all: not an anonymous visitor of a private instance."""
+    return is_authenticated(user) or not _private_instance()
 
 
 def can_read(user: Any, test: Test) -> bool:
@@ -139,3 +148,14 @@ def can_manage_component(user: Any, component: str, project: Project | None = No
         return False
     role = role_of(user, project if project is not None else default_project())
     return role is not None and role >= Role.MAINTAINER
+
+
+def upload_token_matches(sent: str, stored_hash: str) -> bool:
+    """The tank stream's credential for a test: the upload_token it was created with (stored hashed). A wrong one
+    is answered as a missing test, so that no one probes which job numbers are taken."""
+    return bool(sent) and hmac.compare_digest(hash_upload_token(sent), stored_hash)
+
+
+def may_push(user_id: int, is_staff: bool, owner_id: int) -> bool:
+    """An api_token sent with a push (Lunapark mode sends none) must be the test owner's or a site admin's."""
+    return is_staff or user_id == owner_id

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.http.response import HttpResponseBase
@@ -30,6 +29,7 @@ from backend.core import schema
 from backend.loadtests import permissions
 from backend.loadtests.models import Test, TestStatus
 from backend.loadtests.permissions import can_create, test_or_404
+from backend.projects.access import is_authenticated
 from backend.projects.service import audit
 from backend.reports import cache, listing, notes, serializers, service
 from backend.reports.window import Window, WindowError, parse_window
@@ -48,15 +48,6 @@ CHART_PARAMETERS = [
         "compress_ratio", schema.COMPRESS_RATIO, description="seconds per chart point, or 'auto' (default)"
     ),
 ]
-
-
-def _authenticated(user: Any) -> bool:
-    return bool(user is not None and user.is_authenticated)
-
-
-def get_test(request: Request, test_id: int, *, write: bool = False) -> Test:
-    """The one access check of the API (backend.loadtests.permissions.test_or_404), under the name views use."""
-    return test_or_404(request, test_id, write=write)
 
 
 def window_of(request: Request) -> Window:
@@ -118,7 +109,7 @@ def _time_bound(name: str, raw: str) -> datetime:
 
 def readable_tests(user: Any) -> QuerySet[Test]:
     """The queryset form of permissions.can_read, so a list never shows what a detail would refuse."""
-    if not _authenticated(user) and getattr(settings, "TANKODROM_PRIVATE_INSTANCE", False):
+    if not permissions.may_browse(user):
         raise NotAuthenticated("this instance is private: log in or send an API token")
     return permissions.readable_tests(user).select_related("owner", "project")
 
@@ -216,7 +207,7 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
 
     @extend_schema(summary="Create a test from metadata (owner: the caller); upload phout into it next")
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        if not _authenticated(request.user):
+        if not is_authenticated(request.user):
             raise NotAuthenticated("creating a test needs an API token (Authorization: Token ...)")
         return super().post(request, *args, **kwargs)
 
@@ -237,7 +228,7 @@ class TestDetailView(generics.RetrieveUpdateDestroyAPIView[Test]):
 
     def get_object(self) -> Test:
         write = self.request.method not in ("GET", "HEAD", "OPTIONS")
-        return get_test(self.request, int(self.kwargs["test_id"]), write=write)
+        return test_or_404(self.request, int(self.kwargs["test_id"]), write=write)
 
     def perform_destroy(self, instance: Test) -> None:
         # ClickHouse first: if it is down the request fails with 503 and the test stays whole, to be retried.
@@ -265,7 +256,7 @@ class StarView(APIView):
         return self._set(request, test_id, False)
 
     def _set(self, request: Request, test_id: int, starred: bool) -> Response:
-        test = get_test(request, test_id, write=True)
+        test = test_or_404(request, test_id, write=True)
         Test.objects.filter(pk=test.pk).update(starred=starred)
         return Response({"id": test.pk, "starred": starred})
 
@@ -275,7 +266,7 @@ class NotesView(APIView):
 
     @extend_schema(responses=serializers.NoteSerializer(many=True), summary="Notes on the test's timeline")
     def get(self, request: Request, test_id: int) -> Response:
-        test = get_test(request, test_id)
+        test = test_or_404(request, test_id)
         return Response(notes.listed(request.user, test))
 
     @extend_schema(
@@ -284,14 +275,14 @@ class NotesView(APIView):
         summary="Mark a second with a text",
     )
     def post(self, request: Request, test_id: int) -> Response:
-        test = get_test(request, test_id, write=True)
+        test = test_or_404(request, test_id, write=True)
         return Response(notes.add(request.user, test, request.data), status=status.HTTP_201_CREATED)
 
 
 class NoteDetailView(APIView):
     @extend_schema(responses={204: None}, summary="Delete a note (whoever may change the test)")
     def delete(self, request: Request, test_id: int, note_id: int) -> Response:
-        test = get_test(request, test_id, write=True)
+        test = test_or_404(request, test_id, write=True)
         notes.delete(request.user, test, note_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -321,13 +312,13 @@ class SummaryView(APIView):
         summary="Cumulative figures of a window and cases (contract.md)",
     )
     def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        return windowed_answer(request, get_test(request, test_id), "summary", service.summary)
+        return windowed_answer(request, test_or_404(request, test_id), "summary", service.summary)
 
 
 class ReportView(APIView):
     @extend_schema(responses=serializers.ReportSerializer, summary="What the report has: cases, span, sources")
     def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        test = get_test(request, test_id)
+        test = test_or_404(request, test_id)
 
         def build() -> Response:
             report = dict(cache.cached(test, "report", Window(), lambda: service.report(test)))
@@ -348,7 +339,7 @@ class ChartView(APIView):
         summary="One chart as a Plotly figure: " + ", ".join(service.CHART_NAMES),
     )
     def get(self, request: Request, test_id: int, name: str) -> HttpResponseBase:
-        test = get_test(request, test_id)
+        test = test_or_404(request, test_id)
         if name not in service.CHART_NAMES:
             raise NotFound(f"unknown chart {name!r}; charts: {', '.join(service.CHART_NAMES)}")
         return windowed_answer(request, test, f"chart:{name}", lambda t, window: service.chart(t, name, window))
@@ -361,7 +352,7 @@ class TablesView(APIView):
         summary="Cumulative quantiles per case, HTTP and net codes, per-case summary (never downsampled)",
     )
     def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        return windowed_answer(request, get_test(request, test_id), "tables", service.tables)
+        return windowed_answer(request, test_or_404(request, test_id), "tables", service.tables)
 
 
 class MonitoringView(APIView):
@@ -371,11 +362,11 @@ class MonitoringView(APIView):
         summary="Monitoring per host, grouped (cpu, memory, load, network, disk, custom), as figures",
     )
     def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        return windowed_answer(request, get_test(request, test_id), "monitoring", service.monitoring)
+        return windowed_answer(request, test_or_404(request, test_id), "monitoring", service.monitoring)
 
 
 class ConfigView(APIView):
     @extend_schema(responses=serializers.ConfigSerializer, summary="The tank configs uploaded with the test")
     def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        test = get_test(request, test_id)
+        test = test_or_404(request, test_id)
         return cache.conditional(request, [test], lambda: Response(service.config(test), status=status.HTTP_200_OK))

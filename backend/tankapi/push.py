@@ -16,7 +16,6 @@ stopped from the web, 503 while Redis or ClickHouse is down or the buffer is ful
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 import threading
@@ -34,7 +33,8 @@ from analytics.schema.seconds import Row
 from analytics.seconds_merge import merge_rows
 from analytics.tank_push import MonitoringChunk, PushFormatError, parse_monitoring, parse_push_data
 from analytics.tank_push_fast import parse_canonical_push_data
-from backend.loadtests.models import Test, TestStatus, hash_upload_token
+from backend.loadtests.models import Test, TestStatus
+from backend.loadtests.permissions import may_push, upload_token_matches
 from backend.loadtests.tokens import hash_token, resolve_token
 from backend.tankapi import buffer
 
@@ -282,7 +282,7 @@ def check_access(job: int, query: QueryDict, may_query: bool = True) -> Answer |
     if isinstance(test, Missing):
         return test
     upload_token = query.get("upload_token", "")
-    if test is None or not upload_token or not hmac.compare_digest(hash_upload_token(upload_token), test.upload_token):
+    if test is None or not upload_token_matches(upload_token, test.upload_token):
         # Without the job's upload_token a job looks exactly like one that does not exist: no probing which
         # (private) job numbers are taken.
         return error(f"job {job} does not exist", 404)
@@ -295,7 +295,7 @@ def check_access(job: int, query: QueryDict, may_query: bool = True) -> Answer |
             return user
         if user is None:
             return REVOKED
-        if not (user.is_staff or user.user_id == test.owner_id):
+        if not may_push(user.user_id, user.is_staff, test.owner_id):
             return error(f"api_token may not write job {job}", 403)
     if test.stopped:
         return stopped(job)

@@ -13,15 +13,13 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotAuthenticated, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.loadtests.models import TestStatus
-from backend.loadtests.permissions import can_write, write_refusal
+from backend.loadtests.permissions import test_or_404
 from backend.projects.service import audit
-from backend.reports.views import get_test
 from backend.tankapi import lifecycle
 
 _STOPPING = inline_serializer("StopAnswer", {"id": serializers.IntegerField(), "status": serializers.CharField()})
@@ -35,12 +33,8 @@ class StopView(APIView):
         summary="Stop an online test: the tank's next push for it is refused (410) and it ends its upload",
     )
     def post(self, request: Request, test_id: int) -> Response:
-        test = get_test(request, test_id)  # what the caller may not read answers as missing
-        if not can_write(request.user, test):
-            if not (request.user and request.user.is_authenticated):
-                raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
-            # As every other refusal: the role needed and the one held, so the page can say why.
-            raise PermissionDenied(write_refusal(request.user, test))
+        # 401 without a user, a test the caller may not read answers as missing, 403 naming the role needed.
+        test = test_or_404(request, test_id, write=True)
         if test.status != TestStatus.ONLINE:
             return Response({"error": f"test {test_id} is not online (it is {test.status})"}, status=409)
         lifecycle.request_stop(test, request.user if request.user.is_authenticated else None)

@@ -12,7 +12,6 @@ down (the tank retries). Errors are JSON objects `{"error": "..."}`; the client 
 
 from __future__ import annotations
 
-import hmac
 import logging
 from typing import Any
 
@@ -20,11 +19,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.views.decorators.csrf import csrf_exempt
 
 from analytics.tank_push import PushFormatError
-from backend.loadtests import permissions
+from backend.loadtests import permissions, quota
 from backend.loadtests.auth import tank_token_from
-from backend.loadtests.models import Test, hash_upload_token
+from backend.loadtests.models import Test
 from backend.loadtests.tokens import resolve_token
-from backend.retention import quota
 from backend.tankapi import buffer, lifecycle, push
 from backend.tankapi.tasks import finish_after_commit
 
@@ -210,7 +208,7 @@ def job_status(request: HttpRequest, job: int) -> HttpResponse:
     it is kept (StatusCall): the page then says a stop ends the shooting."""
     upload_token = request.GET.get("upload_token", "")
     stored = Test.objects.filter(pk=job).values_list("upload_token", flat=True).first()  # the token's hash
-    known = stored is not None and upload_token and hmac.compare_digest(hash_upload_token(upload_token), stored)
+    known = stored is not None and permissions.upload_token_matches(upload_token, stored)
     if not known:
         return _array(SUCCESS)
     try:

@@ -19,7 +19,7 @@ from django.middleware.csrf import get_token
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_safe
 
-from backend.loadtests.permissions import readable_test
+from backend.loadtests.permissions import may_browse, readable_test
 from backend.projects.access import readable_projects
 from backend.sharing.unfurl import head_tags
 from backend.web import first_screen, shared_page
@@ -72,7 +72,7 @@ def _chart_chunks() -> list[str]:
 def _render(
     request: HttpRequest, kind: str, ids: list[int], *, status: int = 200, first_screen_json: bytes | None = None
 ) -> HttpResponse:
-    if getattr(settings, "TANKODROM_PRIVATE_INSTANCE", False) and not request.user.is_authenticated:
+    if not may_browse(request.user):
         return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
     html = _index_html()
     if html is None:
