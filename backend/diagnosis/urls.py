@@ -6,6 +6,4 @@ from backend.diagnosis import views
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("api/v1/tests/<int:test_id>/analysis", views.AnalysisView.as_view(), name="test-analysis"),
-    path("api/v1/components/<str:name>/trend", views.TrendView.as_view(), name="component-trend"),
-    path("api/v1/components/<str:name>/check/<int:test_id>", views.CheckView.as_view(), name="component-check"),
 ]

@@ -1,20 +1,24 @@
-"""Regressions API: a component's dashboard, its KPIs and thresholds, its baseline. Thin: validate, check access,
-call one function, answer JSON (errors `{"error": ...}` through the project's exception handler)."""
+"""Regressions API, the component routes: a component's dashboard, its KPIs and thresholds, its baseline, its
+trend and the CI check (its notification subscriptions: backend/notify). Thin: validate, check access, call one
+function, answer JSON (errors `{"error": ...}` through the project's exception handler)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analytics.regressions import KpiError, kpi_spec
-from backend.loadtests.models import Test
-from backend.loadtests.permissions import can_manage_component, can_read
+from backend.core.fields import ErrorSerializer
+from backend.diagnosis import service as diagnosis
+from backend.diagnosis.serializers import TrendAnswerSerializer
+from backend.loadtests.permissions import can_manage_component, test_or_404
 from backend.projects.access import acting_token, refusal
 from backend.projects.models import SLUG_PATTERN, Project, Role, default_project
 from backend.projects.service import audit
@@ -22,7 +26,7 @@ from backend.regressions import baselines, kpis, service
 from backend.regressions import serializers as s
 
 MAX_COMPONENT = 256
-ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
 
 
 def component_name(name: str) -> str:
@@ -54,14 +58,6 @@ def require_manager(request: Request, project: Project, component: str) -> None:
         raise PermissionDenied(refusal(request.user, project, Role.MAINTAINER))
 
 
-def readable_test(request: Request, test_id: int) -> Test:
-    test = Test.objects.select_related("owner").filter(pk=test_id).first()
-    # A test the user may not read answers exactly like a missing one.
-    if test is None or not can_read(request.user, test):
-        raise NotFound(f"test {test_id} not found")
-    return test
-
-
 class DashboardView(APIView):
     @extend_schema(
         responses={200: s.DashboardSerializer, **ERRORS},
@@ -78,7 +74,7 @@ class KpisView(APIView):
 
     @extend_schema(
         request=s.KpisSerializer,
-        responses={200: s.KpisAnswerSerializer, **ERRORS, 409: s.ErrorSerializer},
+        responses={200: s.KpisAnswerSerializer, **ERRORS, 409: ErrorSerializer},
         summary="Replace a component's KPIs and thresholds (maintainers of its project)",
     )
     def put(self, request: Request, name: str) -> Response:
@@ -142,7 +138,7 @@ class BaselineView(APIView):
         require_manager(request, project, component)
         body = s.BaselineRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        test = readable_test(request, int(body.validated_data["test"]))
+        test = test_or_404(request, int(body.validated_data["test"]))
         if test.component != component:  # as a missing test, like the check: the pair names nothing
             raise NotFound(f"test: test {test.pk} belongs to component {test.component!r}, not {component!r}")
         if test.project_id != project.pk:  # nothing outside the project judges into its component
@@ -164,3 +160,52 @@ class BaselineView(APIView):
         if baselines.clear_baseline(project.pk, component, request.user) is not None:
             audit(request.user, project, "baseline.clear", component)
         return self._answer(request, project, component)
+
+
+class TrendView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "figure",
+                OpenApiTypes.STR,
+                enum=list(diagnosis.FIGURE_FIELDS),
+                description="figure to follow; q99 by default",
+            )
+        ],
+        responses={200: TrendAnswerSerializer},
+        summary="A figure across a component's tests, with change points and thresholds",
+    )
+    def get(self, request: Request, name: str) -> Response:
+        figure = request.query_params.get("figure", "q99")
+        try:
+            project_id = component_project(request).pk
+            body: dict[str, Any] = diagnosis.component_trend(project_id, component_name(name), figure, request.user)
+        except diagnosis.UnknownFigure as exc:
+            raise ValidationError(str(exc)) from exc
+        return Response(body)
+
+
+class CheckView(APIView):
+    @extend_schema(
+        responses={
+            200: OpenApiTypes.OBJECT,
+            400: OpenApiTypes.OBJECT,
+            401: OpenApiTypes.OBJECT,
+            404: OpenApiTypes.OBJECT,
+            409: OpenApiTypes.OBJECT,
+        },
+        summary="CI check: does the test pass its component's thresholds, and is it not worse than the baseline? "
+        "409 while the test is still running or being processed",
+    )
+    def get(self, request: Request, name: str, test_id: int) -> Response:
+        component = component_name(name)
+        test = test_or_404(request, test_id)
+        if test.component != name:  # as a missing test: the pair (component, test) names nothing
+            raise NotFound(f"test {test_id} is not a test of component {name!r}")
+        try:
+            body = service.check(component, test, request.user)
+        except service.CheckError as exc:
+            if exc.status == 409:
+                raise Conflict(exc.message) from exc
+            raise ValidationError(exc.message) from exc
+        return Response(body)
