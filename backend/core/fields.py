@@ -105,3 +105,9 @@ def strict_field_mapping() -> dict[Any, Any]:
         mapping[model_field] = StrictIntegerField
     mapping[models.BooleanField] = StrictBooleanField
     return mapping
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    """The body of every error answer, `{"error": "..."}` (its schema: backend/core/schema.py)."""
+
+    error = serializers.CharField()

@@ -7,11 +7,10 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from rest_framework import serializers
 
-from backend.core.fields import StrictBooleanField, StrictCharField
+from backend.core.fields import ErrorSerializer, StrictBooleanField, StrictCharField
 from backend.core.schema import NO_NUL, NON_BLANK
 from backend.notify.channels import TARGET_URL, TELEGRAM_CHAT, TELEGRAM_TOKEN
 from backend.notify.models import Event, TargetKind
-from backend.regressions.serializers import ErrorSerializer
 
 __all__ = ["ErrorSerializer"]
 

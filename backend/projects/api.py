@@ -16,11 +16,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from backend.core.fields import StrictBooleanField, StrictCharField
+from backend.core.fields import ErrorSerializer, StrictBooleanField, StrictCharField
 from backend.projects.access import is_authenticated, is_site_admin, readable_projects, require, role_of
 from backend.projects.models import SLUG_PATTERN, AuditEvent, Membership, Project, Role
 from backend.projects.service import audit, remove_member, set_member, set_tank_notify
-from backend.regressions.serializers import ErrorSerializer
 
 AUDIT_PAGE = 200
 ROLE_NAMES = [str(r.label) for r in Role]

@@ -29,10 +29,6 @@ def _threshold(kind: str, maximum: float | None) -> dict[str, Any]:
     }
 
 
-class ErrorSerializer(serializers.Serializer[Any]):
-    error = serializers.CharField()
-
-
 @extend_schema_field(
     {
         "type": "string",

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from backend.regressions.serializers import ErrorSerializer
+from backend.core.fields import ErrorSerializer
 from backend.retention.models import RetentionJob
 
 __all__ = ["ErrorSerializer"]  # the API's one error shape, re-exported for this app's views
