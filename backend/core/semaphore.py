@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from backend.tankapi.buffer import connection
+from backend.core.redis_client import connection
 
 PREFIX = "tankodrom:semaphore:"
 

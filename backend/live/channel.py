@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 import redis
 
-from backend.tankapi import buffer
+from backend.core import redis_client
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ def frame_id(frame: bytes) -> int:
 def publish(test_id: int, event: str, data: dict[str, Any]) -> int | None:
     """Publish one event of the test to its watchers in every process; its id, or None when Redis is away (the pages
     then catch up by polling: the channel is never the only way to the data)."""
-    conn = buffer.connection()
+    conn = redis_client.connection()
     payload = orjson.dumps(data)
     keys = (counter_key(test_id), history_key(test_id))
     args = (event, payload, HISTORY_EVENTS, HISTORY_TTL_S, channel_name(_database(conn), test_id))
@@ -103,5 +103,5 @@ def history_after(conn: Any, test_id: int, after_id: int) -> Any:
 
 def last_id(test_id: int) -> int:
     """The id of the test's newest event (0 when none)."""
-    value = buffer.connection().get(counter_key(test_id))
+    value = redis_client.connection().get(counter_key(test_id))
     return int(value) if value else 0

@@ -20,8 +20,8 @@ import orjson
 import redis
 
 from analytics.live_figures import live_figures, planned_s
+from backend.core import redis_client
 from backend.live import channel
-from backend.tankapi import buffer
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ def second_pushed(test_id: int, rows: bytes) -> None:
     """Announce the seconds of a buffered push (rows as buffer.KIND_DATA_ROWS holds them). Never raises: the push
     is answered already, and the pages poll when the channel is quiet."""
     try:
-        conn = buffer.connection()
+        conn = redis_client.connection()
         pipe = conn.pipeline(transaction=False)
         pipe.exists(channel.watched_key(test_id))
         pipe.get(_first_key(test_id))

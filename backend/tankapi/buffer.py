@@ -28,6 +28,8 @@ import redis
 from django.conf import settings
 from redis.connection import SSLConnection, parse_url
 
+from backend.core.redis_client import connection as connection  # the buffer's client, as its callers ask it
+
 STREAM_KEY = "tankapi:buffer"
 # Entries the flusher could not read or ClickHouse refused (should never happen: the door validated them) are moved
 # here with the reason, so one poisoned entry cannot block the stream, and nothing accepted is silently dropped.
@@ -65,9 +67,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-_lock = threading.Lock()
-_connections: dict[str, redis.Redis] = {}
-
 
 class BufferUnavailable(RuntimeError):
     """The push cannot be accepted now (Redis down, ClickHouse down, backlog full); the view answers 503."""
@@ -81,18 +80,6 @@ class TestStopped(Exception):
     """The push's test was stopped from the web: the view answers 410 (the tank ends its upload)."""
 
     __test__ = False  # not a pytest test class
-
-
-def connection() -> redis.Redis:
-    """A per-process client for settings.REDIS_URL (its pool is thread-safe), with short timeouts so that a dead
-    Redis gives a quick 503 instead of a hung tank."""
-    url = str(settings.REDIS_URL)
-    with _lock:
-        conn = _connections.get(url)
-        if conn is None:
-            conn = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=1, health_check_interval=30)
-            _connections[url] = conn
-    return conn
 
 
 def _max_entries() -> int:
