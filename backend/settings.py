@@ -270,7 +270,7 @@ TANKODROM_RETENTION_RAW_DAYS = env.get_int("TANKODROM_RETENTION_RAW_DAYS", 0)
 TANKODROM_RETENTION_AGGREGATES_DAYS = env.get_int("TANKODROM_RETENTION_AGGREGATES_DAYS", 0)
 # Tests whose rows one step of the retention job deletes (one mutation per table per step).
 TANKODROM_RETENTION_BATCH = env.get_int("TANKODROM_RETENTION_BATCH", 50)
-# Bytes on disk the stored tests may take (backend/retention/quota.py); past it, new uploads and tank streams get 507.
+# Bytes on disk the stored tests may take (backend/loadtests/quota.py); past it, new uploads and tank streams get 507.
 # 0: no quota.
 TANKODROM_QUOTA_BYTES = env.get_int("TANKODROM_QUOTA_BYTES", 0)
 

@@ -1,11 +1,14 @@
 """Quotas: a site (and, with projects, a project) that has used its bytes on disk refuses new uploads and new tank
 streams with 507 and a message naming the quota, instead of filling the disk.
 
-What is used is measured as the storage page measures it (backend/retention/storage.py), and kept for
+What is used is measured as the storage page measures it (backend/loadtests/storage.py), and kept for
 USAGE_CACHE_S in the cache: a check costs one cache read on the upload path, not a scan of `system.parts`.
 A project's quota (Project.quota_bytes; null: the site default TANKODROM_QUOTA_BYTES, 0: none) counts the bytes of
 that project's tests (the storage page's per-test estimate, summed); the site's quota (`quota_for(None)`, shown on
 the storage page) counts everything.
+
+It lives in the base app, beside the measure it uses (storage.py), because the ingest apps (tankapi, uploads)
+consult it before they take data and retention, which frees the bytes, sits above them.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from django.core.cache import cache
 
 from backend.clickhouse.client import ClickHouseUnavailable
 from backend.clickhouse.queries import storage as ch
+from backend.loadtests import storage
 from backend.projects.models import Project
-from backend.retention import storage
 
 USAGE_CACHE_S = 60
 _CACHE_KEY = "retention:quota:site-bytes"

@@ -15,8 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from backend.loadtests import quota
 from backend.loadtests.permissions import can_create, project_for_new_test, test_or_404
-from backend.retention import archive, monitoring_log, quota
+from backend.retention import archive, monitoring_log
 from backend.retention import serializers as s
 
 COPY_CHUNK = 1024 * 1024

@@ -8,9 +8,9 @@ from typing import Any
 
 from django.db import transaction
 
+from backend.loadtests import quota
 from backend.projects.models import Project
 from backend.projects.service import audit
-from backend.retention import quota
 from backend.retention.policy import project_policy
 
 MAX_DAYS = 36_500  # a hundred years: more is a typo

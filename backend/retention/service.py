@@ -19,9 +19,9 @@ from django.utils import timezone
 
 from backend.clickhouse.queries import retention as ch
 from backend.clickhouse.queries import storage
+from backend.loadtests import quota
 from backend.loadtests.models import Test, TestStatus
 from backend.regressions.baselines import ever_baseline_ids
-from backend.retention import quota
 from backend.retention.models import JobStatus, RetentionJob
 from backend.retention.policy import policy_groups
 

@@ -11,10 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from backend.loadtests import quota, storage
 from backend.loadtests.permissions import test_or_404
 from backend.projects.access import readable_projects, require
 from backend.projects.models import Project, Role
-from backend.retention import project_settings, quota, storage, tasks
+from backend.retention import project_settings, tasks
 from backend.retention import serializers as s
 from backend.retention.models import RetentionJob
 from backend.retention.policy import site_policy

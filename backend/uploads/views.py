@@ -24,9 +24,9 @@ from rest_framework.views import APIView
 
 from analytics.formats import ALIASES, FORMAT_NAMES
 from backend.fastpaths.socket_body import SocketBody
+from backend.loadtests import quota
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.loadtests.permissions import test_or_404
-from backend.retention import quota
 from backend.uploads import formats, receive
 from backend.uploads.serializers import UploadReceivedSerializer, UploadSerializer, upload_summary
 from backend.uploads.storage import Readable

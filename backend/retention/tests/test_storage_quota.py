@@ -10,11 +10,11 @@ from rest_framework.test import APIClient
 
 from backend.clickhouse.queries import storage as ch
 from backend.clickhouse.tables import samples
+from backend.loadtests import quota
 from backend.loadtests.models import Test
 from backend.loadtests.tokens import create_token
 from backend.projects.models import Project, Role
 from backend.reports.tests.factory import count_rows
-from backend.retention import quota
 from backend.testing import grant, make_token_user
 
 
