@@ -88,10 +88,6 @@ def protected_test_ids() -> set[int]:
     return current
 
 
-def is_protected(test_id: int) -> bool:
-    return test_id in protected_test_ids()
-
-
 def ever_baseline_ids() -> QuerySet[BaselineMark, int]:
     """Tests that are or ever were a component's baseline (a subquery): retention never expires them, since the
     baseline history and the dashboards that point at past baselines must keep answering."""
