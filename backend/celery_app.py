@@ -7,15 +7,24 @@ import os
 from typing import Any
 
 from celery import Celery
+from celery.app.routes import MapRoute
 from celery.signals import celeryd_after_setup, worker_init
 from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
 
+
+def route_by_name(name: str, *args: Any, **kwargs: Any) -> dict[str, Any] | None:
+    """Celery router: settings.CELERY_TASK_ROUTES, read when a task is sent. Importing this module (which any
+    `import backend...` does) reads no setting, so a script may still set the environment the settings read."""
+    route: dict[str, Any] | None = MapRoute(settings.CELERY_TASK_ROUTES)(name)
+    return route
+
+
 app = Celery("tankodrom")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # A phout upload's tasks go to the receiving host's queue (backend/core/host_queues.py); then the routes by name.
-app.conf.task_routes = ("backend.core.host_queues.route", settings.CELERY_TASK_ROUTES)
+app.conf.task_routes = ("backend.core.host_queues.route", route_by_name)
 app.autodiscover_tasks()
 
 
