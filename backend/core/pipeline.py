@@ -1,7 +1,8 @@
 """What happens to a test after its data lands: post-process, then diagnose, then notify.
 
-Each stage's app registers its step here (in its AppConfig.ready) as the Celery task that runs after a named
-stage; the app upstream says only that its stage is done (`after(LANDED, test_id)`), never which task comes next.
+Each stage's app registers its step here (in its AppConfig.ready): the dotted path of the Celery task that runs
+after a named stage, imported when the stage is done (so that starting Django imports no task module and what they
+load). The app upstream says only that its stage is done (`after(LANDED, test_id)`), never which task comes next.
 So the ingest apps sit below the report, the report below the diagnosis, the diagnosis below the notifications,
 and none of them imports another's tasks:
 
@@ -16,9 +17,10 @@ stage with no step registered (its app not installed) ends the chain there.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, cast
 
 from django.db import transaction
+from django.utils.module_loading import import_string
 
 LANDED = "landed"  # a test's data is all in ClickHouse: a tank test closed and flushed, an upload activated
 POSTPROCESSED = "postprocessed"  # its default views are cached and it is ready
@@ -29,30 +31,30 @@ STAGES = (LANDED, POSTPROCESSED, DIAGNOSED)
 class Step(Protocol):
     """A Celery task taking a test id (what `@shared_task` gives)."""
 
-    name: str
-
     def delay(self, test_id: int) -> object: ...
 
 
-_steps: dict[str, dict[str, Step]] = {stage: {} for stage in STAGES}
+_steps: dict[str, list[str]] = {stage: [] for stage in STAGES}
 
 
-def register(stage: str, step: Step) -> None:
-    """Run `step` after `stage`; registering the same task again (ready() run twice) changes nothing."""
+def register(stage: str, task_path: str) -> None:
+    """Run the task at `task_path` (`backend.<app>.tasks.<name>`) after `stage`; registering it again (ready() run
+    twice) changes nothing."""
     if stage not in _steps:
         raise ValueError(f"unknown pipeline stage {stage!r}: one of {', '.join(STAGES)}")
-    _steps[stage][step.name] = step
+    if task_path not in _steps[stage]:
+        _steps[stage].append(task_path)
 
 
 def steps_after(stage: str) -> list[str]:
-    """The names of the tasks queued after `stage`, in registration order."""
+    """The tasks queued after `stage`, in registration order."""
     return list(_steps[stage])
 
 
 def after(stage: str, test_id: int) -> None:
     """`stage` is done for the test: queue each step registered after it."""
-    for step in _steps[stage].values():
-        step.delay(test_id)
+    for task_path in _steps[stage]:
+        cast(Step, import_string(task_path)).delay(test_id)
 
 
 def after_commit(stage: str, test_id: int) -> None:

@@ -7,6 +7,5 @@ class DiagnosisConfig(AppConfig):
 
     def ready(self) -> None:
         from backend.core import pipeline
-        from backend.diagnosis.tasks import diagnose_test
 
-        pipeline.register(pipeline.POSTPROCESSED, diagnose_test)
+        pipeline.register(pipeline.POSTPROCESSED, "backend.diagnosis.tasks.diagnose_test")

@@ -7,6 +7,5 @@ class NotifyConfig(AppConfig):
 
     def ready(self) -> None:
         from backend.core import pipeline
-        from backend.notify.tasks import notify_test
 
-        pipeline.register(pipeline.DIAGNOSED, notify_test)
+        pipeline.register(pipeline.DIAGNOSED, "backend.notify.tasks.notify_test")

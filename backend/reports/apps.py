@@ -9,6 +9,5 @@ class ReportsConfig(AppConfig):
 
     def ready(self) -> None:
         from backend.core import pipeline
-        from backend.reports.tasks import postprocess_test
 
-        pipeline.register(pipeline.LANDED, postprocess_test)
+        pipeline.register(pipeline.LANDED, "backend.reports.tasks.postprocess_test")
