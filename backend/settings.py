@@ -51,7 +51,7 @@ MIDDLEWARE = [
     # Outermost of ours: sees every answer, the shared ones too (backend/core/cache_scope.py).
     "backend.core.cache_scope.CacheScopeMiddleware",
     # Before anything reads the body: an oversized request is refused from its Content-Length alone.
-    "backend.accounts.middleware.BodySizeLimitMiddleware",
+    "backend.core.body_limit.BodySizeLimitMiddleware",
     # NUL in the URL, a body without a length: refused before any view (backend/core/middleware.py).
     "backend.core.middleware.RequestShapeMiddleware",
     "backend.core.middleware.ContentSecurityPolicyMiddleware",
@@ -312,7 +312,7 @@ AUTHENTICATION_BACKENDS = [
     "backend.accounts.sso.ldap.DirectoryBackend",
     "backend.accounts.sso.backends.SignOnSessionBackend",
 ]
-# Size limits (backend/accounts/middleware.py): any request body, and a phout upload (PUT .../phout), in bytes.
+# Size limits (backend/core/body_limit.py): any request body, and a phout upload (PUT .../phout), in bytes.
 TANKODROM_MAX_BODY_BYTES = env.get_int("TANKODROM_MAX_BODY_BYTES", 32 * 1024 * 1024)
 TANKODROM_MAX_UPLOAD_BYTES = env.get_int("TANKODROM_MAX_UPLOAD_BYTES", 50 * 1024**3)
 TANKODROM_UPLOAD_ABANDON_S = env.get_int("TANKODROM_UPLOAD_ABANDON_S", 24 * 3600)
