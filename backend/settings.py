@@ -273,6 +273,11 @@ TANKODROM_RETENTION_BATCH = env.get_int("TANKODROM_RETENTION_BATCH", 50)
 # Bytes on disk the stored tests may take (backend/retention/quota.py); past it, new uploads and tank streams get 507.
 # 0: no quota.
 TANKODROM_QUOTA_BYTES = env.get_int("TANKODROM_QUOTA_BYTES", 0)
+# Tank pushes waiting in the Redis buffer for ClickHouse (backend/tankapi/buffer.py); past it pushes get 503 and the
+# tank retries (overload protection).
+TANKODROM_TANK_BUFFER_MAX_ENTRIES = env.get_int("TANKODROM_TANK_BUFFER_MAX_ENTRIES", 500_000)
+# Seconds a comparison's request waits for its task (backend/compare/views.py) before answering 202 "pending".
+TANKODROM_COMPARE_WAIT_S = env.get_int("TANKODROM_COMPARE_WAIT_S", 25)
 
 LOGIN_URL = "/login"
 LOGIN_REDIRECT_URL = "/"
