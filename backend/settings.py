@@ -232,6 +232,12 @@ REST_FRAMEWORK = {
         "anon_read": env.get_str("TANKODROM_ANON_READ_RATE", "120/min"),
     },
 }
+# The request header (as Django's META names it) that holds the client's address for the per-address limits
+# (backend/accounts/throttling.py); "" = the connection's own address. settings_prod.py names the proxy's header.
+TANKODROM_CLIENT_ADDRESS_HEADER = ""
+# A NaN or Infinity in a JSON answer is rendered as null and logged (backend/core/renderers.py); True raises instead
+# (settings_test.py: the test that made one fails).
+TANKODROM_JSON_NONFINITE_RAISES = False
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Tankodrom API",
