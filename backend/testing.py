@@ -1,5 +1,6 @@
 """Test support shared by the apps' tests: real processes (a spare ClickHouse server, a Celery worker, the live
-ASGI server, a local HTTP server), users with API tokens, the cluster's layout.
+ASGI server, a local HTTP server), users with API tokens, the cluster's layout, and the resets between tests (the
+ClickHouse database dropped or its tables emptied, the tank push path's caches forgotten).
 
 They live in the package (not in conftest) so that any app's tests and the benchmarks can use them. Django is
 imported inside the helpers that need it: benchmarks import this module before Django is set up.
