@@ -52,15 +52,16 @@ def build(tests: int, component_tests: int, seed: int) -> dict[str, Any]:
     from django.core.cache import cache
     from django.core.management import call_command
 
-    from backend.clickhouse import client, migrate
+    from backend.clickhouse import migrate
     from backend.loadtests.models import Test, TestStatus
     from backend.projects.models import Membership, Project, Role, Visibility
     from backend.regressions import baselines, kpis
     from backend.reports.models import TestFigures, TestTag
     from backend.sharing.tests.rows import insert_seconds
+    from backend.testing import drop_database
 
     call_command("migrate", verbosity=0)
-    client.drop_database()
+    drop_database()
     migrate.apply_all()
     cache.clear()
     rng = random.Random(seed)
