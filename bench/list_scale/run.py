@@ -1,10 +1,10 @@
 """A server that holds many tests: the lists, search, tag filters, a component's dashboard and its CI check.
 
 Builds, in databases of its own (PostgreSQL `tk_list_scale`, ClickHouse `tankodrom_list_scale`, Redis db 6 or
-LIST_SCALE_REDIS_URL), `--tests` finished tests (default 10,000) of 50 people over 100 components in 10 projects
-(each person a member of two; 65 % of the tests public, 10 % for signed-in users, 20 % for the project's members,
-5 % private), with the list's figures (TestFigures) and tags as post-processing leaves them; one component (`checkout`) has
-`--component-tests` of them (default 500) with their per-second rows in ClickHouse, their KPI figures warmed as
+LIST_SCALE_REDIS_URL), `--tests` finished tests (default 10,000) of 50 people over 100 components in 10 projects (each
+person a member of two; 65 % of the tests public, 10 % for signed-in users, 20 % for the project's members, 5 %
+private), with the list's figures (TestFigures) and tags as post-processing leaves them; one component (`checkout`)
+has `--component-tests` of them (default 500) with their per-second rows in ClickHouse, their KPI figures warmed as
 post-processing does (regressions.kpis.warm) and a baseline. Then times each answer through Django's test client
 (view, queries, serialization; no network), as a signed-in user who owns some of the tests, `--repeat` calls each
 after one warm-up call. Baseline in the same run: `/api/v1/me` (the whole request cycle, no query of tests).
