@@ -121,12 +121,12 @@ if [[ "${E2E_PROXY:-0}" == 1 ]]; then
 fi
 
 # ── real data through the public API, then the browser ────────────────────────────────────────────────────
-# Playwright exits non-zero when a spec fails (or the seeding does): set -e makes this script fail with it.
+# Playwright exits non-zero when a spec fails (or its global setup, the seeding, does): the script then dies with it.
 say "e2e: seeding tests through the API, then the browser specs (headless Chromium), screenshots in var/screenshots/"
-grep=()
-[[ -n "${E2E_ONLY:-}" ]] && grep=(--grep "$E2E_ONLY")
+only=()
+[[ -n "${E2E_ONLY:-}" ]] && only=(--grep "$E2E_ONLY")
 (cd frontend && E2E_BASE_URL="$BASE" E2E_TOKEN="$TOKEN" E2E_SEED="$VAR/seed.json" E2E_SCREENSHOTS="$ROOT/var/screenshots" \
-  npx --no-install playwright test "${grep[@]}") || {
+  npx --no-install playwright test "${only[@]}") || {
   [[ -f "$VAR/seed.json" ]] || { tail -n 40 "$LOG/e2e-celery-uploads.log" >&2; die "seeding failed (logs: $LOG/e2e-gunicorn.log, $LOG/e2e-celery*.log)"; }
   die "browser specs failed (logs: $LOG/e2e-gunicorn.log, $LOG/e2e-celery*.log; screenshots var/screenshots/FAILED-*.png)"
 }
