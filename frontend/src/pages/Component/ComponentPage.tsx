@@ -11,98 +11,18 @@
  */
 import { useEffect } from "react";
 import { getDashboard } from "../../api/regressions";
-import type { Dashboard, KpiSeriesJson } from "../../api/types";
-import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
+import { loadPlotly } from "../../components/charts/PlotlyFigure";
 import { Empty, ErrorBox, Loading } from "../../components/States";
-import { TableCard } from "../../components/TableCard";
 import { componentKey, refreshComponent, useApi } from "../../hooks/useApi";
-import { formatUnix } from "../../lib/format";
 import { componentProjectOf, refusalText, roleAtLeast, setChosenProject } from "../../lib/project";
 import { useChosenProject, useProjects } from "../../hooks/useProjects";
 import { BaselinePanel } from "./BaselinePanel";
 import { DeliveryLog } from "./DeliveryLog";
 import { KpiEditor } from "./KpiEditor";
 import { NotifyPanel } from "./NotifyPanel";
-import { formatKpi, thresholdText } from "./kpis";
+import { KpiCard } from "./KpiCard";
+import { TestsTable } from "./TestsTable";
 import "./dashboard.css";
-
-function openTest(customdata: unknown): void {
-  const id = Number(customdata);
-  if (Number.isInteger(id) && id > 0) window.location.href = `/${id}`;
-}
-
-function KpiCard({ series }: { series: KpiSeriesJson }) {
-  const past = series.points.filter((p) => p.past_threshold).length;
-  return (
-    <section className="card chart-box kpi-card" aria-label={series.title} data-kpi={series.kpi}>
-      <h2>
-        {series.title}{" "}
-        {past > 0 && (
-          <span className="verdict verdict-worse">
-            {past} past the threshold
-          </span>
-        )}
-      </h2>
-      <p className="hint">
-        {thresholdText(series)}
-        {series.change_points.length > 0 &&
-          ` · the level changed at ${series.change_points.map((id) => `#${id}`).join(", ")}`}
-      </p>
-      <PlotlyFigure figure={series.figure} name={`${series.title} across tests`} height={340} onPointClick={openTest} />
-    </section>
-  );
-}
-
-function TestsTable({ data }: { data: Dashboard }) {
-  const baseline = data.baseline?.id;
-  const byKpi = new Map(data.kpis.map((k) => [k.kpi, new Map(k.points.map((p) => [p.test_id, p]))]));
-  return (
-    <TableCard label="Tests" head={<h2>Tests, newest first</h2>} table="component-tests" className="kpi-table">
-      <thead>
-        <tr>
-          <th scope="col">Test</th>
-          <th scope="col">Started</th>
-          {data.kpis.map((k) => (
-            <th scope="col" className="num" key={k.kpi}>
-              {k.title}
-            </th>
-          ))}
-          <th scope="col">Compare</th>
-        </tr>
-      </thead>
-      <tbody>
-        {[...data.tests].reverse().map((t) => {
-          const broke = data.kpis.some((k) => byKpi.get(k.kpi)?.get(t.id)?.past_threshold);
-          return (
-            <tr key={t.id} className={broke ? "broke" : ""} data-test={t.id}>
-              <td>
-                <a href={t.url}>#{t.id}</a> {t.name}
-                {t.version && <span className="hint"> {t.version}</span>}
-                {t.id === baseline && <span className="verdict verdict-better"> baseline</span>}
-              </td>
-              <td>{formatUnix(t.ts)}</td>
-              {data.kpis.map((k) => {
-                const p = byKpi.get(k.kpi)?.get(t.id);
-                return (
-                  <td className={`num${p?.past_threshold ? " past" : ""}`} key={k.kpi}>
-                    {formatKpi(k.unit, p?.value)}
-                  </td>
-                );
-              })}
-              <td>
-                {baseline && baseline !== t.id ? (
-                  <a href={`/compare/${baseline}/${t.id}`}>vs baseline</a>
-                ) : (
-                  <span className="hint">—</span>
-                )}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </TableCard>
-  );
-}
 
 export function ComponentPage({ name }: { name: string }) {
   useEffect(() => {
