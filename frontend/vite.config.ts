@@ -28,6 +28,8 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
     // Pure modules run in node; a component test opts in to jsdom with `// @vitest-environment jsdom`.
     environment: "node",
+    // Each test gives the mocked API the answers it needs; none carries over from the test before.
+    mockReset: true,
     // On a Node without them, jsdom's window realm gets the iterator helpers from V8's flag; olderNode.mjs fills in
     // the rest where it is missing (a no-op on Node 22.22+).
     execArgv: [

@@ -29,13 +29,19 @@ function answer(test = TEST) {
   vi.mocked(api.getMonitoring).mockResolvedValue(MONITORING);
 }
 
+/** The test and its report answered with `status`: the page asks both at once. */
+function refuse(status: number, message: string) {
+  answer();
+  vi.mocked(api.getTest).mockRejectedValue(new ApiError(status, message));
+  vi.mocked(api.getReport).mockRejectedValue(new ApiError(status, message));
+}
+
 function panel(): HTMLElement {
   return screen.getByRole("tabpanel");
 }
 
 describe("ReportPage", () => {
   beforeEach(() => {
-    vi.resetAllMocks();
     window.history.replaceState(null, "", "/7");
   });
 
@@ -78,18 +84,14 @@ describe("ReportPage", () => {
   });
 
   it("says a missing test is not found", async () => {
-    answer();
-    vi.mocked(api.getTest).mockRejectedValue(new ApiError(404, "Not found."));
-    vi.mocked(api.getReport).mockRejectedValue(new ApiError(404, "Not found."));
+    refuse(404, "Not found.");
     renderWithApi(<ReportPage id={7} />);
     expect((await screen.findByRole("heading", { level: 1 })).textContent).toBe("Test #7 not found");
     expect(screen.getByRole("link", { name: "Back to the test list" }).getAttribute("href")).toBe("/");
   });
 
   it("asks a reader of a private test to log in, coming back to it", async () => {
-    answer();
-    vi.mocked(api.getTest).mockRejectedValue(new ApiError(403, "Forbidden."));
-    vi.mocked(api.getReport).mockRejectedValue(new ApiError(403, "Forbidden."));
+    refuse(403, "Forbidden.");
     renderWithApi(<ReportPage id={7} />);
     expect((await screen.findByRole("heading", { level: 1 })).textContent).toBe("Test #7 is private");
     const login = new URL(screen.getByRole("link", { name: "Log in" }).getAttribute("href") ?? "", "http://tankodrom");

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 /** The Config tab: the tank's configs as they were sent, one card each, or why there are none. */
 import { screen, within } from "@testing-library/react";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../../api/client";
 import { getConfig } from "../../../api/endpoints";
 import { CONFIG } from "../../../test/fixtures";
@@ -13,10 +13,6 @@ vi.mock("../../../api/endpoints");
 const config = vi.mocked(getConfig);
 
 describe("ConfigTab", () => {
-  beforeEach(() => {
-    config.mockReset();
-  });
-
   it("shows each config the tank sent under its name, and leaves out the empty ones", async () => {
     config.mockResolvedValue(CONFIG);
     renderWithApi(<ConfigTab testId={7} />);

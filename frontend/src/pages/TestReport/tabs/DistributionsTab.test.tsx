@@ -19,7 +19,6 @@ const params: [string, string][] = [
 
 describe("DistributionsTab", () => {
   beforeEach(() => {
-    chart.mockReset();
     chart.mockResolvedValue(CHART);
   });
 

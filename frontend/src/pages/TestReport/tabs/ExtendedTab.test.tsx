@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 /** The Extended analysis tab: response phases, bytes, quantiles by load, instances and RPS. */
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getChart } from "../../../api/endpoints";
 import { CHART } from "../../../test/fixtures";
 import { chartNames, renderWithApi } from "../../../test/renderWithApi";
@@ -12,10 +12,6 @@ vi.mock("../../../components/charts/PlotlyFigure", () => import("../../../test/f
 const chart = vi.mocked(getChart);
 
 describe("ExtendedTab", () => {
-  beforeEach(() => {
-    chart.mockReset();
-  });
-
   it("draws its four charts, each asked by name for the window", async () => {
     chart.mockResolvedValue(CHART);
     const params: [string, string][] = [
@@ -29,11 +25,7 @@ describe("ExtendedTab", () => {
       "Quantiles by load",
       "Instances and RPS",
     ]);
-    expect(chart.mock.calls.map(([id, name, p]) => [id, name, p])).toEqual([
-      [3, "times", params],
-      [3, "sizes", params],
-      [3, "quantiles_by_load", params],
-      [3, "instances_rps", params],
-    ]);
+    expect(chart.mock.calls.map(([, name]) => name)).toEqual(["times", "sizes", "quantiles_by_load", "instances_rps"]);
+    expect(chart.mock.calls.every(([id, , asked]) => id === 3 && asked === params)).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
 /** The Monitoring tab: per host, a chart per metric group; hosts picked by checkboxes; or why there is nothing. */
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../../api/client";
 import { getMonitoring } from "../../../api/endpoints";
 import { MONITORING } from "../../../test/fixtures";
@@ -30,10 +30,6 @@ function renderTab(machines: string[] = [], onMachines = vi.fn()) {
 }
 
 describe("MonitoringTab", () => {
-  beforeEach(() => {
-    monitoring.mockReset();
-  });
-
   it("draws each host's metric groups under the host's name", async () => {
     monitoring.mockResolvedValue(MONITORING);
     renderTab();

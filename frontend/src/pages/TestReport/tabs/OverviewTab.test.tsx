@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 /** The Overview tab: the quantiles with RPS, the HTTP and the net codes, each asked for the view's window. */
 import { screen, within } from "@testing-library/react";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../../api/client";
 import { getChart } from "../../../api/endpoints";
 import { CHART } from "../../../test/fixtures";
@@ -15,10 +15,6 @@ const chart = vi.mocked(getChart);
 const params: [string, string][] = [["compress_ratio", "auto"]];
 
 describe("OverviewTab", () => {
-  beforeEach(() => {
-    chart.mockReset();
-  });
-
   it("draws the three time charts in order, each asked with the view's parameters", async () => {
     chart.mockResolvedValue(CHART);
     renderWithApi(<OverviewTab testId={7} params={params} onXRange={() => undefined} />);
@@ -27,11 +23,8 @@ describe("OverviewTab", () => {
       "HTTP codes",
       "Net codes",
     ]);
-    expect(chart.mock.calls.map(([id, name, p]) => [id, name, p])).toEqual([
-      [7, "quantiles", params],
-      [7, "http_codes", params],
-      [7, "net_codes", params],
-    ]);
+    expect(chart.mock.calls.map(([, name]) => name)).toEqual(["quantiles", "http_codes", "net_codes"]);
+    for (const [id, , asked] of chart.mock.calls) expect([id, asked]).toEqual([7, params]);
   });
 
   it("keeps a chart's heading for screen readers when the figure titles itself", async () => {

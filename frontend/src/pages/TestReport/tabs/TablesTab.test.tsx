@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 /** The Tables tab as a reader sees it: the figures of the window in their tables, and what it says instead. */
 import { screen, within } from "@testing-library/react";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../../api/client";
 import { getTables } from "../../../api/endpoints";
 import { TABLES, outcomes } from "../../../test/fixtures";
@@ -22,10 +22,6 @@ function rowCells(table: HTMLElement, heading: string): string[] {
 }
 
 describe("TablesTab", () => {
-  beforeEach(() => {
-    tables.mockReset();
-  });
-
   it("asks for the window's tables with Overload's quantile levels", async () => {
     tables.mockResolvedValue(TABLES);
     renderWithApi(<TablesTab testId={7} params={[["slider_start", "100"]]} />);
