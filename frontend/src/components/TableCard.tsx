@@ -3,6 +3,7 @@
  * button), then the table scrolling sideways inside the card on a narrow screen, or what stands in its place.
  */
 import type { ReactNode } from "react";
+import { DataTable } from "./DataTable";
 
 export function TableCard({
   label,
@@ -31,11 +32,9 @@ export function TableCard({
       {instead ? (
         instead
       ) : (
-        <div className="scroll-x">
-          <table className={className ? `data ${className}` : "data"} data-table={table}>
-            {children}
-          </table>
-        </div>
+        <DataTable table={table} className={className}>
+          {children}
+        </DataTable>
       )}
       {foot}
     </section>

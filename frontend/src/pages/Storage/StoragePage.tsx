@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { getRetentionJobs, getStorage, startRetentionJob } from "../../api/endpoints";
 import type { RetentionJob, RetentionJobs, StorageAnswer } from "../../api/types";
+import { ColumnHeads } from "../../components/ColumnHeads";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { queryClient, useApi } from "../../hooks/useApi";
 import { formatBytes, formatCount, formatIso, formatPercent } from "../../lib/format";
@@ -151,14 +152,9 @@ function StorageFigures({ storage }: { storage: StorageAnswer }) {
         <section className="card" aria-labelledby="tables-title">
           <h2 id="tables-title">Tables</h2>
           <table className="num-table">
-            <thead>
-              <tr>
-                <th>Table</th>
-                <th className="num">Rows</th>
-                <th className="num">On disk</th>
-                <th className="num">Bytes/row</th>
-              </tr>
-            </thead>
+            <ColumnHeads
+              columns={["Table", { label: "Rows", num: true }, { label: "On disk", num: true }, { label: "Bytes/row", num: true }]}
+            />
             <tbody>
               {storage.tables.map((t) => (
                 <tr key={t.table} data-table={t.table}>
@@ -174,12 +170,7 @@ function StorageFigures({ storage }: { storage: StorageAnswer }) {
         <section className="card" aria-labelledby="projection-title">
           <h2 id="projection-title">Projection</h2>
           <table className="num-table">
-            <thead>
-              <tr>
-                <th>In</th>
-                <th className="num">On disk</th>
-              </tr>
-            </thead>
+            <ColumnHeads columns={["In", { label: "On disk", num: true }]} />
             <tbody>
               {storage.projected.map((p) => (
                 <tr key={p.days}>

@@ -1,5 +1,6 @@
 /** The list's filters: search, component, author, tag, status, dates, starred; applied together, from page 1. */
 import { useEffect, useState } from "react";
+import { Options } from "../../components/Options";
 import { STATUSES, parseListQuery, type ListQuery } from "../../lib/listQuery";
 
 export function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery) => void }) {
@@ -48,11 +49,7 @@ export function Filters({ query, onApply }: { query: ListQuery; onApply: (q: Lis
         Status
         <select name="status" value={draft.status} onChange={(e) => set("status", e.target.value)}>
           <option value="">any</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
+          <Options values={STATUSES} />
         </select>
       </label>
       {input("Since", "since", "date")}
