@@ -9,7 +9,8 @@ import { getCompare, getReport, getTest } from "../../api/endpoints";
 import type { TestMeta } from "../../api/types";
 import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
 import { CasePicker } from "../../components/CasePicker";
-import { Empty, ErrorBox, Loading } from "../../components/States";
+import { Loaded } from "../../components/Loaded";
+import { Empty } from "../../components/States";
 import { TableCard, TestColumns } from "../../components/TableCard";
 import { useApi } from "../../hooks/useApi";
 import { useUrlState } from "../../hooks/useUrlState";
@@ -104,85 +105,83 @@ export function ComparePage({ ids: asked }: { ids: number[] }) {
           )}
         </div>
       </section>
-      {answer.error ? (
-        <ErrorBox error={answer.error} what="the comparison" />
-      ) : !data ? (
-        <Loading what="the comparison" />
-      ) : (
-        <>
-          <section className="card compare-summary" aria-label="Summary">
-            {data.summary.map((line) => (
-              <p key={line}>{line}</p>
-            ))}
-          </section>
-          <TableCard
-            label="Cumulative quantiles"
-            head={
-              <h2>
-                Cumulative quantiles, ms{" "}
-                <span className="hint">
-                  whole window with its difference; the verdict judges the typical stretch of seconds beside it
-                </span>
-              </h2>
-            }
-            table="compare-quantiles"
-            className="compare-table"
-            instead={rows.length === 0 && <Empty>No responses to compare in this window.</Empty>}
-            foot={data.method && <p className="hint">{data.method}</p>}
-          >
-            <TestColumns first={<th scope="col" />} tests={tests} />
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.level} data-level={r.level}>
-                  <th scope="row">{r.level}%</th>
-                  {r.cells.map((c, i) => (
-                    <td
-                      className={`num${c.verdict === "worse" || c.verdict === "better" ? ` cell-${c.verdict}` : ""}`}
-                      key={tests[i]}
-                    >
-                      <span className="value">{c.text}</span>
-                      {c.pct && <span className="pct"> {c.pct}</span>} <Verdict verdict={c.verdict} note={c.note} />
-                      {c.judged && (
-                        <div className="hint judged" title="the typical change of a stretch of seconds, and its interval">
-                          per stretch {c.judged}
-                        </div>
-                      )}
-                      {c.note && <div className="hint note">{c.note}</div>}
-                    </td>
-                  ))}
-                </tr>
+      <Loaded answer={answer} what="the comparison">
+        {(data) => (
+          <>
+            <section className="card compare-summary" aria-label="Summary">
+              {data.summary.map((line) => (
+                <p key={line}>{line}</p>
               ))}
-            </tbody>
-          </TableCard>
-          <div className="two-col">
-            <CodeDiff title="HTTP codes" answer={data} kind="http" />
-            <CodeDiff title="Net codes" answer={data} kind="net" />
-          </div>
-          {warmup > 0 && h.align === "start" && !h.from && (
-            <p className="hint warmup-note">
-              The verdicts leave out the first {warmup} s of the tests (a warm-up: seconds whose median is over 1.5× the
-              steady one); the whole-window figures include them.{" "}
-              <button type="button" className="link" onClick={() => setH({ ...h, from: String(warmup) })}>
-                Compare from {warmup} s
-              </button>
-            </p>
-          )}
-          {data.by_load && (
-            <p className="hint">
-              Ramps are compared in bands of responses per second that every compared test covered: adding or removing
-              a test changes the bands, and so the verdicts of the quantiles-by-load chart.
-            </p>
-          )}
-          <div className="charts">
-            {Object.entries(data.figures).map(([name, figure]) => (
-              <section className="card chart-box" key={name} aria-label={FIGURE_TITLES[name] ?? name}>
-                <h2 className={figure.layout.title ? "sr-only" : undefined}>{FIGURE_TITLES[name] ?? name}</h2>
-                <PlotlyFigure figure={figure} name={FIGURE_TITLES[name] ?? name} height={380} />
-              </section>
-            ))}
-          </div>
-        </>
-      )}
+            </section>
+            <TableCard
+              label="Cumulative quantiles"
+              head={
+                <h2>
+                  Cumulative quantiles, ms{" "}
+                  <span className="hint">
+                    whole window with its difference; the verdict judges the typical stretch of seconds beside it
+                  </span>
+                </h2>
+              }
+              table="compare-quantiles"
+              className="compare-table"
+              instead={rows.length === 0 && <Empty>No responses to compare in this window.</Empty>}
+              foot={data.method && <p className="hint">{data.method}</p>}
+            >
+              <TestColumns first={<th scope="col" />} tests={tests} />
+              <tbody>
+                {rows.map((r) => (
+                  <tr key={r.level} data-level={r.level}>
+                    <th scope="row">{r.level}%</th>
+                    {r.cells.map((c, i) => (
+                      <td
+                        className={`num${c.verdict === "worse" || c.verdict === "better" ? ` cell-${c.verdict}` : ""}`}
+                        key={tests[i]}
+                      >
+                        <span className="value">{c.text}</span>
+                        {c.pct && <span className="pct"> {c.pct}</span>} <Verdict verdict={c.verdict} note={c.note} />
+                        {c.judged && (
+                          <div className="hint judged" title="the typical change of a stretch of seconds, and its interval">
+                            per stretch {c.judged}
+                          </div>
+                        )}
+                        {c.note && <div className="hint note">{c.note}</div>}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </TableCard>
+            <div className="two-col">
+              <CodeDiff title="HTTP codes" answer={data} kind="http" />
+              <CodeDiff title="Net codes" answer={data} kind="net" />
+            </div>
+            {warmup > 0 && h.align === "start" && !h.from && (
+              <p className="hint warmup-note">
+                The verdicts leave out the first {warmup} s of the tests (a warm-up: seconds whose median is over 1.5× the
+                steady one); the whole-window figures include them.{" "}
+                <button type="button" className="link" onClick={() => setH({ ...h, from: String(warmup) })}>
+                  Compare from {warmup} s
+                </button>
+              </p>
+            )}
+            {data.by_load && (
+              <p className="hint">
+                Ramps are compared in bands of responses per second that every compared test covered: adding or removing
+                a test changes the bands, and so the verdicts of the quantiles-by-load chart.
+              </p>
+            )}
+            <div className="charts">
+              {Object.entries(data.figures).map(([name, figure]) => (
+                <section className="card chart-box" key={name} aria-label={FIGURE_TITLES[name] ?? name}>
+                  <h2 className={figure.layout.title ? "sr-only" : undefined}>{FIGURE_TITLES[name] ?? name}</h2>
+                  <PlotlyFigure figure={figure} name={FIGURE_TITLES[name] ?? name} height={380} />
+                </section>
+              ))}
+            </div>
+          </>
+        )}
+      </Loaded>
     </main>
   );
 }

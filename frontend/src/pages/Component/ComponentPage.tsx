@@ -12,7 +12,8 @@
 import { useEffect } from "react";
 import { getDashboard } from "../../api/regressions";
 import { loadPlotly } from "../../components/charts/PlotlyFigure";
-import { Empty, ErrorBox, Loading } from "../../components/States";
+import { Loaded } from "../../components/Loaded";
+import { Empty } from "../../components/States";
 import { componentKey, refreshComponent, useApi } from "../../hooks/useApi";
 import { componentProjectOf, refusalText, roleAtLeast, setChosenProject } from "../../lib/project";
 import { useChosenProject, useProjects } from "../../hooks/useProjects";
@@ -37,7 +38,6 @@ export function ComponentPage({ name }: { name: string }) {
   // Hidden from the others (the server refuses them anyway, naming the role): baseline, KPIs, subscriptions.
   const canManage = roleAtLeast(role, "maintainer");
   const refused = signedIn && projects.list !== null && !canManage ? refusalText("maintainer", role, project) : null;
-  const data = board.data;
   const refresh = () => void refreshComponent(project, name);
 
   return (
@@ -50,61 +50,59 @@ export function ComponentPage({ name }: { name: string }) {
           its tests in the list
         </a>
       </div>
-      {board.error ? (
-        <ErrorBox error={board.error} what="the dashboard" />
-      ) : !data ? (
-        <Loading what="the dashboard" />
-      ) : (
-        <>
-          <div className="two-col dashboard-top">
-            <BaselinePanel
-              component={name}
-              project={project}
-              baseline={data.baseline}
-              tests={data.tests}
-              canEdit={canManage}
-              refused={refused}
-              onChanged={refresh}
-            />
-            <section className="card" aria-label="KPIs and thresholds">
-              <h2>KPIs and thresholds</h2>
-              {canManage ? (
-                <KpiEditor
-                  component={name}
-                  project={project}
-                  kpis={data.kpis.map((k) => ({ kpi: k.kpi, threshold: k.threshold }))}
-                  onSaved={refresh}
-                />
-              ) : refused ? (
-                <p className="refused" data-refused="kpis">
-                  {refused}
-                </p>
-              ) : (
-                !signedIn && <p className="hint">Log in to change them.</p>
-              )}
-              {!data.kpis_stored && <p className="hint">These are the defaults: nobody has set this component's yet.</p>}
-            </section>
-          </div>
-          {data.tests.length === 0 ? (
-            <Empty>No finished tests of component “{name}” yet.</Empty>
-          ) : (
-            <>
-              <div className="charts grid kpi-grid">
-                {data.kpis.map((k) => (
-                  <KpiCard key={k.kpi} series={k} />
-                ))}
-              </div>
-              <TestsTable data={data} />
-            </>
-          )}
-          {canManage && (
-            <div className="two-col">
-              <NotifyPanel component={name} project={project} />
-              <DeliveryLog component={name} project={project} />
+      <Loaded answer={board} what="the dashboard">
+        {(data) => (
+          <>
+            <div className="two-col dashboard-top">
+              <BaselinePanel
+                component={name}
+                project={project}
+                baseline={data.baseline}
+                tests={data.tests}
+                canEdit={canManage}
+                refused={refused}
+                onChanged={refresh}
+              />
+              <section className="card" aria-label="KPIs and thresholds">
+                <h2>KPIs and thresholds</h2>
+                {canManage ? (
+                  <KpiEditor
+                    component={name}
+                    project={project}
+                    kpis={data.kpis.map((k) => ({ kpi: k.kpi, threshold: k.threshold }))}
+                    onSaved={refresh}
+                  />
+                ) : refused ? (
+                  <p className="refused" data-refused="kpis">
+                    {refused}
+                  </p>
+                ) : (
+                  !signedIn && <p className="hint">Log in to change them.</p>
+                )}
+                {!data.kpis_stored && <p className="hint">These are the defaults: nobody has set this component's yet.</p>}
+              </section>
             </div>
-          )}
-        </>
-      )}
+            {data.tests.length === 0 ? (
+              <Empty>No finished tests of component “{name}” yet.</Empty>
+            ) : (
+              <>
+                <div className="charts grid kpi-grid">
+                  {data.kpis.map((k) => (
+                    <KpiCard key={k.kpi} series={k} />
+                  ))}
+                </div>
+                <TestsTable data={data} />
+              </>
+            )}
+            {canManage && (
+              <div className="two-col">
+                <NotifyPanel component={name} project={project} />
+                <DeliveryLog component={name} project={project} />
+              </div>
+            )}
+          </>
+        )}
+      </Loaded>
     </main>
   );
 }
