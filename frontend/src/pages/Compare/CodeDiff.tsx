@@ -1,5 +1,6 @@
 import { Empty } from "../../components/States";
-import { TableCard, TestColumns } from "../../components/TableCard";
+import { TableCard } from "../../components/TableCard";
+import { TestColumns } from "../../components/TestColumns";
 import { codeRows, type CompareCodes } from "../../lib/compareTable";
 import { formatCount } from "../../lib/format";
 import { Verdict } from "./Verdict";
