@@ -23,6 +23,7 @@ import { StatusBadge } from "../../components/StatusBadge";
 import { LiveFigures } from "../../components/LiveFigures";
 import type { LiveFigures as Live } from "../../hooks/useLive";
 import { formatCount, formatDuration, formatLoadScheme, formatMs, formatPercent, formatUnix } from "../../lib/format";
+import { errorText } from "../../lib/errorText";
 
 export function ReportHeader({
   test,
@@ -57,7 +58,7 @@ export function ReportHeader({
         setExportError(null);
         downloadText(`test-${test.id}.json`, JSON.stringify({ test, summary }, null, 1), "application/json");
       },
-      (e: unknown) => setExportError(`Export failed: ${e instanceof Error ? e.message : String(e)}`),
+      (e: unknown) => setExportError(`Export failed: ${errorText(e)}`),
     );
   // The component's previous test, for a one-click "what changed since last time" comparison.
   const previous = useApi(test.component ? ["tests", "previous", test.id, test.component] : null, (signal) =>
