@@ -26,7 +26,7 @@ from backend.reports.cache import FINAL_STATUSES
 log = logging.getLogger(__name__)
 
 SCRIPT_ID = "first-screen"
-# The Overview tab's charts (frontend/src/pages/TestReport/tabs/ChartTabs.tsx), with the query the app sends for
+# The Overview tab's charts (frontend/src/pages/TestReport/tabs/OverviewTab.tsx), with the query the app sends for
 # the default view (compress_ratio=auto, no window).
 OVERVIEW_CHARTS = ("quantiles", "http_codes", "net_codes")
 

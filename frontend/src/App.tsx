@@ -1,7 +1,8 @@
 /** Top-level router: picks the page from location.pathname (the server serves the same bundle on every page URL). */
+import type { ReactElement } from "react";
 import { Header } from "./components/Header";
 import { useTimeZone } from "./hooks/useTimeZone";
-import { routeOf } from "./lib/route";
+import { routeOf, type Route } from "./lib/route";
 import { TestListPage } from "./pages/TestList/TestListPage";
 import { ReportPage } from "./pages/TestReport/ReportPage";
 import { ComparePage } from "./pages/Compare/ComparePage";
@@ -9,35 +10,23 @@ import { ComponentPage } from "./pages/Component/ComponentPage";
 import { StoragePage } from "./pages/Storage/StoragePage";
 import { MembersPage } from "./pages/Project/MembersPage";
 import { AuditPage } from "./pages/Project/AuditPage";
+import { NotFoundPage } from "./pages/NotFound/NotFoundPage";
 
-function Page() {
-  const route = routeOf(window.location.pathname);
-  switch (route.kind) {
-    case "list":
-      return <TestListPage />;
-    case "report":
-      return <ReportPage id={route.id} />;
-    case "compare":
-      return <ComparePage ids={route.ids} />;
-    case "component":
-      return <ComponentPage name={route.name} />;
-    case "storage":
-      return <StoragePage />;
-    case "members":
-      return <MembersPage slug={route.slug} />;
-    case "audit":
-      return <AuditPage slug={route.slug} />;
-    case "notfound":
-      return (
-        <main className="page" data-page="not-found">
-          <h1>Page not found</h1>
-          <p>
-            Reports live at <code>/&lt;id&gt;</code>, comparisons at <code>/compare/&lt;a&gt;/&lt;b&gt;</code>.{" "}
-            <a href="/">Back to the test list</a>.
-          </p>
-        </main>
-      );
-  }
+/** Each kind of route with the page it shows, given that route's parameters. */
+const PAGES: { [K in Route["kind"]]: (route: Extract<Route, { kind: K }>) => ReactElement } = {
+  list: () => <TestListPage />,
+  report: ({ id }) => <ReportPage id={id} />,
+  compare: ({ ids }) => <ComparePage ids={ids} />,
+  component: ({ name }) => <ComponentPage name={name} />,
+  storage: () => <StoragePage />,
+  members: ({ slug }) => <MembersPage slug={slug} />,
+  audit: ({ slug }) => <AuditPage slug={slug} />,
+  notfound: () => <NotFoundPage />,
+};
+
+function pageOf(route: Route): ReactElement {
+  // The table pairs each kind with its own route's shape; TypeScript cannot follow that through the lookup.
+  return (PAGES[route.kind] as (route: Route) => ReactElement)(route);
 }
 
 export function App() {
@@ -50,7 +39,7 @@ export function App() {
       </a>
       <Header />
       <div id="content" data-tz={zone}>
-        <Page />
+        {pageOf(routeOf(window.location.pathname))}
       </div>
     </>
   );

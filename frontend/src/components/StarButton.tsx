@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { setStar } from "../api/endpoints";
 import type { TestMeta } from "../api/types";
+import { errorText } from "../lib/errorText";
 
 export function StarButton({ test, big = false, name }: { test: TestMeta; big?: boolean; name: string }) {
   const [starred, setStarred] = useState(Boolean(test.starred));
@@ -13,7 +14,7 @@ export function StarButton({ test, big = false, name }: { test: TestMeta; big?: 
       () => setError(null),
       (e: unknown) => {
         setStarred(!next);
-        setError(e instanceof Error ? e.message : String(e));
+        setError(errorText(e));
       },
     );
   };

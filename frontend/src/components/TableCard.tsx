@@ -3,6 +3,7 @@
  * button), then the table scrolling sideways inside the card on a narrow screen, or what stands in its place.
  */
 import type { ReactNode } from "react";
+import { DataTable } from "./DataTable";
 
 export function TableCard({
   label,
@@ -31,29 +32,11 @@ export function TableCard({
       {instead ? (
         instead
       ) : (
-        <div className="scroll-x">
-          <table className={className ? `data ${className}` : "data"} data-table={table}>
-            {children}
-          </table>
-        </div>
+        <DataTable table={table} className={className}>
+          {children}
+        </DataTable>
       )}
       {foot}
     </section>
-  );
-}
-
-/** A header row: `first` (a label column, or an empty corner), then one numeric column per test, `#id`. */
-export function TestColumns({ first, tests }: { first: ReactNode; tests: number[] }) {
-  return (
-    <thead>
-      <tr>
-        {first}
-        {tests.map((t) => (
-          <th scope="col" className="num" key={t}>
-            #{t}
-          </th>
-        ))}
-      </tr>
-    </thead>
   );
 }

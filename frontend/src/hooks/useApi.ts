@@ -8,6 +8,7 @@
  */
 import { QueryClient, keepPreviousData, useQuery, type QueryKey } from "@tanstack/react-query";
 import { ApiError } from "../api/client";
+import { errorText } from "../lib/errorText";
 
 export const queryClient = new QueryClient({
   defaultOptions: {
@@ -42,7 +43,7 @@ export interface ApiState<T> {
 
 function apiError(e: unknown): ApiError | null {
   if (e === null || e === undefined) return null;
-  return e instanceof ApiError ? e : new ApiError(0, e instanceof Error ? e.message : String(e));
+  return e instanceof ApiError ? e : new ApiError(0, errorText(e));
 }
 
 /**

@@ -8,17 +8,17 @@
  */
 import { formatClock } from "./format";
 
-export const TABS = ["test_data", "extended", "distributions", "tables", "monitoring", "config"] as const;
-export type Tab = (typeof TABS)[number];
-
-export const TAB_LABELS: Record<Tab, string> = {
+/** The report's tabs, each named as the hash names it, with its label; in Overload's order, which TABS keeps. */
+export const TAB_LABELS = {
   test_data: "Overview",
   extended: "Extended analysis",
   distributions: "Distributions",
   tables: "Tables",
   monitoring: "Monitoring",
   config: "Config",
-};
+} as const satisfies Record<string, string>;
+export type Tab = keyof typeof TAB_LABELS;
+export const TABS = Object.keys(TAB_LABELS) as Tab[];
 
 // Other spellings seen in old links and bookmarks, mapped to our tabs.
 const TAB_ALIASES: Record<string, Tab> = {

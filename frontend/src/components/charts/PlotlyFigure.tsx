@@ -9,6 +9,7 @@ import { useTimeZone } from "../../hooks/useTimeZone";
 import { downloadText } from "../../lib/download";
 import { axisValueToUnix, markOverlays, type ChartMark } from "../../lib/figures";
 import { figureInLocalTime, localAxisToUnix } from "../../lib/timeZone";
+import { errorText } from "../../lib/errorText";
 
 /** How long after the reader's last touch of a chart (its press, its release, a wheel) a range change counts as their
  * zoom: plotly reports a drag's range on release, a modebar button's on click. */
@@ -177,7 +178,7 @@ export function PlotlyFigure({
         });
       })
       .catch((e: unknown) => {
-        if (!cancelled) setFailed(e instanceof Error ? e.message : String(e));
+        if (!cancelled) setFailed(errorText(e));
       });
     return () => {
       cancelled = true;

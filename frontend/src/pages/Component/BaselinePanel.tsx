@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { clearBaseline, setBaseline } from "../../api/regressions";
 import type { BaselineTest, DashboardTest } from "../../api/types";
+import { useAction } from "../../hooks/useAction";
 import { formatIso, formatUnix } from "../../lib/format";
 
 export function BaselinePanel({
@@ -24,15 +25,9 @@ export function BaselinePanel({
 }) {
   const newest = tests[tests.length - 1];
   const [choice, setChoice] = useState<string>(String(baseline?.id ?? newest?.id ?? ""));
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useAction();
   const act = async (action: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await action();
-      onChanged();
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    }
+    if (await run(action)) onChanged();
   };
   return (
     <section className="card baseline-card" aria-label="Baseline">

@@ -11,98 +11,19 @@
  */
 import { useEffect } from "react";
 import { getDashboard } from "../../api/regressions";
-import type { Dashboard, KpiSeriesJson } from "../../api/types";
-import { PlotlyFigure, loadPlotly } from "../../components/charts/PlotlyFigure";
-import { Empty, ErrorBox, Loading } from "../../components/States";
-import { TableCard } from "../../components/TableCard";
+import { loadPlotly } from "../../components/charts/PlotlyFigure";
+import { Loaded } from "../../components/Loaded";
+import { Empty } from "../../components/States";
 import { componentKey, refreshComponent, useApi } from "../../hooks/useApi";
-import { formatUnix } from "../../lib/format";
 import { componentProjectOf, refusalText, roleAtLeast, setChosenProject } from "../../lib/project";
 import { useChosenProject, useProjects } from "../../hooks/useProjects";
 import { BaselinePanel } from "./BaselinePanel";
 import { DeliveryLog } from "./DeliveryLog";
 import { KpiEditor } from "./KpiEditor";
 import { NotifyPanel } from "./NotifyPanel";
-import { formatKpi, thresholdText } from "./kpis";
+import { KpiCard } from "./KpiCard";
+import { TestsTable } from "./TestsTable";
 import "./dashboard.css";
-
-function openTest(customdata: unknown): void {
-  const id = Number(customdata);
-  if (Number.isInteger(id) && id > 0) window.location.href = `/${id}`;
-}
-
-function KpiCard({ series }: { series: KpiSeriesJson }) {
-  const past = series.points.filter((p) => p.past_threshold).length;
-  return (
-    <section className="card chart-box kpi-card" aria-label={series.title} data-kpi={series.kpi}>
-      <h2>
-        {series.title}{" "}
-        {past > 0 && (
-          <span className="verdict verdict-worse">
-            {past} past the threshold
-          </span>
-        )}
-      </h2>
-      <p className="hint">
-        {thresholdText(series)}
-        {series.change_points.length > 0 &&
-          ` · the level changed at ${series.change_points.map((id) => `#${id}`).join(", ")}`}
-      </p>
-      <PlotlyFigure figure={series.figure} name={`${series.title} across tests`} height={340} onPointClick={openTest} />
-    </section>
-  );
-}
-
-function TestsTable({ data }: { data: Dashboard }) {
-  const baseline = data.baseline?.id;
-  const byKpi = new Map(data.kpis.map((k) => [k.kpi, new Map(k.points.map((p) => [p.test_id, p]))]));
-  return (
-    <TableCard label="Tests" head={<h2>Tests, newest first</h2>} table="component-tests" className="kpi-table">
-      <thead>
-        <tr>
-          <th scope="col">Test</th>
-          <th scope="col">Started</th>
-          {data.kpis.map((k) => (
-            <th scope="col" className="num" key={k.kpi}>
-              {k.title}
-            </th>
-          ))}
-          <th scope="col">Compare</th>
-        </tr>
-      </thead>
-      <tbody>
-        {[...data.tests].reverse().map((t) => {
-          const broke = data.kpis.some((k) => byKpi.get(k.kpi)?.get(t.id)?.past_threshold);
-          return (
-            <tr key={t.id} className={broke ? "broke" : ""} data-test={t.id}>
-              <td>
-                <a href={t.url}>#{t.id}</a> {t.name}
-                {t.version && <span className="hint"> {t.version}</span>}
-                {t.id === baseline && <span className="verdict verdict-better"> baseline</span>}
-              </td>
-              <td>{formatUnix(t.ts)}</td>
-              {data.kpis.map((k) => {
-                const p = byKpi.get(k.kpi)?.get(t.id);
-                return (
-                  <td className={`num${p?.past_threshold ? " past" : ""}`} key={k.kpi}>
-                    {formatKpi(k.unit, p?.value)}
-                  </td>
-                );
-              })}
-              <td>
-                {baseline && baseline !== t.id ? (
-                  <a href={`/compare/${baseline}/${t.id}`}>vs baseline</a>
-                ) : (
-                  <span className="hint">—</span>
-                )}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </TableCard>
-  );
-}
 
 export function ComponentPage({ name }: { name: string }) {
   useEffect(() => {
@@ -117,7 +38,6 @@ export function ComponentPage({ name }: { name: string }) {
   // Hidden from the others (the server refuses them anyway, naming the role): baseline, KPIs, subscriptions.
   const canManage = roleAtLeast(role, "maintainer");
   const refused = signedIn && projects.list !== null && !canManage ? refusalText("maintainer", role, project) : null;
-  const data = board.data;
   const refresh = () => void refreshComponent(project, name);
 
   return (
@@ -130,61 +50,59 @@ export function ComponentPage({ name }: { name: string }) {
           its tests in the list
         </a>
       </div>
-      {board.error ? (
-        <ErrorBox error={board.error} what="the dashboard" />
-      ) : !data ? (
-        <Loading what="the dashboard" />
-      ) : (
-        <>
-          <div className="two-col dashboard-top">
-            <BaselinePanel
-              component={name}
-              project={project}
-              baseline={data.baseline}
-              tests={data.tests}
-              canEdit={canManage}
-              refused={refused}
-              onChanged={refresh}
-            />
-            <section className="card" aria-label="KPIs and thresholds">
-              <h2>KPIs and thresholds</h2>
-              {canManage ? (
-                <KpiEditor
-                  component={name}
-                  project={project}
-                  kpis={data.kpis.map((k) => ({ kpi: k.kpi, threshold: k.threshold }))}
-                  onSaved={refresh}
-                />
-              ) : refused ? (
-                <p className="refused" data-refused="kpis">
-                  {refused}
-                </p>
-              ) : (
-                !signedIn && <p className="hint">Log in to change them.</p>
-              )}
-              {!data.kpis_stored && <p className="hint">These are the defaults: nobody has set this component's yet.</p>}
-            </section>
-          </div>
-          {data.tests.length === 0 ? (
-            <Empty>No finished tests of component “{name}” yet.</Empty>
-          ) : (
-            <>
-              <div className="charts grid kpi-grid">
-                {data.kpis.map((k) => (
-                  <KpiCard key={k.kpi} series={k} />
-                ))}
-              </div>
-              <TestsTable data={data} />
-            </>
-          )}
-          {canManage && (
-            <div className="two-col">
-              <NotifyPanel component={name} project={project} />
-              <DeliveryLog component={name} project={project} />
+      <Loaded answer={board} what="the dashboard">
+        {(data) => (
+          <>
+            <div className="two-col dashboard-top">
+              <BaselinePanel
+                component={name}
+                project={project}
+                baseline={data.baseline}
+                tests={data.tests}
+                canEdit={canManage}
+                refused={refused}
+                onChanged={refresh}
+              />
+              <section className="card" aria-label="KPIs and thresholds">
+                <h2>KPIs and thresholds</h2>
+                {canManage ? (
+                  <KpiEditor
+                    component={name}
+                    project={project}
+                    kpis={data.kpis.map((k) => ({ kpi: k.kpi, threshold: k.threshold }))}
+                    onSaved={refresh}
+                  />
+                ) : refused ? (
+                  <p className="refused" data-refused="kpis">
+                    {refused}
+                  </p>
+                ) : (
+                  !signedIn && <p className="hint">Log in to change them.</p>
+                )}
+                {!data.kpis_stored && <p className="hint">These are the defaults: nobody has set this component's yet.</p>}
+              </section>
             </div>
-          )}
-        </>
-      )}
+            {data.tests.length === 0 ? (
+              <Empty>No finished tests of component “{name}” yet.</Empty>
+            ) : (
+              <>
+                <div className="charts grid kpi-grid">
+                  {data.kpis.map((k) => (
+                    <KpiCard key={k.kpi} series={k} />
+                  ))}
+                </div>
+                <TestsTable data={data} />
+              </>
+            )}
+            {canManage && (
+              <div className="two-col">
+                <NotifyPanel component={name} project={project} />
+                <DeliveryLog component={name} project={project} />
+              </div>
+            )}
+          </>
+        )}
+      </Loaded>
     </main>
   );
 }

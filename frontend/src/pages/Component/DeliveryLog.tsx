@@ -1,5 +1,6 @@
 /** The newest notifications of the component's events sent to the user's targets (all of them for staff). */
 import { getDeliveries } from "../../api/regressions";
+import { ColumnHeads } from "../../components/ColumnHeads";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { TableCard } from "../../components/TableCard";
 import { componentKey, useApi } from "../../hooks/useApi";
@@ -33,18 +34,7 @@ export function DeliveryLog({ component, project }: { component: string; project
         ) : null
       }
     >
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Test</th>
-          <th scope="col">Event</th>
-          <th scope="col">Target</th>
-          <th scope="col">Status</th>
-          <th scope="col" className="num">
-            Attempts
-          </th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={["When", "Test", "Event", "Target", "Status", { label: "Attempts", num: true }]} />
       <tbody>
         {(log.data ?? []).map((d) => (
           <tr key={d.id} className={d.status === "failed" ? "broke" : ""}>

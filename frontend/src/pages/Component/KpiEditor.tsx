@@ -4,7 +4,11 @@
  */
 import { useEffect, useState } from "react";
 import { saveKpis } from "../../api/regressions";
+import { DataTable } from "../../components/DataTable";
+import { useAction } from "../../hooks/useAction";
+import { ColumnHeads } from "../../components/ColumnHeads";
 import type { KpiSetting, ThresholdKind } from "../../api/types";
+import { submitted } from "../../lib/forms";
 import { kpiTitle, KPI_CHOICES } from "./kpis";
 
 interface Row {
@@ -58,8 +62,7 @@ export function KpiEditor({
   onSaved: () => void;
 }) {
   const [rows, setRows] = useState<Row[]>(() => toRows(kpis));
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, error, setError, run } = useAction();
   const [saved, setSaved] = useState(false);
   const kpisKey = JSON.stringify(kpis);
   useEffect(() => setRows(toRows(JSON.parse(kpisKey) as KpiSetting[])), [kpisKey]);
@@ -76,16 +79,9 @@ export function KpiEditor({
       setError(body);
       return;
     }
-    setSaving(true);
-    setError(null);
-    try {
-      await saveKpis(component, project, body);
+    if (await run(() => saveKpis(component, project, body))) {
       setSaved(true);
       onSaved();
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setSaving(false);
     }
   };
 
@@ -93,71 +89,57 @@ export function KpiEditor({
     <form
       className="kpi-editor"
       aria-label="KPIs and thresholds"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save();
-      }}
+      onSubmit={submitted(() => void save())}
     >
-      <div className="scroll-x">
-      <table className="data">
-        <thead>
-          <tr>
-            <th scope="col">KPI</th>
-            <th scope="col">Threshold</th>
-            <th scope="col">Value</th>
-            <th scope="col">
-              <span className="sr-only">Remove</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r, i) => (
-            <tr key={r.kpi}>
-              <th scope="row">{kpiTitle(r.kpi)}</th>
-              <td>
-                <select
-                  aria-label={`Threshold of ${r.kpi}`}
-                  value={r.kind}
-                  onChange={(e) => update(i, { kind: e.target.value as ThresholdKind | "" })}
-                >
-                  <option value="">none</option>
-                  <option value="absolute">absolute</option>
-                  <option value="relative">relative</option>
-                </select>
-              </td>
-              <td>
-                {r.kind && (
-                  <label className="threshold-value">
-                    <input
-                      type="text"
-                      inputMode="decimal"
-                      size={8}
-                      aria-label={`Threshold value of ${r.kpi}`}
-                      value={r.value}
-                      onChange={(e) => update(i, { value: e.target.value })}
-                    />{" "}
-                    <span className="hint">{unitHint(r.kpi, r.kind)}</span>
-                  </label>
-                )}
-              </td>
-              <td>
-                <button
-                  type="button"
-                  className="link"
-                  aria-label={`Remove ${r.kpi}`}
-                  onClick={() => {
-                    setSaved(false);
-                    setRows(rows.filter((_, j) => j !== i));
-                  }}
-                >
-                  remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      </div>
+      <DataTable>
+          <ColumnHeads columns={["KPI", "Threshold", "Value", { label: "Remove", hidden: true }]} />
+          <tbody>
+            {rows.map((r, i) => (
+              <tr key={r.kpi}>
+                <th scope="row">{kpiTitle(r.kpi)}</th>
+                <td>
+                  <select
+                    aria-label={`Threshold of ${r.kpi}`}
+                    value={r.kind}
+                    onChange={(e) => update(i, { kind: e.target.value as ThresholdKind | "" })}
+                  >
+                    <option value="">none</option>
+                    <option value="absolute">absolute</option>
+                    <option value="relative">relative</option>
+                  </select>
+                </td>
+                <td>
+                  {r.kind && (
+                    <label className="threshold-value">
+                      <input
+                        type="text"
+                        inputMode="decimal"
+                        size={8}
+                        aria-label={`Threshold value of ${r.kpi}`}
+                        value={r.value}
+                        onChange={(e) => update(i, { value: e.target.value })}
+                      />{" "}
+                      <span className="hint">{unitHint(r.kpi, r.kind)}</span>
+                    </label>
+                  )}
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    className="link"
+                    aria-label={`Remove ${r.kpi}`}
+                    onClick={() => {
+                      setSaved(false);
+                      setRows(rows.filter((_, j) => j !== i));
+                    }}
+                  >
+                    remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+      </DataTable>
       <div className="row editor-actions">
         {unused.length > 0 && (
           <label>

@@ -13,6 +13,8 @@ import {
   type TargetKind,
 } from "../../api/regressions";
 import { ErrorBox, Loading } from "../../components/States";
+import { useAction } from "../../hooks/useAction";
+import { errorText } from "../../lib/errorText";
 import { componentKey, queryClient, refreshComponent, useApi } from "../../hooks/useApi";
 
 export const EVENTS: [string, string][] = [
@@ -43,9 +45,8 @@ export function NotifyPanel({ component, project }: { component: string; project
   const [token, setToken] = useState("");
   const [chatId, setChatId] = useState("");
   const [events, setEvents] = useState<string[]>(["regression_found", "test_failed"]);
-  const [error, setError] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
 
   // A new target or subscription shows in the lists, the dashboard and the delivery log.
   const refresh = () => {
@@ -54,10 +55,8 @@ export function NotifyPanel({ component, project }: { component: string; project
   };
 
   const submit = async () => {
-    setError(null);
     setSecret(null);
-    setBusy(true);
-    try {
+    const done = await run(async () => {
       let id = Number(targetId);
       if (targetId === "new") {
         const made = await createTarget(
@@ -68,15 +67,12 @@ export function NotifyPanel({ component, project }: { component: string; project
         if (made.secret) setSecret(made.secret);
       }
       await subscribe(component, project, id, events);
-      setName("");
-      setUrl("");
-      setToken("");
-      refresh();
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
+    });
+    if (!done) return;
+    setName("");
+    setUrl("");
+    setToken("");
+    refresh();
   };
 
   return (
@@ -97,7 +93,7 @@ export function NotifyPanel({ component, project }: { component: string; project
               <button
                 type="button"
                 className="link"
-                onClick={() => void unsubscribe(component, project, s.id).then(refresh, (e: unknown) => setError(e instanceof Error ? e.message : String(e)))}
+                onClick={() => void unsubscribe(component, project, s.id).then(refresh, (e: unknown) => setError(errorText(e)))}
               >
                 stop
               </button>

@@ -1,5 +1,7 @@
 /** Adds a member by username with a role (admins). The username must be an existing account: the API says so. */
 import { useState } from "react";
+import { Options } from "../../components/Options";
+import { submitted } from "../../lib/forms";
 import { ROLES } from "../../lib/project";
 
 export function AddMemberForm({ onAdd }: { onAdd: (username: string, role: string) => Promise<boolean> }) {
@@ -10,15 +12,14 @@ export function AddMemberForm({ onAdd }: { onAdd: (username: string, role: strin
     <form
       className="member-form"
       aria-label="Add a member"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={submitted(() => {
         if (!username.trim()) return;
         setBusy(true);
         void onAdd(username.trim(), role).then((added) => {
           setBusy(false);
           if (added) setUsername("");
         });
-      }}
+      })}
     >
       <label>
         Username
@@ -35,11 +36,7 @@ export function AddMemberForm({ onAdd }: { onAdd: (username: string, role: strin
       <label>
         Role
         <select name="role" value={role} onChange={(e) => setRole(e.target.value)}>
-          {ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
+          <Options values={ROLES} />
         </select>
       </label>
       <button type="submit" className="primary" disabled={busy || !username.trim()}>

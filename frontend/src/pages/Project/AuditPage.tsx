@@ -3,55 +3,18 @@
  * who deleted or stopped a test (the newest 200, as the API answers), filtered by action and by actor. Its admins
  * read it; the API refuses anyone else, and the page shows why.
  */
-import { useEffect, useState } from "react";
-import { listAudit, type AuditFilter } from "../../api/projects";
+import { useEffect } from "react";
+import { listAudit } from "../../api/projects";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { useApi } from "../../hooks/useApi";
 import { useProjects } from "../../hooks/useProjects";
 import { useTimeZone } from "../../hooks/useTimeZone";
 import { useUrlState } from "../../hooks/useUrlState";
-import { AUDIT_ACTIONS, AUDIT_QUERY } from "../../lib/audit";
+import { AUDIT_QUERY } from "../../lib/audit";
 import { refusalText, roleAtLeast } from "../../lib/project";
+import { AuditFilters } from "./AuditFilters";
 import { AuditTable } from "./AuditTable";
 import { ProjectNav } from "./ProjectNav";
-
-function Filters({ filter, onApply }: { filter: AuditFilter; onApply: (f: AuditFilter) => void }) {
-  const [draft, setDraft] = useState(filter);
-  useEffect(() => setDraft(filter), [filter]);
-  return (
-    <form
-      className="audit-filters"
-      role="search"
-      aria-label="Filter the audit log"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onApply(draft);
-      }}
-    >
-      <label>
-        Action
-        <select name="action" value={draft.action} onChange={(e) => setDraft({ ...draft, action: e.target.value })}>
-          <option value="">any</option>
-          {[...new Set([...AUDIT_ACTIONS, ...(draft.action ? [draft.action] : [])])].map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Who (username)
-        <input type="text" name="actor" value={draft.actor} onChange={(e) => setDraft({ ...draft, actor: e.target.value })} />
-      </label>
-      <button type="submit" className="primary">
-        Apply
-      </button>
-      <button type="button" onClick={() => onApply({ action: "", actor: "" })}>
-        Reset
-      </button>
-    </form>
-  );
-}
 
 export function AuditPage({ slug }: { slug: string }) {
   useTimeZone(); // the When column follows the reader's choice of local time or UTC
@@ -87,7 +50,7 @@ export function AuditPage({ slug }: { slug: string }) {
         <section className="card" aria-label="Audit log">
           <div className="table-head">
             <h2>Audit log, newest first</h2>
-            <Filters filter={filter} onApply={apply} />
+            <AuditFilters filter={filter} onApply={apply} />
           </div>
           {events.error ? (
             <ErrorBox error={events.error} what="the audit log" />

@@ -6,6 +6,7 @@
 import { useEffect, useState } from "react";
 import { addMember, listMembers, removeMember, setMemberRole } from "../../api/projects";
 import { Empty, ErrorBox, Loading } from "../../components/States";
+import { useAction } from "../../hooks/useAction";
 import { queryClient, useApi } from "../../hooks/useApi";
 import { PROJECTS_KEY, useProjects } from "../../hooks/useProjects";
 import { getMe } from "../../api/endpoints";
@@ -13,10 +14,6 @@ import { ROLES, ROLE_MEANING, refusalText, roleAtLeast } from "../../lib/project
 import { AddMemberForm } from "./AddMemberForm";
 import { MembersTable } from "./MembersTable";
 import { ProjectNav } from "./ProjectNav";
-
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 export function MembersPage({ slug }: { slug: string }) {
   useEffect(() => {
@@ -27,30 +24,24 @@ export function MembersPage({ slug }: { slug: string }) {
   const members = useApi(["project", slug, "members"], (signal) => listMembers(slug, signal));
   const project = projects.list?.find((p) => p.slug === slug) ?? null;
   const canManage = roleAtLeast(project?.role, "admin");
+  // Whose row waits for its change (the hook's own flag cannot say whose).
   const [busy, setBusy] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useAction();
   const [done, setDone] = useState<string | null>(null);
 
   /** One change: shown as it went (the API's refusal names the role needed and the one held), then reloaded. */
   const change = async (who: string, action: () => Promise<unknown>, said: string): Promise<boolean> => {
     setBusy(who);
-    setError(null);
     setDone(null);
-    try {
-      await action();
-      setDone(said);
-      return true;
-    } catch (e) {
-      setError(message(e));
-      return false;
-    } finally {
-      setBusy(null);
-      // The reader's own role may have changed too: the switcher and the buttons follow.
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: ["project", slug] }),
-        queryClient.invalidateQueries({ queryKey: PROJECTS_KEY }),
-      ]);
-    }
+    const went = await run(action);
+    if (went) setDone(said);
+    setBusy(null);
+    // The reader's own role may have changed too: the switcher and the buttons follow.
+    await Promise.all([
+      queryClient.invalidateQueries({ queryKey: ["project", slug] }),
+      queryClient.invalidateQueries({ queryKey: PROJECTS_KEY }),
+    ]);
+    return went;
   };
   const self = me.data?.username ?? "";
   const onRemove = (username: string) => {

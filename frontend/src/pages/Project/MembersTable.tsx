@@ -3,6 +3,9 @@
  * list as it is. A change is sent at once; `busy` names the member whose change is under way.
  */
 import type { ProjectMember } from "../../api/types";
+import { DataTable } from "../../components/DataTable";
+import { ColumnHeads } from "../../components/ColumnHeads";
+import { Options } from "../../components/Options";
 import { RoleBadge } from "../../components/RoleBadge";
 import { ROLES } from "../../lib/project";
 
@@ -23,61 +26,45 @@ export function MembersTable({
   onRemove: (username: string) => void;
 }) {
   return (
-    <div className="scroll-x">
-      <table className="data members" data-table="members">
-        <thead>
-          <tr>
-            <th scope="col">Member</th>
-            <th scope="col">Role</th>
+    <DataTable table="members" className="members">
+      <ColumnHeads columns={["Member", "Role", canManage && { label: "Actions", hidden: true }]} />
+      <tbody>
+        {members.map((m) => (
+          <tr key={m.username} data-member={m.username}>
+            <th scope="row">
+              {m.username}
+              {m.username === me && <span className="hint"> (you)</span>}
+            </th>
+            <td>
+              {canManage ? (
+                <select
+                  aria-label={`Role of ${m.username}`}
+                  value={m.role}
+                  disabled={busy === m.username}
+                  onChange={(e) => onRole(m.username, e.target.value)}
+                >
+                  <Options values={ROLES} />
+                </select>
+              ) : (
+                <RoleBadge role={m.role} />
+              )}
+            </td>
             {canManage && (
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
+              <td className="actions-cell">
+                <button
+                  type="button"
+                  className="danger small"
+                  disabled={busy === m.username}
+                  aria-label={`Remove ${m.username}`}
+                  onClick={() => onRemove(m.username)}
+                >
+                  Remove
+                </button>
+              </td>
             )}
           </tr>
-        </thead>
-        <tbody>
-          {members.map((m) => (
-            <tr key={m.username} data-member={m.username}>
-              <th scope="row">
-                {m.username}
-                {m.username === me && <span className="hint"> (you)</span>}
-              </th>
-              <td>
-                {canManage ? (
-                  <select
-                    aria-label={`Role of ${m.username}`}
-                    value={m.role}
-                    disabled={busy === m.username}
-                    onChange={(e) => onRole(m.username, e.target.value)}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
-                ) : (
-                  <RoleBadge role={m.role} />
-                )}
-              </td>
-              {canManage && (
-                <td className="actions-cell">
-                  <button
-                    type="button"
-                    className="danger small"
-                    disabled={busy === m.username}
-                    aria-label={`Remove ${m.username}`}
-                    onClick={() => onRemove(m.username)}
-                  >
-                    Remove
-                  </button>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </DataTable>
   );
 }

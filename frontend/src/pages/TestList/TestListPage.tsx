@@ -8,28 +8,25 @@ import { listTests } from "../../api/endpoints";
 import type { TestMeta } from "../../api/types";
 import { Empty, ErrorBox, Loading } from "../../components/States";
 import { StarButton } from "../../components/StarButton";
-import { StatusBadge } from "../../components/StatusBadge";
 import { queryClient, useApi } from "../../hooks/useApi";
 import { useLive } from "../../hooks/useLive";
 import { LiveFigures } from "../../components/LiveFigures";
-import { formatCount, formatDuration, formatIso, formatMs, formatPercent, formatUnix } from "../../lib/format";
+import { formatCount, formatDuration, formatIso, formatMs, formatUnix } from "../../lib/format";
 import {
   LIST_QUERY,
-  STATUSES,
   compareUrl,
   MAX_COMPARED,
   listQueryParams,
-  nextOrdering,
   parseListQuery,
-  sortState,
-  type ListQuery,
-  type SortKey,
 } from "../../lib/listQuery";
 import { componentUrl, projectParams, setChosenProject } from "../../lib/project";
 import { displayName } from "../../lib/testName";
 import { useProjects } from "../../hooks/useProjects";
 import { useTimeZone } from "../../hooks/useTimeZone";
 import { useUrlState } from "../../hooks/useUrlState";
+import { Filters } from "./Filters";
+import { SortHeader } from "./SortHeader";
+import { TestResult } from "./TestResult";
 
 // Asked explicitly so the page count is known whatever the server's default.
 const PAGE_SIZE = 50;
@@ -38,115 +35,6 @@ function duration(t: TestMeta): number | null {
   if (t.first_ts && t.last_ts) return t.last_ts - t.first_ts + 1;
   if (t.created_at && t.finished_at) return (Date.parse(t.finished_at) - Date.parse(t.created_at)) / 1000;
   return null;
-}
-
-function Filters({ query, onApply }: { query: ListQuery; onApply: (q: ListQuery) => void }) {
-  const [draft, setDraft] = useState(query);
-  useEffect(() => setDraft(query), [query]);
-  const set = <K extends keyof ListQuery>(k: K, v: ListQuery[K]) => setDraft((d) => ({ ...d, [k]: v }));
-  // The plain text and date filters: one input each, named as the query string names it.
-  const input = (label: string, k: "component" | "person" | "since" | "until", type: "text" | "date" = "text") => (
-    <label>
-      {label}
-      <input type={type} name={k} value={draft[k]} onChange={(e) => set(k, e.target.value)} />
-    </label>
-  );
-  return (
-    <form
-      className="filters card"
-      role="search"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onApply({ ...draft, page: 1 });
-      }}
-    >
-      <label>
-        Search
-        <input
-          type="search"
-          name="search"
-          placeholder="name, description, id"
-          value={draft.search}
-          onChange={(e) => set("search", e.target.value)}
-        />
-      </label>
-      {input("Component", "component")}
-      {input("Author", "person")}
-      <label>
-        Tag
-        <input
-          type="text"
-          name="tag"
-          placeholder="release"
-          value={draft.tags.join(", ")}
-          onChange={(e) => set("tags", e.target.value.split(",").map((t) => t.trim()).filter((t) => t !== ""))}
-        />
-      </label>
-      <label>
-        Status
-        <select name="status" value={draft.status} onChange={(e) => set("status", e.target.value)}>
-          <option value="">any</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      {input("Since", "since", "date")}
-      {input("Until", "until", "date")}
-      <label className="check">
-        <input type="checkbox" checked={draft.starred} onChange={(e) => set("starred", e.target.checked)} />
-        Starred only
-      </label>
-      <div className="buttons">
-        <button type="submit" className="primary">
-          Apply
-        </button>
-        <button type="button" onClick={() => onApply(parseListQuery(""))}>
-          Reset
-        </button>
-      </div>
-    </form>
-  );
-}
-
-function SortHeader({
-  label,
-  sortKey,
-  query,
-  onSort,
-  num,
-}: {
-  label: string;
-  sortKey: SortKey;
-  query: ListQuery;
-  onSort: (ordering: string) => void;
-  num?: boolean;
-}) {
-  const state = sortState(query.ordering, sortKey);
-  return (
-    <th scope="col" className={num ? "num" : undefined} aria-sort={state}>
-      <button type="button" className="sort" data-sort={sortKey} onClick={() => onSort(nextOrdering(query.ordering, sortKey))}>
-        {label}
-        <span aria-hidden="true" className="sort-mark">
-          {state === "ascending" ? " ▲" : state === "descending" ? " ▼" : ""}
-        </span>
-      </button>
-    </th>
-  );
-}
-
-function Result({ test }: { test: TestMeta }) {
-  const result = test.result;
-  if (!result) return <StatusBadge status={test.status} />;
-  // The error share is the report's (analytics/definitions.py), rounded here as the report's header rounds it.
-  const text = result.kind === "errors" ? `${formatPercent(test.error_share)} errors` : result.text;
-  return (
-    <span className={`result result-${result.kind}`} title={result.text} data-result={result.kind}>
-      {text}
-    </span>
-  );
 }
 
 export function TestListPage() {
@@ -311,7 +199,7 @@ export function TestListPage() {
                     </td>
                     <td className="author">{t.author || "—"}</td>
                     <td className="result-cell">
-                      <Result test={t} />
+                      <TestResult test={t} />
                       {live && <LiveFigures live={live} compact />}
                     </td>
                     <td className="num">{t.first_ts ? formatUnix(t.first_ts).slice(0, 16) : formatIso(t.created_at)}</td>

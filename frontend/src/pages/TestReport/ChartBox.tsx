@@ -1,7 +1,7 @@
 /** One report chart: asks /charts/<name> for the view's window and cases, then draws it (or says why not). */
 import { getChart, type ChartName } from "../../api/endpoints";
 import type { Params } from "../../api/client";
-import { PlotlyFigure, type ChartMark } from "../../components/charts/PlotlyFigure";
+import { PlotlyFigure, type PlotlyFigureProps } from "../../components/charts/PlotlyFigure";
 import { ErrorBox, Loading } from "../../components/States";
 import { testKey, useApi } from "../../hooks/useApi";
 
@@ -14,15 +14,11 @@ export function ChartBox({
   onXRange,
   marks,
   onPickSecond,
-}: {
+}: Pick<PlotlyFigureProps, "height" | "onXRange" | "marks" | "onPickSecond"> & {
   testId: number;
   name: ChartName;
   title: string;
   params: Params;
-  height?: number;
-  onXRange?: (start: unknown, end: unknown) => void;
-  marks?: ChartMark[];
-  onPickSecond?: (ts: number) => void;
 }) {
   const chart = useApi(testKey(testId, "chart", name, params), (signal) => getChart(testId, name, params, signal));
   // The backend's figures carry their own title; then the heading stays for screen readers only.

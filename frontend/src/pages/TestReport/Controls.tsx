@@ -6,40 +6,10 @@
 import { useEffect, useState } from "react";
 import { CasePicker } from "../../components/CasePicker";
 import { formatClock, formatDuration } from "../../lib/format";
+import { WindowSlider } from "./WindowSlider";
 import type { ViewState } from "../../lib/viewState";
 
 const RATIOS = [1, 2, 5, 10, 15, 30, 60, 300];
-
-/** One end of the window: a slider over the test's seconds, named as Overload's hash names it. */
-function Slider({
-  label,
-  name,
-  bounds,
-  value,
-  onChange,
-}: {
-  label: string;
-  name: string;
-  bounds: { first: number; last: number };
-  value: number;
-  onChange: (second: number) => void;
-}) {
-  return (
-    <label>
-      <span className="sr-only">{label}</span>
-      <input
-        type="range"
-        name={name}
-        min={bounds.first}
-        max={bounds.last}
-        step={1}
-        value={value}
-        aria-valuetext={formatClock(value)}
-        onChange={(e) => onChange(Number(e.target.value))}
-      />
-    </label>
-  );
-}
 
 export function Controls({
   view,
@@ -87,14 +57,14 @@ export function Controls({
         </div>
         {bounds && bounds.last > bounds.first && (
           <div className="sliders">
-            <Slider
+            <WindowSlider
               label="Window start"
               name="slider_start"
               bounds={bounds}
               value={draft.from}
               onChange={(v) => setDraft((d) => ({ from: Math.min(v, d.to), to: d.to }))}
             />
-            <Slider
+            <WindowSlider
               label="Window end"
               name="slider_end"
               bounds={bounds}

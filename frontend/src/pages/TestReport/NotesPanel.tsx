@@ -8,6 +8,7 @@ import type { Note } from "../../api/types";
 import type { ChartMark } from "../../components/charts/PlotlyFigure";
 import { refreshTest, testKey, useApi } from "../../hooks/useApi";
 import { formatUnix, parseDateTime } from "../../lib/format";
+import { errorText } from "../../lib/errorText";
 
 export const NOTE_COLOUR = "#1f6feb";
 
@@ -56,11 +57,11 @@ export function NotesPanel({
         setError(null);
         onChanged();
       },
-      (err: unknown) => setError(err instanceof Error ? err.message : String(err)),
+      (err: unknown) => setError(errorText(err)),
     );
   };
   const remove = (note: Note) =>
-    deleteNote(testId, note.id).then(onChanged, (err: unknown) => setError(err instanceof Error ? err.message : String(err)));
+    deleteNote(testId, note.id).then(onChanged, (err: unknown) => setError(errorText(err)));
 
   if (!canAdd && notes.length === 0) return null;
   return (

@@ -1,13 +1,19 @@
 /**
  * The report's header: who, what, when, how, the status with its reason, the summary chips, and the actions:
- * star, copy link, JSON export, and for whoever may change the test: edit, delete, stop (ManageTest.tsx).
+ * star, copy link, JSON export, and for whoever may change the test: edit, delete, stop (manage/).
  * The chips follow the chosen window and cases and say which they cover; the JSON export is the whole test's.
  */
 import { useState } from "react";
 import { downloadText } from "../../lib/download";
 import { componentUrl } from "../../lib/project";
 import { displayName } from "../../lib/testName";
-import { DeleteTestButton, EditTestForm, StopButton } from "./ManageTest";
+import { DeleteTestButton } from "./manage/DeleteTestButton";
+import { EditTestForm } from "./manage/EditTestForm";
+import { StopButton } from "./manage/StopButton";
+import { Chip } from "./header/Chip";
+import { CopyLink } from "./header/CopyLink";
+import { Field } from "./header/Field";
+import { RetentionNote } from "./header/RetentionNote";
 import { listTests } from "../../api/endpoints";
 import { useApi } from "../../hooks/useApi";
 import type { Summary, TestMeta } from "../../api/types";
@@ -16,83 +22,8 @@ import { StarButton } from "../../components/StarButton";
 import { StatusBadge } from "../../components/StatusBadge";
 import { LiveFigures } from "../../components/LiveFigures";
 import type { LiveFigures as Live } from "../../hooks/useLive";
-import {
-  formatCount,
-  formatDuration,
-  formatIso,
-  formatLoadScheme,
-  formatMs,
-  formatPercent,
-  formatUnix,
-} from "../../lib/format";
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  if (children === null || children === undefined || children === "" || children === "—") return null;
-  return (
-    <div className="field">
-      <dt>{label}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
-}
-
-function Chip({ label, value, tone }: { label: string; value: string; tone?: "good" | "bad" }) {
-  return (
-    <div className={`chip ${tone ?? ""}`} data-chip={label}>
-      <span className="chip-value">{value}</span>
-      <span className="chip-label">{label}</span>
-    </div>
-  );
-}
-
-/** What retention deleted of this test, and so what its figures are read from now (backend/retention). */
-function RetentionNote({ test }: { test: TestMeta }) {
-  if (test.aggregates_expired_at) {
-    return (
-      <p className="retention-note" role="note" data-retention="aggregates">
-        Per-second data and monitoring expired on {formatIso(test.aggregates_expired_at).slice(0, 10)} (retention
-        policy): the charts are empty; the test, its stored figures, notes and tags remain
-        {test.q99_ms !== null && test.q99_ms !== undefined
-          ? ` (q99 ${formatMs(test.q99_ms)} ms, max RPS ${formatCount(test.max_rps)}).`
-          : "."}
-      </p>
-    );
-  }
-  if (test.raw_expired_at) {
-    return (
-      <p className="retention-note" role="note" data-retention="raw">
-        Raw samples expired on {formatIso(test.raw_expired_at).slice(0, 10)} (retention policy): quantiles are
-        estimated from the per-second histograms.
-      </p>
-    );
-  }
-  return null;
-}
-
-function CopyLink() {
-  const [copied, setCopied] = useState<string | null>(null);
-  const copy = () => {
-    const url = window.location.href;
-    const done = () => setCopied("Link copied");
-    if (navigator.clipboard?.writeText) {
-      navigator.clipboard.writeText(url).then(done, () => setCopied(url));
-    } else {
-      setCopied(url); // no clipboard (plain http on another host): show the link to copy by hand
-    }
-  };
-  return (
-    <>
-      <button type="button" onClick={copy} title="Copy the link to this view (window, cases, tab)">
-        Copy link
-      </button>
-      {copied && (
-        <span className="copied hint" role="status">
-          {copied}
-        </span>
-      )}
-    </>
-  );
-}
+import { formatCount, formatDuration, formatLoadScheme, formatMs, formatPercent, formatUnix } from "../../lib/format";
+import { errorText } from "../../lib/errorText";
 
 export function ReportHeader({
   test,
@@ -127,7 +58,7 @@ export function ReportHeader({
         setExportError(null);
         downloadText(`test-${test.id}.json`, JSON.stringify({ test, summary }, null, 1), "application/json");
       },
-      (e: unknown) => setExportError(`Export failed: ${e instanceof Error ? e.message : String(e)}`),
+      (e: unknown) => setExportError(`Export failed: ${errorText(e)}`),
     );
   // The component's previous test, for a one-click "what changed since last time" comparison.
   const previous = useApi(test.component ? ["tests", "previous", test.id, test.component] : null, (signal) =>

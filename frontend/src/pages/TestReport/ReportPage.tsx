@@ -13,13 +13,17 @@ import { useLive } from "../../hooks/useLive";
 import { useUrlState } from "../../hooks/useUrlState";
 import { zoomToWindow } from "../../lib/figures";
 import { stopMark, stopWords } from "../../lib/stop";
-import { REPORT_VIEW, TABS, TAB_LABELS, windowParams, type Tab, type ViewState } from "../../lib/viewState";
+import { REPORT_VIEW, windowParams, type ViewState } from "../../lib/viewState";
 import { AnalysisPanel, useAnalysis } from "./AnalysisPanel";
 import { Controls } from "./Controls";
-import { ProgressPanel, UploadNotice } from "./ProgressPanel";
+import { ProgressPanel } from "./ProgressPanel";
+import { UploadNotice } from "./UploadNotice";
 import { ReportHeader } from "./ReportHeader";
+import { TabList } from "./TabList";
 import { ConfigTab } from "./tabs/ConfigTab";
-import { DistributionsTab, ExtendedTab, OverviewTab } from "./tabs/ChartTabs";
+import { DistributionsTab } from "./tabs/DistributionsTab";
+import { ExtendedTab } from "./tabs/ExtendedTab";
+import { OverviewTab } from "./tabs/OverviewTab";
 import { NotesPanel, useNotes } from "./NotesPanel";
 import { MonitoringTab } from "./tabs/MonitoringTab";
 import { TablesTab } from "./tabs/TablesTab";
@@ -50,46 +54,6 @@ function usePolling(id: number, status: string | null, pushed: boolean): void {
     if (seen.current !== null && seen.current !== status) void refreshTest(id);
     seen.current = status;
   }, [id, status]);
-}
-
-function TabList({ tab, onTab }: { tab: Tab; onTab: (tab: Tab) => void }) {
-  const refs = useRef<(HTMLButtonElement | null)[]>([]);
-  // Arrow keys move between tabs, as the WAI-ARIA tabs pattern expects.
-  const onKey = (e: React.KeyboardEvent, i: number) => {
-    const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
-    const jump = e.key === "Home" ? 0 : e.key === "End" ? TABS.length - 1 : null;
-    if (!step && jump === null) return;
-    e.preventDefault();
-    const next = jump ?? (i + step + TABS.length) % TABS.length;
-    const target = TABS[next];
-    if (target) {
-      onTab(target);
-      refs.current[next]?.focus();
-    }
-  };
-  return (
-    <div className="tabs" role="tablist" aria-label="Report sections">
-      {TABS.map((t, i) => (
-        <button
-          key={t}
-          ref={(el) => {
-            refs.current[i] = el;
-          }}
-          type="button"
-          role="tab"
-          id={`tab-${t}`}
-          aria-selected={t === tab}
-          aria-controls="tab-panel"
-          tabIndex={t === tab ? 0 : -1}
-          data-tab={t}
-          onClick={() => onTab(t)}
-          onKeyDown={(e) => onKey(e, i)}
-        >
-          {TAB_LABELS[t]}
-        </button>
-      ))}
-    </div>
-  );
 }
 
 export function ReportPage({ id }: { id: number }) {

@@ -5,167 +5,17 @@
  */
 import type { Params } from "../../../api/client";
 import { getTables } from "../../../api/endpoints";
-import type { TablesAnswer } from "../../../api/types";
 import { CsvButton } from "../../../components/CsvButton";
 import { Empty, ErrorBox, Loading } from "../../../components/States";
 import { TableCard } from "../../../components/TableCard";
 import { testKey, useApi } from "../../../hooks/useApi";
+import { CodeTable } from "./tables/CodeTable";
+import { IntervalTable } from "./tables/IntervalTable";
+import { TableHead } from "./tables/TableHead";
 import { formatCount, formatMs, formatPercent } from "../../../lib/format";
 
 // Overload's rows plus the tail levels people ask for.
 const LEVELS = "50,75,80,85,90,95,98,99,99.5,99.9,100";
-
-function TableHead({ title, csv }: { title: React.ReactNode; csv: React.ReactNode }) {
-  return (
-    <div className="table-head">
-      <h2>{title}</h2>
-      {csv}
-    </div>
-  );
-}
-
-interface ShareRow {
-  key: number;
-  /** The row's heading cell and any text cells before the count. */
-  label: React.ReactNode;
-  cells?: React.ReactNode[];
-  attrs: Record<string, string | number>;
-  count: number;
-  /** Of all requests, 0..1, as the API sends it. */
-  share: number;
-  csv: (string | number)[];
-}
-
-/** A table of counts and their shares of the window's responses: the codes, the response time intervals. */
-function ShareTable({
-  title,
-  heading,
-  kind,
-  testId,
-  columns,
-  csvHeader,
-  rows,
-  empty,
-}: {
-  title: string;
-  heading: string;
-  kind: string;
-  testId: number;
-  /** The columns before Count and %. */
-  columns: string[];
-  csvHeader: string[];
-  rows: ShareRow[];
-  empty: string;
-}) {
-  return (
-    <TableCard
-      label={title}
-      table={kind}
-      head={
-        <TableHead
-          title={heading}
-          csv={
-            <CsvButton
-              label={title}
-              file={`test-${testId}-${kind}`}
-              header={[...csvHeader, "count", "share"]}
-              rows={rows.map((r) => [...r.csv, r.count, r.share])}
-            />
-          }
-        />
-      }
-      instead={rows.length === 0 && <Empty>{empty}</Empty>}
-    >
-      <thead>
-        <tr>
-          {columns.map((c) => (
-            <th scope="col" key={c}>
-              {c}
-            </th>
-          ))}
-          <th scope="col" className="num">
-            Count
-          </th>
-          <th scope="col" className="num">
-            %
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.key} {...r.attrs}>
-            <th scope="row">{r.label}</th>
-            {r.cells}
-            <td className="num" data-count={r.count}>
-              {formatCount(r.count)}
-            </td>
-            <td className="num">{formatPercent(r.share)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </TableCard>
-  );
-}
-
-function CodeTable({
-  title,
-  rows,
-  kind,
-  testId,
-}: {
-  title: string;
-  /** The API's rows: each code with its class and name (analytics/definitions.py), count and share. */
-  rows: TablesAnswer["http_codes"];
-  kind: string;
-  testId: number;
-}) {
-  return (
-    <ShareTable
-      title={title}
-      heading={title}
-      kind={kind}
-      testId={testId}
-      columns={["Code", "Meaning"]}
-      csvHeader={["code", "class", "meaning"]}
-      empty="No responses in this window."
-      rows={rows.map((r) => ({
-        key: r.code,
-        label: r.code,
-        cells: [
-          <td className="meaning" key="meaning">
-            {r.name}
-          </td>,
-        ],
-        attrs: { "data-code": r.code, "data-class": r.class },
-        count: r.count,
-        share: r.share,
-        csv: [r.code, r.class, r.name],
-      }))}
-    />
-  );
-}
-
-function IntervalTable({ testId, rows }: { testId: number; rows: NonNullable<TablesAnswer["intervals"]> }) {
-  return (
-    <ShareTable
-      title="Response time intervals"
-      heading="Response time intervals, ms"
-      kind="intervals"
-      testId={testId}
-      columns={["Interval, ms"]}
-      csvHeader={["from_ms", "to_ms"]}
-      empty="No response times in this window."
-      rows={rows.map((r) => ({
-        key: r.from_ms,
-        label: `${formatCount(r.from_ms)} – ${formatCount(r.to_ms)}`,
-        attrs: { "data-interval": `${r.from_ms}-${r.to_ms}` },
-        count: r.count,
-        share: r.share,
-        csv: [r.from_ms, r.to_ms],
-      }))}
-    />
-  );
-}
 
 export function TablesTab({ testId, params }: { testId: number; params: Params }) {
   const query: Params = [...params, ["q", LEVELS]];
