@@ -50,6 +50,14 @@ from backend.tankapi import buffer  # noqa: E402
 
 Append = Callable[[str, int, bytes, str], Awaitable[None]]
 
+COUNTS = (  # the command line's numbers: flag, default, meaning
+    ("--rounds", 7, "rounds; each measures both clients under both loads"),
+    ("--serial", 2000, "appends one at a time, per round"),
+    ("--burst", 100, "appends started together"),
+    ("--bursts", 40, "bursts per round"),
+    ("--body-bytes", 5000, "the validated rows one push appends"),
+)
+
 
 class RedisPyAppender:
     """buffer_async.AsyncAppender's contract written on redis-py's asyncio client: the same command, the same reply
@@ -144,11 +152,8 @@ def _table(result: dict[str, Any]) -> str:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--serial", type=int, default=2000, help="appends one at a time, per round")
-    parser.add_argument("--burst", type=int, default=100, help="appends started together")
-    parser.add_argument("--bursts", type=int, default=40, help="bursts per round")
-    parser.add_argument("--body-bytes", type=int, default=5000, help="the validated rows one push appends")
+    for flag, default, meaning in COUNTS:
+        parser.add_argument(flag, type=int, default=default, help=meaning)
     parser.add_argument("--json", type=Path, default=ROOT / "var" / "bench" / "fastpaths_redis.json")
     arguments = parser.parse_args()
     outcome = uvloop.run(main(arguments))
