@@ -13,7 +13,7 @@ What of Django's request cycle a push keeps is decided by Django's own code wher
     settings.MIDDLEWARE lists it, run around the push views' answer on a probe request (_MiddlewareProbe): the
     headers it adds (security, CSP, X-Frame-Options, Vary...) are the door's, and whatever it answers instead (the
     HTTPS or www redirect) sends the request to Django; computed once per distinct (Host, scheme) profile, cached;
-  * the body size limit (backend.accounts.middleware.body_limit_for);
+  * the body size limit (backend.core.body_limit.body_limit_for);
   * request_started / request_finished around the push path's PostgreSQL reads (the loaders), so database
     connections are checked and recycled as in a Django request; a push whose test and token are cached touches no
     database and sends none.
@@ -45,7 +45,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.urls import Resolver404, resolve
 from django.utils.log import log_response
 
-from backend.accounts.middleware import body_limit_for
+from backend.core.body_limit import body_limit_for
 from backend.fastpaths import socket_body
 from backend.fastpaths.buffer_async import AsyncAppender
 from backend.live import publish as live

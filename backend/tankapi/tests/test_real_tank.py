@@ -35,8 +35,8 @@ from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
 from backend.loadtests.tokens import create_token
-from backend.tankapi import flush, push
-from backend.testing import BeatFlusher, LiveASGIServer, QuietHandler, serving_http
+from backend.tankapi import flush
+from backend.testing import BeatFlusher, LiveASGIServer, QuietHandler, clear_push_caches, serving_http
 
 YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
 E2E_DIR = Path(__file__).parent / "e2e"
@@ -270,7 +270,7 @@ def _job_from(output: str) -> int:
 def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
     live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    push.clear_caches()
+    clear_push_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user("tank-e2e", password="x-not-used-3")
@@ -316,7 +316,7 @@ def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
 def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    push.clear_caches()
+    clear_push_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user("postloader", password="x-not-used-4")
@@ -403,7 +403,7 @@ def test_a_stop_from_the_web_ends_the_tanks_upload(
     is stored. Its shooting goes on to the end of its schedule (only the Lunapark-mode status call, answered 410 too,
     makes it end the shooting: DataUploader's `send_status` does nothing in overload mode), then its close records
     the reason."""
-    push.clear_caches()
+    clear_push_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user("tank-stop", password="x-not-used-5")
@@ -434,7 +434,7 @@ def test_a_stop_from_the_web_ends_the_shooting_in_the_readmes_recommended_config
     """The README's recommended `uploader:` section (Lunapark mode, the token as Basic auth in the address): Stop
     pressed 10 s into a 60 s schedule ends the tank process within 15 s with its "stopped from the web" exit code
     (8), through its status call answered 410."""
-    push.clear_caches()
+    clear_push_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user("tank-lunapark", password="x-not-used-6")
