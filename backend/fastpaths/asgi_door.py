@@ -9,16 +9,17 @@ pool, the first pushes of many new tests in one query (TestLoader), a token once
 (TokenLoader); then the push is checked again on the loop.
 
 What of Django's request cycle a push keeps is decided by Django's own code where it matters:
-  * the Host check (ALLOWED_HOSTS, through HttpRequest.get_host), the HTTPS redirect (SECURE_SSL_REDIRECT) and the
-    security headers (SecurityMiddleware, XFrameOptionsMiddleware, the CSP middleware), computed once per distinct
-    (Host, scheme) profile and cached;
+  * the Host check (ALLOWED_HOSTS, through HttpRequest.get_host), then Django's middleware chain as
+    settings.MIDDLEWARE lists it, run around the push views' answer on a probe request (_MiddlewareProbe): the
+    headers it adds (security, CSP, X-Frame-Options, Vary...) are the door's, and whatever it answers instead (the
+    HTTPS or www redirect) sends the request to Django; computed once per distinct (Host, scheme) profile, cached;
   * the body size limit (backend.core.body_limit.body_limit_for);
   * request_started / request_finished around the push path's PostgreSQL reads (the loaders), so database
     connections are checked and recycled as in a Django request; a push whose test and token are cached touches no
     database and sends none.
 Whatever the door does not fully understand goes to Django, whose views (views.py) answer it through the same core:
 other methods (405), no Content-Length, a body over the limit (413), a disallowed Host (400), an HTTP request to be
-redirected to HTTPS, a malformed query string, DISALLOWED_USER_AGENTS or PREPEND_WWW set. A chunked body is refused
+redirected to HTTPS or to www, a malformed query string, DISALLOWED_USER_AGENTS set. A chunked body is refused
 (411) before routing, whichever way it would go.
 
 A big phout upload's body is read from the socket by Django's thread instead of through the loop (socket_body.py).
@@ -38,21 +39,19 @@ from a2wsgi import WSGIMiddleware
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.asgi import ASGIRequest
+from django.core.handlers.base import BaseHandler
 from django.core.signals import request_finished, request_started, setting_changed
-from django.http import HttpResponse, QueryDict
-from django.middleware.clickjacking import XFrameOptionsMiddleware
-from django.middleware.security import SecurityMiddleware
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.urls import Resolver404, resolve
 from django.utils.log import log_response
 
 from backend.core.body_limit import body_limit_for
-from backend.core.cache_scope import CacheScopeMiddleware
-from backend.core.middleware import ContentSecurityPolicyMiddleware
 from backend.fastpaths import socket_body
 from backend.fastpaths.buffer_async import AsyncAppender
 from backend.live import publish as live
 from backend.live.sse import LiveDoor, is_live
 from backend.tankapi import buffer, push, static_door
+from backend.tankapi import views as tankapi_views
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -100,8 +99,10 @@ _profiles: dict[tuple[Any, ...], Headers | None] = {}
 
 
 def _forget_profiles(**_kwargs: object) -> None:
-    # Tests override ALLOWED_HOSTS and the SECURE_* settings; a cached decision must not outlive them.
+    # Tests override ALLOWED_HOSTS, the SECURE_* settings and MIDDLEWARE; a cached decision must not outlive them.
+    global _probe
     _profiles.clear()
+    _probe = None
 
 
 setting_changed.connect(_forget_profiles)
@@ -124,25 +125,69 @@ def request_of(scope: Scope) -> ASGIRequest:
     return ASGIRequest(cast(dict[str, Any], scope), io.BytesIO())
 
 
+class _MiddlewareProbe(BaseHandler):
+    """Django's middleware chain, loaded from settings.MIDDLEWARE as Django's own handler loads it, around the push
+    views' answer (tankapi.views._answer) instead of the URL resolver and the view: what it answers a request is what
+    Django's middleware makes of a push answer, or decides instead of it (a redirect, a refusal)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.load_middleware()
+
+    def _get_response(self, request: HttpRequest) -> HttpResponse:
+        answer = tankapi_views._answer(push.OK_DATA)
+        request.META[_PROBE_ANSWER] = answer  # how the caller tells the view's answer from the middleware's
+        return answer
+
+
+_probe: _MiddlewareProbe | None = None
+_PROBE_ANSWER = "tankodrom.probe_answer"
+
+# Set per answer by the door itself, from the push's answer: not part of a profile.
+_PER_ANSWER = frozenset({"content-type", "content-length"})
+
+
+def _middleware_probe() -> _MiddlewareProbe:
+    global _probe
+    if _probe is None:
+        _probe = _MiddlewareProbe()
+    return _probe
+
+
+# The request the probe makes: a push (the profile is what Django's middleware adds to one; the static door adds the
+# same to its files), whatever the path that asked, which the profile is not keyed on.
+PROBE_PATH = "/api/monitoring/receiver/push"
+
+
+def _probe_scope(scope: Scope) -> Scope:
+    """A push with only what the profile is keyed on (the scheme and _profile_key's headers): what Django's
+    middleware would decide from anything else would not hold for the other requests of the same profile."""
+    names = {name for name, _value in _profile_key(scope)[1:]}
+    headers = [(name, value) for name, value in scope["headers"] if name in names]
+    return {
+        **scope,
+        "method": "POST",
+        "path": PROBE_PATH,
+        "raw_path": PROBE_PATH.encode(),
+        "query_string": b"",
+        "headers": headers,
+    }
+
+
 def _compute_profile(scope: Scope) -> Headers | None:
     """The headers Django's middleware would add to a push answer, or None when Django must take the request."""
-    if settings.DISALLOWED_USER_AGENTS or settings.PREPEND_WWW:
-        return None
-    request = request_of(scope)
+    if settings.DISALLOWED_USER_AGENTS:
+        return None  # decided from User-Agent, which the profile is not keyed on
+    request = request_of(_probe_scope(scope))
     try:
         request.get_host()
     except DisallowedHost:
+        # Django's to refuse: asked here, its middleware would also log the refusal, which Django then logs again.
         return None
-    if settings.SECURE_SSL_REDIRECT and not request.is_secure():
-        return None
-    response = HttpResponse(b"")
-    del response.headers["Content-Type"]
-    response["Cache-Control"] = push.CACHE_CONTROL  # as tankapi.views._answer sets it
-    SecurityMiddleware(lambda _r: response).process_response(request, response)
-    XFrameOptionsMiddleware(lambda _r: response).process_response(request, response)
-    ContentSecurityPolicyMiddleware(lambda _r: response)(request)
-    CacheScopeMiddleware(lambda _r: response)(request)
-    return tuple(response.items())
+    response = _middleware_probe().get_response(request)
+    if response is not request.META.get(_PROBE_ANSWER) or response.status_code != 200:
+        return None  # the middleware answered instead of the view (HTTPS or www redirect, a refusal): Django's
+    return tuple((name, value) for name, value in response.items() if name.lower() not in _PER_ANSWER)
 
 
 def _profile(scope: Scope) -> Headers | None:
@@ -349,6 +394,7 @@ class TankPushASGI:
         self.tests = TestLoader(self.threads)
         self.tokens = TokenLoader(self.threads)
         self.live = LiveDoor()
+        _middleware_probe()  # loaded now, not on the loop at the first push (WhiteNoise scans its files)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]

@@ -1,5 +1,6 @@
-"""The parts of clickhouse-driver's internals this project relies on, in one place (checked against 0.2.11, as pinned
-in pyproject.toml; a driver upgrade is checked here and by the uploads and reports tests).
+"""The parts of clickhouse-driver's internals this project relies on, in one place (checked against
+clickhouse-driver 0.2.11, as pinned in pyproject.toml; an upgrade is checked by
+backend/fastpaths/tests/test_library_assumptions.py, then by the uploads and reports tests).
 
 Why they are needed:
 - a streamed INSERT (`client.NativeInsert`): the driver's public `execute` takes a whole INSERT's rows at once and

@@ -92,6 +92,45 @@ def test_https_redirect_and_hsts_follow_the_settings(settings: Any, tank_user: t
     assert client.fast == [("POST", "/api/writer")]
 
 
+class AddsAHeader:
+    """A middleware the door has never heard of (settings.MIDDLEWARE gains it in a test)."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: Any) -> Any:
+        response = self.get_response(request)
+        response["X-Added-By"] = "middleware"
+        return response
+
+
+def test_the_doors_headers_come_from_djangos_middleware_as_settings_list_it(
+    settings: Any, tank_user: tuple[Any, str]
+) -> None:
+    """The door takes its headers from Django's own middleware chain: a middleware added to settings shows in its
+    answers as in Django's, with no change to the door."""
+    _user, token = tank_user
+    job, upload = _create(token)
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, f"{__name__}.AddsAHeader"]
+    settings.SECURE_REFERRER_POLICY = "no-referrer"
+    url = f"/api/monitoring/receiver/push?job_id={job}&upload_token={upload}"
+    body = fixture_bytes("monitoring_1795316039.json")
+    by_django = Client(headers={"host": "testserver"}).generic("POST", url, body)
+    fast = DoorClient()
+    by_door = fast.generic("POST", url, body)
+    assert fast.fast == [("POST", "/api/monitoring/receiver/push")]
+    assert by_door["X-Added-By"] == "middleware" and by_door["Referrer-Policy"] == "no-referrer"
+    assert dict(by_door.headers) == dict(by_django.headers)
+
+
+def test_a_redirect_the_middleware_decides_goes_to_django(settings: Any) -> None:
+    settings.PREPEND_WWW = True
+    client = DoorClient()
+    resp = client.post("/api/writer?jobno=1", data=b"{}", content_type="application/json")
+    assert resp.status_code == 301 and resp["Location"].startswith("http://www.testserver/")
+    assert client.slow == [("POST", "/api/writer")] and not client.fast
+
+
 def _create(token: str) -> tuple[int, str]:
     resp = Client().post(
         f"/api/job/create.json?api_token={token}", data=fixture_bytes("create.json"), content_type="application/json"
