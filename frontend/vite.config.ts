@@ -4,8 +4,6 @@
  */
 import { defineConfig } from "vitest/config";
 
-// jsdom 31 (the component tests) is written for Node 22+; see src/test/olderNode.mjs.
-const NO_ITERATOR_HELPERS = typeof (globalThis as { Iterator?: unknown }).Iterator === "undefined";
 
 export default defineConfig({
   base: "/static/",
@@ -30,12 +28,5 @@ export default defineConfig({
     environment: "node",
     // Each test gives the mocked API the answers it needs; none carries over from the test before.
     mockReset: true,
-    // On a Node without them, jsdom's window realm gets the iterator helpers from V8's flag; olderNode.mjs fills in
-    // the rest where it is missing (a no-op on Node 22.22+).
-    execArgv: [
-      ...(NO_ITERATOR_HELPERS ? ["--harmony-iterator-helpers"] : []),
-      "--import",
-      new URL("./src/test/olderNode.mjs", import.meta.url).href,
-    ],
   },
 });
