@@ -3,6 +3,7 @@ address; pinning (one lookup), no redirects, the answer's size and time caps."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 import threading
@@ -124,11 +125,17 @@ class Recorder(BaseHTTPRequestHandler):
         pass
 
 
-def allowed_server(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+@contextlib.contextmanager
+def allowed_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[ThreadingHTTPServer]:
+    """`handler` serving on 127.0.0.2 for the block's length."""
     server = ThreadingHTTPServer(("127.0.0.2", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_a_redirect_from_an_allowed_server_to_loopback_is_not_followed(listener: Listener, settings: Any) -> None:
@@ -139,12 +146,8 @@ def test_a_redirect_from_an_allowed_server_to_loopback_is_not_followed(listener:
         location = f"http://127.0.0.1:{listener.port}/?query=SELECT%201"
         got: list[dict[str, str]] = []
 
-    server = allowed_server(Redirect)
-    try:
+    with allowed_server(Redirect) as server:
         answer = egress.post(f"http://127.0.0.2:{server.server_port}/hook", b"{}", {}, timeout_s=2)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert answer.status == 302 and len(Redirect.got) == 1
     time.sleep(0.3)
     assert listener.connections == 0
@@ -161,12 +164,8 @@ def test_the_checked_address_is_the_one_connected_to_with_the_hosts_name(
     class Host(Recorder):
         got: list[dict[str, str]] = []
 
-    server = allowed_server(Host)
-    try:
+    with allowed_server(Host) as server:
         answer = egress.post(f"http://hooks.example.com:{server.server_port}/x", b"{}", {}, timeout_s=2)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert answer.status == 200
     assert Host.got[0]["Host"] == f"hooks.example.com:{server.server_port}"
     assert listener.connections == 0
@@ -180,12 +179,8 @@ def test_the_answer_read_is_capped_in_bytes(settings: Any) -> None:
         body = b"x" * 5_000_000
         got: list[dict[str, str]] = []
 
-    server = allowed_server(Big)
-    try:
+    with allowed_server(Big) as server:
         answer = egress.post(f"http://127.0.0.2:{server.server_port}/x", b"{}", {}, timeout_s=5)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert answer.status == 200 and len(answer.body) == 1000
 
 
