@@ -314,6 +314,16 @@ def _net_codes_chart(sel: Selection, res: Resolution, window: Window) -> dict[st
     return _with_time_range(fig, res)
 
 
+def _lines_or_empty(
+    title: str, start: list[int], series: dict[str, Any], unit: str, res: Resolution, none_recorded: str
+) -> dict[str, Any]:
+    """Lines of `series` over the window; where the generator recorded none of them, an empty figure saying so
+    (`none_recorded`) rather than a flat zero."""
+    if not figures.has_values(series.values()):
+        return _empty(title, f"{none_recorded}: nothing to draw, rather than a flat zero.")
+    return _with_time_range(figures.lines_figure(title, start, series, unit), res)
+
+
 def _times_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
     b = q_series.buckets(sel, res.origin, res.ratio, with_hist=False)
     resps = np.asarray(b.resps, dtype=np.float64)
@@ -328,13 +338,15 @@ def _times_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, A
         "latency": mean(b.latency_ms_x_resps),
         "receive": mean(b.receive_ms_x_resps),
     }
-    if not figures.has_values(series.values()):
-        return _empty(
-            "Mean phase times",
-            "The generator recorded no phase times for these requests (BFG, k6's and Gatling's files and Locust's "
-            "history give the whole response time only): nothing to draw, rather than a flat zero.",
-        )
-    return _with_time_range(figures.lines_figure("Mean phase times", b.start, series, "ms"), res)
+    return _lines_or_empty(
+        "Mean phase times",
+        b.start,
+        series,
+        "ms",
+        res,
+        "The generator recorded no phase times for these requests (BFG, k6's and Gatling's files and Locust's "
+        "history give the whole response time only)",
+    )
 
 
 def _sizes_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
@@ -343,13 +355,15 @@ def _sizes_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, A
         "bytes in/s": _per_second(b.input_bytes, b.start, res),
         "bytes out/s": _per_second(b.output_bytes, b.start, res),
     }
-    if not figures.has_values(series.values()):
-        return _empty(
-            "Bytes in and out",
-            "The generator recorded no sizes for these requests (BFG and Pandora write 0 unless told to, k6 and "
-            "Gatling files carry none): nothing to draw, rather than a flat zero.",
-        )
-    return _with_time_range(figures.lines_figure("Bytes in and out", b.start, series, "bytes/s"), res)
+    return _lines_or_empty(
+        "Bytes in and out",
+        b.start,
+        series,
+        "bytes/s",
+        res,
+        "The generator recorded no sizes for these requests (BFG and Pandora write 0 unless told to, k6 and "
+        "Gatling files carry none)",
+    )
 
 
 def _nice_step(value: float) -> int:
