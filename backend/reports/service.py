@@ -71,19 +71,13 @@ def _selection(test: Test, window: Window, source: Source) -> Selection:
     )
 
 
-@dataclass(frozen=True)
-class Bounds:
-    first_ts: int | None
-    last_ts: int | None
-    cases: list[str]
-
-
-def bounds(test: Test, source: Source) -> Bounds:
+def bounds(test: Test, source: Source) -> q_series.Span:
+    """The source's first and last second and its cases; an upload with no per-second rows yet: its samples' span."""
     span = q_series.span(int(test.pk), source.source_id)
     if span.first_ts is None and source.upload_id is not None:
         first, last, _ = q_summary.sample_span(int(test.pk), source.upload_id)
-        return Bounds(first, last, [])
-    return Bounds(span.first_ts, span.last_ts, span.cases)
+        return q_series.Span(first, last, [])
+    return span
 
 
 @dataclass(frozen=True)
@@ -93,7 +87,7 @@ class Resolution:
     ratio: int
 
 
-def _resolution(window: Window, b: Bounds) -> Resolution | None:
+def _resolution(window: Window, b: q_series.Span) -> Resolution | None:
     first = window.from_ts if window.from_ts is not None else b.first_ts
     end = window.to_ts if window.to_ts is not None else (b.last_ts + 1 if b.last_ts is not None else None)
     if first is None or end is None or end <= first:
@@ -251,7 +245,7 @@ class Schedule:
     first_ts: int
 
 
-def schedule_of(test: Test, b: Bounds) -> Schedule | None:
+def schedule_of(test: Test, b: q_series.Span) -> Schedule | None:
     if not test.loadscheme or b.first_ts is None:
         return None
     try:
