@@ -138,6 +138,15 @@ def allowed_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[ThreadingH
         server.server_close()
 
 
+def allowed_socket(*, listening: bool) -> socket.socket:
+    """A socket on the allowed 127.0.0.2 (a free port), listening or not: nothing accepts unless the test does."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.2", 0))
+    if listening:
+        sock.listen(1)
+    return sock
+
+
 def test_a_redirect_from_an_allowed_server_to_loopback_is_not_followed(listener: Listener, settings: Any) -> None:
     settings.TANKODROM_EGRESS_ALLOW = "127.0.0.2/32"
 
@@ -187,9 +196,7 @@ def test_the_answer_read_is_capped_in_bytes(settings: Any) -> None:
 def test_a_receiver_dripping_its_headers_is_cut_at_the_timeout(settings: Any) -> None:
     """Each byte comes before the socket's timeout, so only a deadline on the whole call ends it."""
     settings.TANKODROM_EGRESS_ALLOW = "127.0.0.2/32"
-    server = socket.socket()
-    server.bind(("127.0.0.2", 0))
-    server.listen(1)
+    server = allowed_socket(listening=True)
     stop = threading.Event()
 
     def drip() -> None:
@@ -220,11 +227,8 @@ def test_a_receiver_dripping_its_headers_is_cut_at_the_timeout(settings: Any) ->
 def test_a_closed_port_and_a_silent_one_fail_alike(settings: Any) -> None:
     """No port scan through the delivery log: refused connections and silence give the same reason."""
     settings.TANKODROM_EGRESS_ALLOW = "127.0.0.2/32"
-    silent = socket.socket()
-    silent.bind(("127.0.0.2", 0))
-    silent.listen(1)
-    closed = socket.socket()
-    closed.bind(("127.0.0.2", 0))
+    silent = allowed_socket(listening=True)
+    closed = allowed_socket(listening=False)
     closed_port = closed.getsockname()[1]
     closed.close()
     reasons = []
