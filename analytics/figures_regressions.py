@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from analytics.figures import axis, plot
 from analytics.regressions import KpiPoint, KpiSeries
 
 WORSE = "#c62828"
@@ -96,13 +97,11 @@ def kpi_figure(series: KpiSeries, baseline_test_id: int | None) -> dict[str, Any
     ]
     if series.limit is not None and labels:
         data.append(_threshold_trace(series, labels))
-    return {
-        "data": data,
-        "layout": {
-            "title": {"text": spec.title},
-            "xaxis": {"title": {"text": "test"}, "type": "category"},
-            "yaxis": {"title": {"text": spec.unit or "%"}, "rangemode": "tozero"},
-            "shapes": _change_lines(series),
-            "hovermode": "closest",
-        },
-    }
+    return plot(
+        data,
+        spec.title,
+        axis("test", type="category"),
+        axis(spec.unit or "%", rangemode="tozero"),
+        shapes=_change_lines(series),
+        hovermode="closest",
+    )
