@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from backend.clickhouse import client
+from backend.clickhouse.queries.columns import rows_as
 from backend.clickhouse.queries.selection import Selection
 from backend.clickhouse.tables import second_aggregates
 
@@ -53,7 +54,8 @@ def sources(test_id: int) -> dict[int, tuple[int, int]]:
 
 @dataclass(frozen=True)
 class Buckets:
-    """One entry per bucket that has rows, ascending. Sums over the selected cases and the bucket's seconds."""
+    """One entry per bucket that has rows, ascending. Sums over the selected cases and the bucket's seconds.
+    Its fields are the SELECT's columns, in order (columns.rows_as)."""
 
     start: list[int]
     seconds: list[int]  # distinct seconds with rows in the bucket
@@ -96,26 +98,13 @@ def buckets(sel: Selection, origin: int, ratio: int, *, with_hist: bool = True) 
         {**sel.params(), "origin": origin, "ratio": ratio},
         tag="reports.series.buckets",
     )
-    return Buckets(
-        start=[int(r[0]) for r in rows],
-        seconds=[int(r[1]) for r in rows],
-        resps=[int(r[2]) for r in rows],
-        input_bytes=[int(r[3]) for r in rows],
-        output_bytes=[int(r[4]) for r in rows],
-        connect_ms_x_resps=[float(r[5]) for r in rows],
-        send_ms_x_resps=[float(r[6]) for r in rows],
-        latency_ms_x_resps=[float(r[7]) for r in rows],
-        receive_ms_x_resps=[float(r[8]) for r in rows],
-        expect_ms_x_resps=[float(r[9]) for r in rows],
-        http_codes=[(list(r[10][0]), list(r[10][1])) for r in rows],
-        net_codes=[(list(r[11][0]), list(r[11][1])) for r in rows],
-        hist=[(list(r[12][0]), list(r[12][1])) for r in rows],
-    )
+    return rows_as(Buckets, rows)
 
 
 @dataclass(frozen=True)
 class Load:
-    """The generator's side per bucket, from the overall rows: planned RPS, instances, responses."""
+    """The generator's side per bucket, from the overall rows: planned RPS, instances, responses.
+    Its fields are the SELECT's columns, in order (columns.rows_as)."""
 
     start: list[int]
     planned_rps: list[float]
@@ -141,18 +130,13 @@ def load(sel: Selection, origin: int, ratio: int) -> Load:
         {**sel.params(), "origin": origin, "ratio": ratio},
         tag="reports.series.load",
     )
-    return Load(
-        start=[int(r[0]) for r in rows],
-        planned_rps=[float(r[1]) for r in rows],
-        instances=[float(r[2]) for r in rows],
-        resps=[int(r[3]) for r in rows],
-        seconds=[int(r[4]) for r in rows],
-    )
+    return rows_as(Load, rows)
 
 
 @dataclass(frozen=True)
 class SecondHists:
-    """Per second: responses of the overall rows (the load) and the merged histogram of the selected cases."""
+    """Per second: responses of the overall rows (the load) and the merged histogram of the selected cases.
+    Its fields are the SELECT's columns, in order (columns.rows_as)."""
 
     ts: list[int]
     load_resps: list[int]
@@ -174,11 +158,7 @@ def second_hists(sel: Selection) -> SecondHists:
         sel.params(),
         tag="reports.series.second_hists",
     )
-    return SecondHists(
-        ts=[int(r[0]) for r in rows],
-        load_resps=[int(r[1]) for r in rows],
-        hist=[(list(r[2][0]), list(r[2][1])) for r in rows],
-    )
+    return rows_as(SecondHists, rows)
 
 
 @dataclass(frozen=True)
