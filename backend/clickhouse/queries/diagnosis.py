@@ -61,10 +61,10 @@ ORDER BY host, metric, ts
 """
 
 
+# Its fields are the SELECT's columns, in order (columns.rows_as).
 @dataclass(frozen=True)
 class SecondRows:
-    """Column lists, one entry per second, ascending.
-    Its fields are the SELECT's columns, in order (columns.rows_as)."""
+    """Column lists, one entry per second, ascending."""
 
     ts: list[int]
     planned_rps: list[float]
