@@ -15,9 +15,10 @@ import pytest
 @pytest.fixture(scope="session")
 def clickhouse_schema() -> Iterator[None]:
     """A fresh ClickHouse test database with every migration applied, once per session."""
-    from backend.clickhouse import client, migrate
+    from backend.clickhouse import migrate
+    from backend.testing import drop_database
 
-    client.drop_database()
+    drop_database()
     migrate.apply_all()
     yield
 
@@ -28,6 +29,7 @@ def clickhouse(clickhouse_schema: None) -> Iterator[None]:
     tables are emptied before each test that uses them."""
     from backend.clickhouse import client, engines
     from backend.clickhouse.migrate import discover
+    from backend.testing import truncate
 
     del discover  # imported to make sure migrations are importable
     shape = engines.current()
@@ -42,7 +44,7 @@ def clickhouse(clickhouse_schema: None) -> Iterator[None]:
             # On a cluster a TRUNCATE goes to each shard and waits for the replicas: only for tables with rows.
             ((count,),) = client.execute(f"SELECT count() FROM {table}", tag="tests.count")
             if count:
-                client.truncate(table)
+                truncate(table)
     yield
 
 

@@ -51,7 +51,7 @@ MIDDLEWARE = [
     # Outermost of ours: sees every answer, the shared ones too (backend/core/cache_scope.py).
     "backend.core.cache_scope.CacheScopeMiddleware",
     # Before anything reads the body: an oversized request is refused from its Content-Length alone.
-    "backend.accounts.middleware.BodySizeLimitMiddleware",
+    "backend.core.body_limit.BodySizeLimitMiddleware",
     # NUL in the URL, a body without a length: refused before any view (backend/core/middleware.py).
     "backend.core.middleware.RequestShapeMiddleware",
     "backend.core.middleware.ContentSecurityPolicyMiddleware",
@@ -217,6 +217,12 @@ REST_FRAMEWORK = {
         "anon_read": env.get_str("TANKODROM_ANON_READ_RATE", "120/min"),
     },
 }
+# The request header (as Django's META names it) that holds the client's address for the per-address limits
+# (backend/accounts/throttling.py); "" = the connection's own address. settings_prod.py names the proxy's header.
+TANKODROM_CLIENT_ADDRESS_HEADER = ""
+# A NaN or Infinity in a JSON answer is rendered as null and logged (backend/core/renderers.py); True raises instead
+# (settings_test.py: the test that made one fails).
+TANKODROM_JSON_NONFINITE_RAISES = False
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Tankodrom API",
@@ -258,6 +264,11 @@ TANKODROM_RETENTION_BATCH = env.get_int("TANKODROM_RETENTION_BATCH", 50)
 # Bytes on disk the stored tests may take (backend/retention/quota.py); past it, new uploads and tank streams get 507.
 # 0: no quota.
 TANKODROM_QUOTA_BYTES = env.get_int("TANKODROM_QUOTA_BYTES", 0)
+# Tank pushes waiting in the Redis buffer for ClickHouse (backend/tankapi/buffer.py); past it pushes get 503 and the
+# tank retries (overload protection).
+TANKODROM_TANK_BUFFER_MAX_ENTRIES = env.get_int("TANKODROM_TANK_BUFFER_MAX_ENTRIES", 500_000)
+# Seconds a comparison's request waits for its task (backend/compare/views.py) before answering 202 "pending".
+TANKODROM_COMPARE_WAIT_S = env.get_int("TANKODROM_COMPARE_WAIT_S", 25)
 
 LOGIN_URL = "/login"
 LOGIN_REDIRECT_URL = "/"
@@ -297,7 +308,7 @@ AUTHENTICATION_BACKENDS = [
     "backend.accounts.sso.ldap.DirectoryBackend",
     "backend.accounts.sso.backends.SignOnSessionBackend",
 ]
-# Size limits (backend/accounts/middleware.py): any request body, and a phout upload (PUT .../phout), in bytes.
+# Size limits (backend/core/body_limit.py): any request body, and a phout upload (PUT .../phout), in bytes.
 TANKODROM_MAX_BODY_BYTES = env.get_int("TANKODROM_MAX_BODY_BYTES", 32 * 1024 * 1024)
 TANKODROM_MAX_UPLOAD_BYTES = env.get_int("TANKODROM_MAX_UPLOAD_BYTES", 50 * 1024**3)
 TANKODROM_UPLOAD_ABANDON_S = env.get_int("TANKODROM_UPLOAD_ABANDON_S", 24 * 3600)

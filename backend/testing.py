@@ -1,5 +1,6 @@
 """Test support shared by the apps' tests: real processes (a spare ClickHouse server, a Celery worker, the live
-ASGI server, a local HTTP server), users with API tokens, the cluster's layout.
+ASGI server, a local HTTP server), users with API tokens, the cluster's layout, and the resets between tests (the
+ClickHouse database dropped or its tables emptied, the tank push path's caches forgotten).
 
 They live in the package (not in conftest) so that any app's tests and the benchmarks can use them. Django is
 imported inside the helpers that need it: benchmarks import this module before Django is set up.
@@ -150,8 +151,8 @@ def serving_spare_clickhouse(settings: Any, name: str, database: str) -> Iterato
         shutil.rmtree(base, ignore_errors=True)
 
 
-def node_client(port: int, **options: Any) -> ClickHouseClient:
-    """A connection to the one ClickHouse server on 127.0.0.1:`port` (a node of the local cluster), in the test
+def node_client(port: int, *, host: str = "127.0.0.1", **options: Any) -> ClickHouseClient:
+    """A connection to the one ClickHouse server on `host`:`port` (a node of the local cluster), in the test
     database, as the app's user."""
     from clickhouse_driver import Client
     from django.conf import settings
@@ -159,9 +160,7 @@ def node_client(port: int, **options: Any) -> ClickHouseClient:
     from backend.clickhouse import client
 
     cfg = settings.CLICKHOUSE
-    return Client(
-        "127.0.0.1", port=port, user=cfg["user"], password=cfg["password"], database=client.database(), **options
-    )
+    return Client(host, port=port, user=cfg["user"], password=cfg["password"], database=client.database(), **options)
 
 
 def cluster_nodes() -> list[tuple[int, int, int]]:
@@ -175,6 +174,133 @@ def cluster_nodes() -> list[tuple[int, int, int]]:
         tag="tests.cluster.nodes",
     )
     return [(int(s), int(r), int(p)) for s, r, p in rows]
+
+
+# ── ClickHouse: a clean slate ───────────────────────────────────────────────────────────────────────────────
+def drop_database() -> None:
+    """Drop the configured ClickHouse database: the suite's (and a benchmark's) clean slate."""
+    from backend.clickhouse import client
+
+    client.database_ddl("DROP DATABASE IF EXISTS", tag="tests.drop_database")
+    client.reset_connections()
+
+
+TRUNCATE_WAIT_S = 60
+# Not now, later: LEADERSHIP_CHANGED (a restarted replica electing its shard's leader), TABLE_IS_READ_ONLY.
+_NOT_NOW = frozenset({292, 242})
+
+
+def truncate(table: str) -> None:
+    """Empty `table` (the suite does, between tests).
+
+    On a cluster, not with TRUNCATE: on 18.16 a TRUNCATE of a Replicated table holds the table's lock while it
+    waits for every replica to drop the parts, and a replica that is still fetching a part from this one waits for
+    that lock: both wait forever (seen here after the fault tests, and with TRUNCATE … ON CLUSTER at once). So each
+    partition is dropped on one replica of each shard without waiting (replication_alter_partitions_sync 0), and
+    then every replica is polled until it is empty.
+    """
+    from backend.clickhouse import client, engines
+
+    shape = engines.current()
+    local = engines.local_name(table, shape)
+    exists = client.execute(
+        "SELECT count() FROM system.tables WHERE database = %(db)s AND name = %(name)s",
+        {"db": client.database(), "name": local},
+        tag="truncate.exists",
+    )
+    if not shape.is_cluster or not exists[0][0]:  # one server, or a test's scratch table (on this node only)
+        client.execute(f"TRUNCATE TABLE {table}", tag="truncate")
+        return
+    replicas = client.execute(
+        "SELECT shard_num, host_address, port FROM system.clusters "
+        "WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
+        {"c": shape.cluster},
+        tag="cluster.replicas",
+    )
+    deadline = time.monotonic() + TRUNCATE_WAIT_S
+    pending = {int(shard) for shard, _host, _port in replicas}
+    while pending:
+        for shard, host, port in replicas:
+            if shard in pending and _drop_partitions_on(str(host), int(port), local):
+                pending.discard(shard)
+        if pending:
+            if time.monotonic() > deadline:
+                raise client.ClickHouseUnavailable(f"could not truncate {table} on shards {sorted(pending)}")
+            time.sleep(0.5)
+    for _shard, host, port in replicas:
+        while _rows_on(str(host), int(port), local) and time.monotonic() < deadline:
+            time.sleep(0.1)  # a replica that is down (None) catches up when it returns
+
+
+def _not_now(exc: BaseException) -> bool:
+    """A node that is down, or not ready (electing, read-only): asked again later."""
+    from backend.clickhouse import client
+
+    code = getattr(exc, "code", None)
+    return isinstance(exc, OSError | EOFError) or code in client.UNAVAILABLE_CODES or code in _NOT_NOW
+
+
+def _drop_partitions_on(host: str, port: int, table: str) -> bool:
+    """Drop every partition of `table` on one node; False if it is down, not ready (read-only, electing) or not its
+    shard's leader."""
+    from backend.clickhouse import client
+
+    node = node_client(port, host=host, connect_timeout=2)
+    try:
+        # Every partition the shard ever allocated blocks in (as TRUNCATE does), also those of parts this
+        # replica has not fetched yet.
+        ((path, is_leader),) = node.execute(
+            "SELECT zookeeper_path, is_leader FROM system.replicas WHERE database = %(db)s AND table = %(t)s",
+            {"db": client.database(), "t": table},
+        )
+        if not is_leader:
+            # 18.16 hands a DROP PARTITION on a follower to the shard's leader over the native protocol as
+            # `default` without a password (StorageReplicatedMergeTree::sendRequestToLeaderReplica), which a
+            # server with a password refuses: the leader, another replica of this shard, is asked instead.
+            # (Current releases make every replica a leader.)
+            return False
+        partitions = node.execute(
+            "SELECT name FROM system.zookeeper WHERE path = %(path)s", {"path": f"{path}/block_numbers"}
+        )
+        for (partition_id,) in partitions:
+            node.execute(
+                f"ALTER TABLE {table} DROP PARTITION ID %(p)s",
+                {"p": partition_id},
+                settings={"replication_alter_partitions_sync": 0},
+            )
+        return True
+    except Exception as exc:
+        if _not_now(exc):
+            return False
+        raise
+    finally:
+        node.disconnect()
+
+
+def _rows_on(host: str, port: int, table: str) -> int | None:
+    node = node_client(port, host=host, connect_timeout=2)
+    try:
+        return int(node.execute(f"SELECT count() FROM {table}")[0][0])
+    except Exception as exc:
+        if _not_now(exc):
+            return None
+        raise
+    finally:
+        node.disconnect()
+
+
+# ── The tank push path's caches ─────────────────────────────────────────────────────────────────────────────
+def clear_push_caches() -> None:
+    """Forget the tokens and tests the tank push path cached (backend/tankapi/push.py): ids are reused across the
+    suite's databases. Its private state, reset under its lock as its writers take it."""
+    from backend.tankapi import push
+
+    with push._cache_lock:
+        push._token_cache.clear()
+        push._test_cache.clear()
+        push._tests_used.clear()
+        push._next_refresh[0] = 0.0
+        push._refresh_handed_over[0] = False
 
 
 class QuietHandler(BaseHTTPRequestHandler):

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Browser tests against the real stack: a gunicorn + Celery (worker with beat) of their own on a separate port,
-# with separate PostgreSQL / ClickHouse databases and a Redis database number of their own, seeded with real data
-# through the public APIs (frontend/e2e/seed.mjs), then the playwright-core specs in Debian's headless Chromium
-# (frontend/e2e/run.mjs). Stops what it started, whatever happens.
+# with separate PostgreSQL / ClickHouse databases and a Redis database number of their own, then Playwright's test
+# runner (frontend/playwright.config.ts): it seeds real data through the public APIs (frontend/e2e/global-setup.ts)
+# and runs the specs (frontend/e2e/*.spec.ts) in Debian's headless Chromium. Stops what it started, whatever happens.
 #   deploy/e2e.sh            called by `make test` (deploy/test.sh) and `make e2e`
 #   E2E_KEEP=1 deploy/e2e.sh leave the e2e server running afterwards, to look at the pages by hand
 #   E2E_PROXY=1 deploy/e2e.sh   the same through nginx in front (deploy/proxy.sh, on E2E_PROXY_BIND, default the
 #                            app's port + 1): seeding and the specs go through the proxy, as users would
+#   E2E_ONLY="compare" deploy/e2e.sh   only the specs whose title matches (Playwright's --grep)
 # Scale (for the performance figures): E2E_DURATION_S (default 240 s per test), E2E_RPS (default 150).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -82,14 +83,15 @@ psql -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -qc "CREATE DATABASE 
 [[ "$CLICKHOUSE_DATABASE" == *e2e* ]] || die "refusing to drop ClickHouse database $CLICKHOUSE_DATABASE: its name must contain 'e2e'"
 ch_client --host "$CLICKHOUSE_HOST" --port "$CLICKHOUSE_PORT" --query "DROP DATABASE IF EXISTS $CLICKHOUSE_DATABASE"
 redis-cli -u "$REDIS_URL" flushdb >/dev/null
-rm -rf "$VAR/uploads" "$VAR"/celerybeat-schedule*
+# The seed file describes the previous run's data: without it, the test runner's global setup seeds anew.
+rm -rf "$VAR/uploads" "$VAR"/celerybeat-schedule* "$VAR/seed.json" "$VAR/test-results"
 "$PY" manage.py migrate --noinput -v 0
 "$PY" manage.py ch_migrate >/dev/null
 "$PY" manage.py collectstatic --noinput -v 0
 TOKEN=$("$PY" manage.py issue_token e2e --name "browser tests" 2>/dev/null | tail -1)
 [[ -n "$TOKEN" ]] || die "could not issue an API token"
 
-# ── the local OpenID provider (deploy/oidc-dev) for the sign-on spec (frontend/e2e/sso.specs.mjs) ─────────────
+# ── the local OpenID provider (deploy/oidc-dev) for the sign-on spec (frontend/e2e/05-sso.spec.ts) ────────────
 [[ -d deploy/oidc-dev/node_modules ]] || (cd deploy/oidc-dev && npm ci --no-audit --no-fund --loglevel=error)
 stop_pidfile "$E2E_RUN/oidc-dev.pid" "previous e2e OpenID provider"
 OIDC_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -119,9 +121,12 @@ if [[ "${E2E_PROXY:-0}" == 1 ]]; then
 fi
 
 # ── real data through the public API, then the browser ────────────────────────────────────────────────────
-say "e2e: seeding tests through the API"
-E2E_BASE_URL="$BASE" E2E_TOKEN="$TOKEN" node frontend/e2e/seed.mjs "$VAR/seed.json" \
-  || { tail -n 40 "$LOG/e2e-celery-uploads.log" >&2; die "seeding failed (logs: $LOG/e2e-gunicorn.log, $LOG/e2e-celery*.log)"; }
-say "e2e: browser specs (headless Chromium), screenshots in var/screenshots/"
-E2E_BASE_URL="$BASE" E2E_TOKEN="$TOKEN" E2E_SEED="$VAR/seed.json" E2E_SCREENSHOTS="$ROOT/var/screenshots" \
-  node frontend/e2e/run.mjs
+# Playwright exits non-zero when a spec fails (or its global setup, the seeding, does): the script then dies with it.
+say "e2e: seeding tests through the API, then the browser specs (headless Chromium), screenshots in var/screenshots/"
+only=()
+[[ -n "${E2E_ONLY:-}" ]] && only=(--grep "$E2E_ONLY")
+(cd frontend && E2E_BASE_URL="$BASE" E2E_TOKEN="$TOKEN" E2E_SEED="$VAR/seed.json" E2E_SCREENSHOTS="$ROOT/var/screenshots" \
+  npx --no-install playwright test "${only[@]}") || {
+  [[ -f "$VAR/seed.json" ]] || { tail -n 40 "$LOG/e2e-celery-uploads.log" >&2; die "seeding failed (logs: $LOG/e2e-gunicorn.log, $LOG/e2e-celery*.log)"; }
+  die "browser specs failed (logs: $LOG/e2e-gunicorn.log, $LOG/e2e-celery*.log; screenshots var/screenshots/FAILED-*.png)"
+}

@@ -79,7 +79,7 @@ def _count_in_window(key: str, window_s: int) -> int:
 def client_address(request: HttpRequest) -> str:
     """The client's address; behind a trusted proxy (settings_prod) the last X-Forwarded-For entry, which that
     proxy appended: earlier entries come from the client and may be forged."""
-    header = getattr(settings, "TANKODROM_CLIENT_ADDRESS_HEADER", "")
+    header = str(settings.TANKODROM_CLIENT_ADDRESS_HEADER)
     if header:
         forwarded = [part.strip() for part in str(request.META.get(header, "")).split(",") if part.strip()]
         if forwarded:

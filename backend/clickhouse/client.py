@@ -307,41 +307,32 @@ def native_insert(
         raise
 
 
-def ping() -> str:
-    """Return the server version; raise ClickHouseUnavailable if it does not answer."""
+def _outside_database(sql: str, tag: str) -> list[Any]:
+    """Run `sql` on a connection of its own that selects no database (the configured one may not exist yet)."""
     client = _new_client(with_database=False)
     try:
-        with _translated_errors("ping"):
-            rows = client.execute("SELECT version()")
-        return str(rows[0][0])
+        with _translated_errors(tag):
+            rows: list[Any] = client.execute(sql)
+        return rows
     finally:
         client.disconnect()
+
+
+def ping() -> str:
+    """Return the server version; raise ClickHouseUnavailable if it does not answer."""
+    return str(_outside_database("SELECT version()", "ping")[0][0])
+
+
+def database_ddl(statement: str, *, tag: str) -> None:
+    """`<statement> <the configured database>`, ON CLUSTER on a cluster: `statement` a constant such as
+    `CREATE DATABASE IF NOT EXISTS`. The name is an identifier from settings, not user input (ClickHouse cannot
+    bind one)."""
+    _outside_database(f"{statement} {_quote_identifier(database())}{engines.on_cluster(engines.current())}", tag)
 
 
 def ensure_database() -> None:
     """Create the configured database (migrations need it to exist); idempotent."""
-    client = _new_client(with_database=False)
-    try:
-        with _translated_errors("ensure_database"):
-            # The database name is an identifier from settings, not user input; ClickHouse cannot bind it.
-            client.execute(
-                f"CREATE DATABASE IF NOT EXISTS {_quote_identifier(database())}{engines.on_cluster(engines.current())}"
-            )
-    finally:
-        client.disconnect()
-
-
-def drop_database() -> None:
-    """Drop the configured database; used by the test suite for a clean slate."""
-    client = _new_client(with_database=False)
-    try:
-        with _translated_errors("drop_database"):
-            client.execute(
-                f"DROP DATABASE IF EXISTS {_quote_identifier(database())}{engines.on_cluster(engines.current())}"
-            )
-    finally:
-        client.disconnect()
-    reset_connections()
+    database_ddl("CREATE DATABASE IF NOT EXISTS", tag="ensure_database")
 
 
 def mutate(table: str, command: str, params: Mapping[str, Any] | None = None, *, tag: str) -> None:
@@ -415,107 +406,6 @@ def pending_mutations(table: str) -> int:
         settings_={"skip_unavailable_shards": 1},
     )
     return int(rows[0][0]) if rows else 0
-
-
-def truncate(table: str) -> None:
-    """Empty `table` (the test suite does, between tests).
-
-    On a cluster, not with TRUNCATE: on 18.16 a TRUNCATE of a Replicated table holds the table's lock while it
-    waits for every replica to drop the parts, and a replica that is still fetching a part from this one waits for
-    that lock: both wait forever (seen here after the fault tests, and with TRUNCATE … ON CLUSTER at once). So each
-    partition is dropped on one replica of each shard without waiting (replication_alter_partitions_sync 0), and
-    then every replica is polled until it is empty.
-    """
-    shape = engines.current()
-    local = engines.local_name(table, shape)
-    exists = execute(
-        "SELECT count() FROM system.tables WHERE database = %(db)s AND name = %(name)s",
-        {"db": database(), "name": local},
-        tag="truncate.exists",
-    )
-    if not shape.is_cluster or not exists[0][0]:  # one server, or a test's scratch table (on this node only)
-        execute(f"TRUNCATE TABLE {table}", tag="truncate")
-        return
-    replicas = execute(
-        "SELECT shard_num, host_address, port FROM system.clusters "
-        "WHERE cluster = %(c)s ORDER BY shard_num, replica_num",
-        {"c": shape.cluster},
-        tag="cluster.replicas",
-    )
-    deadline = time.monotonic() + TRUNCATE_WAIT_S
-    pending = {int(shard) for shard, _host, _port in replicas}
-    while pending:
-        for shard, host, port in replicas:
-            if shard in pending and _drop_partitions_on(str(host), int(port), local):
-                pending.discard(shard)
-        if pending:
-            if time.monotonic() > deadline:
-                raise ClickHouseUnavailable(f"could not truncate {table} on shards {sorted(pending)}")
-            time.sleep(0.5)
-    for _shard, host, port in replicas:
-        while _rows_on(str(host), int(port), local) and time.monotonic() < deadline:
-            time.sleep(0.1)  # a replica that is down (None) catches up when it returns
-
-
-TRUNCATE_WAIT_S = 60
-
-
-def _node(host: str, port: int) -> Client:
-    cfg = _config()
-    return Client(host, port=port, user=cfg["user"], password=cfg["password"], database=database(), connect_timeout=2)
-
-
-def _drop_partitions_on(host: str, port: int, table: str) -> bool:
-    """Drop every partition of `table` on one node; False if it is down, not ready (read-only, electing) or not its
-    shard's leader."""
-    node = _node(host, port)
-    try:
-        with _translated_errors("truncate"):
-            # Every partition the shard ever allocated blocks in (as TRUNCATE does), also those of parts this
-            # replica has not fetched yet.
-            ((path, is_leader),) = node.execute(
-                "SELECT zookeeper_path, is_leader FROM system.replicas WHERE database = %(db)s AND table = %(t)s",
-                {"db": database(), "t": table},
-            )
-            if not is_leader:
-                # 18.16 hands a DROP PARTITION on a follower to the shard's leader over the native protocol as
-                # `default` without a password (StorageReplicatedMergeTree::sendRequestToLeaderReplica), which a
-                # server with a password refuses: the leader, another replica of this shard, is asked instead.
-                # (Current releases make every replica a leader.)
-                return False
-            partitions = node.execute(
-                "SELECT name FROM system.zookeeper WHERE path = %(path)s", {"path": f"{path}/block_numbers"}
-            )
-            for (partition_id,) in partitions:
-                node.execute(
-                    f"ALTER TABLE {table} DROP PARTITION ID %(p)s",
-                    {"p": partition_id},
-                    settings={"replication_alter_partitions_sync": 0},
-                )
-        return True
-    except ClickHouseUnavailable:
-        return False
-    except DriverError as exc:
-        if getattr(exc, "code", None) in _NOT_NOW:
-            return False
-        raise
-    finally:
-        node.disconnect()
-
-
-# Not now, later: LEADERSHIP_CHANGED (a restarted replica electing its shard's leader), TABLE_IS_READ_ONLY.
-_NOT_NOW = (292, 242)
-
-
-def _rows_on(host: str, port: int, table: str) -> int | None:
-    node = _node(host, port)
-    try:
-        with _translated_errors("truncate"):
-            return int(node.execute(f"SELECT count() FROM {table}")[0][0])
-    except ClickHouseUnavailable:
-        return None
-    finally:
-        node.disconnect()
 
 
 def _quote_identifier(name: str) -> str:

@@ -31,7 +31,7 @@ POLL_INTERVAL_S = 0.05
 
 
 def _wait_s() -> float:
-    return float(getattr(settings, "TANKODROM_COMPARE_WAIT_S", 25.0))
+    return float(settings.TANKODROM_COMPARE_WAIT_S)
 
 
 class CompareView(APIView):

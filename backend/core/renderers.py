@@ -45,7 +45,7 @@ class FiniteJSONRenderer(JSONRenderer):
                 raise
             request = (renderer_context or {}).get("request")
             path = getattr(request, "path", "?")
-            if getattr(settings, "TANKODROM_JSON_NONFINITE_RAISES", False):
+            if settings.TANKODROM_JSON_NONFINITE_RAISES:
                 raise NonFiniteNumber(f"the answer of {path} holds NaN or Infinity") from exc
             log.error("the answer of %s held NaN or Infinity: rendered as null", path)
             return bytes(super().render(finite(data), accepted_media_type, renderer_context))

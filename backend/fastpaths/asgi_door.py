@@ -12,7 +12,7 @@ What of Django's request cycle a push keeps is decided by Django's own code wher
   * the Host check (ALLOWED_HOSTS, through HttpRequest.get_host), the HTTPS redirect (SECURE_SSL_REDIRECT) and the
     security headers (SecurityMiddleware, XFrameOptionsMiddleware, the CSP middleware), computed once per distinct
     (Host, scheme) profile and cached;
-  * the body size limit (backend.accounts.middleware.body_limit_for);
+  * the body size limit (backend.core.body_limit.body_limit_for);
   * request_started / request_finished around the push path's PostgreSQL reads (the loaders), so database
     connections are checked and recycled as in a Django request; a push whose test and token are cached touches no
     database and sends none.
@@ -45,7 +45,7 @@ from django.middleware.security import SecurityMiddleware
 from django.urls import Resolver404, resolve
 from django.utils.log import log_response
 
-from backend.accounts.middleware import body_limit_for
+from backend.core.body_limit import body_limit_for
 from backend.core.cache_scope import CacheScopeMiddleware
 from backend.core.middleware import ContentSecurityPolicyMiddleware
 from backend.fastpaths import socket_body

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
-from django.db.models import CharField, F, OuterRef, QuerySet, Subquery, Value
+from django.db.models import CharField, Exists, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Lower, NullIf
 
 from analytics.definitions import format_percent, int_keys, outcomes, share
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.reports.models import TestFigures
+from backend.reports.models import TestFigures, TestTag
 
 # ?ordering= key (a leading "-" reverses it) → the expression sorted on.
 ORDERINGS: dict[str, Any] = {
@@ -51,6 +51,26 @@ def with_list_fields(tests: QuerySet[Test]) -> QuerySet[Test]:
 
 def _latest_upload() -> QuerySet[Upload]:
     return Upload.objects.filter(test=OuterRef("pk")).order_by("-id")
+
+
+def matching(text: str) -> Q:
+    """The list's search: a word in the test's texts or its author's name, a tag's whole name, or the test's id.
+
+    The tag is matched by EXISTS, not a join: a join repeats a test per tag and needs a DISTINCT over every column
+    of the list's query, which costs the whole search's matches their annotations before the page is cut."""
+    cond = (
+        Q(name__icontains=text)
+        | Q(description__icontains=text)
+        | Q(task__icontains=text)
+        | Q(component__icontains=text)
+        | Q(person__icontains=text)
+        | Q(version__icontains=text)
+        | Q(owner__username__icontains=text)
+        | Q(Exists(TestTag.objects.filter(test=OuterRef("pk"), name__iexact=text)))
+    )
+    if text.isdigit():
+        cond |= Q(pk=int(text))
+    return cond
 
 
 class UnknownOrdering(ValueError):

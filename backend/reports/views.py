@@ -161,19 +161,7 @@ class TestListCreateView(generics.ListCreateAPIView[Test]):
                 raise ValidationError({key: "must not contain NUL characters"})
         search = (params.get("search") or "").strip()
         if search:
-            cond = (
-                Q(name__icontains=search)
-                | Q(description__icontains=search)
-                | Q(task__icontains=search)
-                | Q(component__icontains=search)
-                | Q(person__icontains=search)
-                | Q(version__icontains=search)
-                | Q(owner__username__icontains=search)
-                | Q(tags__name__iexact=search)
-            )
-            if search.isdigit():
-                cond |= Q(pk=int(search))
-            qs = qs.filter(cond).distinct()
+            qs = qs.filter(listing.matching(search))
         if params.get("component"):
             qs = qs.filter(component=params["component"])
         if params.get("project"):

@@ -96,7 +96,7 @@ def connection() -> redis.Redis:
 
 
 def _max_entries() -> int:
-    return int(getattr(settings, "TANKODROM_TANK_BUFFER_MAX_ENTRIES", 500_000))
+    return int(settings.TANKODROM_TANK_BUFFER_MAX_ENTRIES)
 
 
 _APPEND_SHA = hashlib.sha1(_APPEND_SCRIPT.encode()).hexdigest().encode()

@@ -111,16 +111,6 @@ _next_refresh = [0.0]  # time.monotonic() of the next refresh of the whole test 
 _refresh_handed_over = [False]  # a push that may not query asked for the due refresh (Missing): not asked again
 
 
-def clear_caches() -> None:
-    """Forget cached tokens and tests (tests call this; ids are reused across test databases)."""
-    with _cache_lock:
-        _token_cache.clear()
-        _test_cache.clear()
-        _tests_used.clear()
-        _next_refresh[0] = 0.0
-        _refresh_handed_over[0] = False
-
-
 @dataclass(frozen=True, slots=True)
 class Missing:
     """What a push needs from PostgreSQL before it can be checked, when its caller may not query (nothing was
@@ -154,7 +144,7 @@ def decode_json(raw: bytes) -> Any:
 
 def _cached_token_user(raw: str, key: str, may_query: bool) -> _CachedUser | Missing | None:
     now = time.monotonic()
-    # dict.get is atomic under the GIL; the lock only orders writers with clear_caches.
+    # dict.get is atomic under the GIL; the lock only orders writers (and the tests' reset, backend/testing.py).
     hit = _token_cache.get(key)
     if hit is not None and hit[1] > now:
         return hit[0]

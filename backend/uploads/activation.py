@@ -1,5 +1,5 @@
 """Finishing an upload: it becomes its test's data in one PostgreSQL transaction, or is recognised as the file the
-test has already, or fails with its rows deleted.
+test has already (a failure goes through backend/uploads/outcome.py).
 
 All-or-nothing from the reader's side: every row carries the upload id, and readers see only `Test.active_upload`,
 which is switched here after the last row is written. A failed or superseded upload has its rows deleted.
@@ -7,21 +7,16 @@ which is switched here after the last row is written. A failed or superseded upl
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from backend.clickhouse import client
 from backend.clickhouse.queries.uploads import delete_upload_rows
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
-from backend.uploads import outcome
 from backend.uploads.enqueue import postprocess_after_commit
 from backend.uploads.result import IngestResult
-
-log = logging.getLogger(__name__)
 
 
 def same_file_already_active(upload: Upload) -> Upload | None:
@@ -102,17 +97,3 @@ def activate(upload: Upload, result: IngestResult, path: Path) -> str:
             status = UploadStatus.READY
     path.unlink(missing_ok=True)  # the samples are in ClickHouse now
     return status
-
-
-def fail(upload: Upload, error: str) -> None:
-    """Fail the upload (its file removed, its test released: backend/uploads/outcome.py), its rows deleted."""
-    forget_rows(upload, "failed upload")
-    outcome.fail_upload(int(upload.pk), error)
-
-
-def forget_rows(upload: Upload, what: str) -> None:
-    """Delete the upload's rows if ClickHouse answers; if not, they stay invisible (the upload is not active)."""
-    try:
-        delete_upload_rows(int(upload.test_id), int(upload.pk))
-    except client.ClickHouseUnavailable:
-        log.warning("could not delete the rows of %s %s (ClickHouse down); they stay invisible", what, upload.pk)

@@ -1,6 +1,6 @@
 """Ingestion of one upload into ClickHouse, from its stored file or while its body still arrives (a follow).
 
-Each run holds the upload's lock (backend/uploads/ingest_lock.py), loads the file (backend/uploads/load.py) and makes
+Each run holds the upload's lock (backend/uploads/locks.py), loads the file (backend/uploads/load.py) and makes
 it the test's data (backend/uploads/activation.py). Re-running an upload (a retried task) first deletes what an
 earlier attempt left behind, so the task is idempotent. The same file (same content digest,
 backend/uploads/digest.py) uploaded again into the same test is recognised and not ingested twice.
@@ -20,11 +20,12 @@ from backend.clickhouse import client
 from backend.clickhouse.queries.uploads import delete_upload_rows
 from backend.fastpaths.direct_io import ReadAhead
 from backend.loadtests.models import Upload, UploadStatus
-from backend.uploads.activation import activate, fail, finish_as_duplicate, forget_rows, same_file_already_active
+from backend.uploads.activation import activate, finish_as_duplicate, same_file_already_active
 from backend.uploads.digest import digest_of_file
 from backend.uploads.follow import Abandoned, GrowingFile
-from backend.uploads.ingest_lock import ingestion_lock
 from backend.uploads.load import load
+from backend.uploads.locks import INGESTING, upload_lock
+from backend.uploads.outcome import fail_upload, forget_rows
 from backend.uploads.result import IngestError
 from backend.uploads.storage import open_stored, upload_path
 
@@ -39,19 +40,12 @@ def ingest_upload(upload_id: int, *, follow: bool = False, hashed_by_receiver: b
     With `follow`, an upload still arriving is read as it grows (backend/uploads/follow.py), and hashed on the
     way unless `hashed_by_receiver`.
     """
-    with ingestion_lock(upload_id) as locked:
+    with upload_lock(INGESTING, upload_id) as locked:
         if not locked:
             return "busy"
         if follow:
             return _ingest_following(upload_id, hashed_by_receiver)
         return _ingest_stored(upload_id)
-
-
-def fail_upload(upload_id: int, error: str) -> None:
-    """Give up on an upload (e.g. ClickHouse stayed down through every retry)."""
-    upload = Upload.objects.select_related("test").filter(pk=upload_id).first()
-    if upload is not None and upload.status == UploadStatus.PARSING:
-        fail(upload, error)
 
 
 def internal_error(upload_id: int) -> str:
@@ -74,7 +68,7 @@ def _failing_on_errors(upload: Upload, doing: str, passing: tuple[type[Exception
     try:
         yield
     except IngestError as exc:
-        fail(upload, str(exc))  # the file itself is the problem: it is removed with the failure
+        fail_upload(int(upload.pk), str(exc), rows_stored=True)  # the file is the problem: removed with the failure
         raise _Failed from exc
     except client.ClickHouseUnavailable:
         raise
@@ -82,7 +76,7 @@ def _failing_on_errors(upload: Upload, doing: str, passing: tuple[type[Exception
         raise
     except Exception as exc:
         log.exception("%s upload %s failed", doing, upload.pk)
-        fail(upload, internal_error(int(upload.pk)))
+        fail_upload(int(upload.pk), internal_error(int(upload.pk)), rows_stored=True)
         raise _Failed from exc
 
 
@@ -145,7 +139,7 @@ def _ingest_following(upload_id: int, hashed_by_receiver: bool) -> str:
             return activate(upload, result, path)
     except (Abandoned, FileNotFoundError) as exc:
         log.info("stopped following upload %s: %s", upload_id, exc)
-        forget_rows(upload, "the abandoned follow of upload")
+        forget_rows(int(upload.test_id), int(upload.pk), "the abandoned follow of upload")
         return "abandoned"
     except _Failed:
         return UploadStatus.FAILED

@@ -1,7 +1,8 @@
 """The end of an upload that did not become data: failed, its file removed, its test released.
 
 One way for every failure (a body refused at the door, a broken whole-file PUT, an ingestion that failed or gave up,
-an abandoned resumable upload), so that none of them leaves a test `processing` for ever or a file on the disk.
+an abandoned resumable upload): `fail_upload`, so that none of them leaves a test `processing` for ever or a file
+on the disk.
 A test without data (say `processing`, created to receive an upload) fails with the reason when its last upload in
 flight fails; a test with data (an earlier upload, the tank's stream) keeps it and its status. Files under the uploads
 directory that no upload in flight owns are removed by `remove_orphan_files` (periodic, with the expiry of abandoned
@@ -20,6 +21,8 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
+from backend.clickhouse import client
+from backend.clickhouse.queries.uploads import delete_upload_rows
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.uploads import formats
 from backend.uploads.storage import upload_dir, upload_path
@@ -33,15 +36,24 @@ _UPLOAD_FILE = re.compile(r"^(\d+)\.phout$")
 
 
 def fail_upload(
-    upload_id: int, error: str, *, only_from: Iterable[str] = IN_FLIGHT, now: datetime | None = None
+    upload_id: int,
+    error: str,
+    *,
+    only_from: Iterable[str] = IN_FLIGHT,
+    now: datetime | None = None,
+    rows_stored: bool = False,
 ) -> bool:
-    """Fail the upload if it is still in one of `only_from`, release its test, remove its file. Whether it failed
-    here (False: it had finished or failed meanwhile, and is left as it is)."""
-    test_id = Upload.objects.filter(pk=upload_id).values_list("test_id", flat=True).first()
-    if test_id is None:
+    """Fail the upload with `error` if it is still in one of `only_from`: its test released, its file removed, and
+    the rows its ingestion stored deleted when it ran (`rows_stored`). Whether it failed here (False: it had
+    finished or failed meanwhile, and is left as it is)."""
+    row = Upload.objects.filter(pk=upload_id).values_list("test_id", "status").first()
+    if row is None:
         return False
+    test_id, status = row
+    if rows_stored and status in (*only_from, UploadStatus.FAILED):  # never the rows of an upload that finished
+        forget_rows(test_id, upload_id, "failed upload")
     with transaction.atomic():
-        test = Test.objects.select_for_update().get(pk=test_id)  # the test first, as ingest's _activate locks
+        test = Test.objects.select_for_update().get(pk=test_id)  # the test first, as activation.activate locks
         upload = Upload.objects.filter(pk=upload_id, status__in=list(only_from)).first()
         if upload is None:
             return False
@@ -52,6 +64,14 @@ def fail_upload(
     remove_file(upload_id, upload.file_path)
     log.info("upload %s failed: %s", upload_id, error)
     return True
+
+
+def forget_rows(test_id: int, upload_id: int, what: str) -> None:
+    """Delete the upload's rows if ClickHouse answers; if not, they stay invisible (the upload is not active)."""
+    try:
+        delete_upload_rows(test_id, upload_id)
+    except client.ClickHouseUnavailable:
+        log.warning("could not delete the rows of %s %s (ClickHouse down); they stay invisible", what, upload_id)
 
 
 def _release_test(test: Test, upload_id: int, error: str) -> None:

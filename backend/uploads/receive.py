@@ -17,18 +17,19 @@ import contextlib
 import errno
 import logging
 import os
-import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 
+from backend.core.content_range import BadContentRange, ContentRange, parse_content_range
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.uploads import digest, formats, outcome
+from backend.uploads.locks import WRITING, upload_lock
 from backend.uploads.storage import (
     COMMIT_BYTES,
     BodyIncomplete,
@@ -39,9 +40,7 @@ from backend.uploads.storage import (
     write_body,
 )
 
-CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+|\*)$")
 UNKNOWN_TOTAL = 0  # Upload.size_bytes of an upload whose pieces have not named the file's size yet
-PIECE_LOCK_NAMESPACE = 4021  # pg advisory locks are (namespace, id) pairs: this one is "writing an upload's file"
 log = logging.getLogger(__name__)
 
 
@@ -58,18 +57,6 @@ class Received:
     complete: bool
 
 
-def parse_content_range(header: str) -> tuple[int, int, int | None]:
-    """(START, END, TOTAL) of a piece; TOTAL None for `*`, a file whose size is not known yet."""
-    match = CONTENT_RANGE.match(header.strip())
-    if not match:
-        raise ReceiveError(400, f"bad Content-Range {header!r}: expected 'bytes START-END/TOTAL' (TOTAL may be '*')")
-    start, end = int(match.group(1)), int(match.group(2))
-    total = None if match.group(3) == "*" else int(match.group(3))
-    if not start <= end < (end + 1 if total is None else total):
-        raise ReceiveError(400, f"bad Content-Range {header!r}: need START <= END < TOTAL")
-    return start, end, total
-
-
 def receive(
     test: Test,
     stream: Readable | Fillable,
@@ -80,56 +67,51 @@ def receive(
 ) -> Received:
     """Store this request's bytes; queue the ingestion when the file is complete. `result_format`: the format
     asked for (backend/uploads/formats.py), '' to recognise it from the content."""
-    total: int | None
-    if content_range is None:
-        if length <= 0:
-            raise ReceiveError(400, "empty body: send the phout file as the request body")
-        start, end, total = 0, length - 1, length
-    else:
-        start, end, total = parse_content_range(content_range)
-        if end - start + 1 != length:
-            raise ReceiveError(400, f"Content-Range covers {end - start + 1} bytes but the body has {length}")
+    piece = _piece_of(length, content_range)
     limit = int(settings.TANKODROM_MAX_UPLOAD_BYTES)
-    if (end + 1 if total is None else total) > limit:
+    if (piece.end + 1 if piece.total is None else piece.total) > limit:
         # Pieces pass the middleware one by one: the announced total (or, while it is not known, the piece's end) is
         # checked here.
         raise ReceiveError(
-            413, f"a file of {total or end + 1} bytes exceeds the limit of {limit} bytes (TANKODROM_MAX_UPLOAD_BYTES)"
+            413,
+            f"a file of {piece.total or piece.end + 1} bytes exceeds the limit of {limit} bytes "
+            "(TANKODROM_MAX_UPLOAD_BYTES)",
         )
-    upload = _upload_for(test, start, total, upload_id)
-    with _writing(upload, start):
-        if start == 0:
+    upload = _upload_for(test, piece.start, piece.total, upload_id)
+    with _writing(upload, piece.start):
+        if piece.start == 0:
             formats.remember(upload, result_format)
-        return _store(
-            test,
-            upload,
-            stream,
-            start,
-            end,
-            total,
-            length,
-            whole_request=content_range is None,
-            result_format=result_format,
-        )
+        return _store(test, upload, stream, piece, whole_request=content_range is None, result_format=result_format)
+
+
+def _piece_of(length: int, content_range: str | None) -> ContentRange:
+    """The bytes of the file this request carries: all of it without a Content-Range."""
+    if content_range is None:
+        if length <= 0:
+            raise ReceiveError(400, "empty body: send the phout file as the request body")
+        return ContentRange(0, length - 1, length)
+    try:
+        piece = parse_content_range(content_range)
+    except BadContentRange as exc:
+        raise ReceiveError(400, str(exc)) from exc
+    if piece.length != length:
+        raise ReceiveError(400, f"Content-Range covers {piece.length} bytes but the body has {length}")
+    return piece
 
 
 @contextlib.contextmanager
 def _writing(upload: Upload, start: int) -> Iterator[None]:
-    """Hold the upload for this request's write: two requests writing the same piece at once mixed their bytes in
-    the file. A PostgreSQL advisory lock of the session (no transaction stays open for the minutes a big piece
-    takes, and the server drops it if the process dies); the request that does not get it is answered 409 before
-    its body is read. Once held, the upload is checked again: the other request may have moved it on."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [PIECE_LOCK_NAMESPACE, upload.pk])
-        (locked,) = cursor.fetchone() or (False,)
-    if not locked:
-        raise ReceiveError(
-            409,
-            f"another request is writing upload {upload.pk} now: wait for it to end, then ask the upload's "
-            "received_bytes and send from there",
-            {"upload_id": upload.pk},
-        )
-    try:
+    """Hold the upload for this request's write (backend/uploads/locks.py, WRITING): the request that does not get
+    it is answered 409 before its body is read. Once held, the upload is checked again: the other request may have
+    moved it on."""
+    with upload_lock(WRITING, upload.pk) as locked:
+        if not locked:
+            raise ReceiveError(
+                409,
+                f"another request is writing upload {upload.pk} now: wait for it to end, then ask the upload's "
+                "received_bytes and send from there",
+                {"upload_id": upload.pk},
+            )
         upload.refresh_from_db()
         if upload.status != UploadStatus.RECEIVING:
             raise ReceiveError(
@@ -143,53 +125,80 @@ def _writing(upload: Upload, start: int) -> Iterator[None]:
                 {"upload_id": upload.pk, "received_bytes": have},
             )
         yield
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [PIECE_LOCK_NAMESPACE, upload.pk])
 
 
 def _store(
     test: Test,
     upload: Upload,
     stream: Readable | Fillable,
-    start: int,
-    end: int,
-    total: int | None,
-    length: int,
+    piece: ContentRange,
     *,
     whole_request: bool,
     result_format: str,
 ) -> Received:
+    """Write the piece into the upload's file; then record how far the file is, or complete it with its last byte."""
     path = upload_path(upload.pk)
-    whole = start == 0 and end + 1 == total
-    hasher = digest.new_hasher() if whole else None
+    whole = piece.start == 0 and piece.ends_file
+    hasher = digest.new_hasher() if whole else None  # a body in pieces is hashed by its ingestion
+    first = piece.start == 0
+    follow = _Follow(upload.pk, piece.total, hashed_here=whole) if first and piece.total is not None else None
+    with _write_failures(upload, path, piece.start, whole_request=whole_request):
+        write_body(
+            stream,
+            path,
+            offset=piece.start,
+            length=piece.length,
+            hasher=hasher,
+            check_head=_head_check(result_format, whole=whole) if first else None,
+            on_commit=_Commits(upload, follow),
+        )
+    upload.progress_bytes = piece.end + 1
+    upload.file_path = str(path)
+    if piece.total is not None:
+        upload.size_bytes = piece.total
+    if not piece.ends_file:
+        _record_progress(upload)
+        return Received(upload, complete=False)
+    _complete(test, upload, path, hasher)
+    return Received(upload, complete=True)
+
+
+def _head_check(result_format: str, *, whole: bool) -> Callable[[bytes, bool], None]:
+    """storage.write_body's check of the body's first bytes: refused when they are no result file of a known
+    format (judged as a whole file only when this request carries all of it)."""
 
     def check_head(head: bytes, is_whole: bool) -> None:
         error = formats.head_error(head, is_whole and whole, result_format)
         if error:
             raise BodyRefused(error)
 
-    follow = _Follow(upload.pk, total, hashed_here=hasher is not None) if start == 0 and total is not None else None
+    return check_head
 
-    def committed(end_offset: int) -> None:
-        # Bytes before end_offset are in the file for good: a broken piece resumes after them, a follow reads them.
+
+class _Commits:
+    """storage.write_body's `on_commit`: bytes before `end_offset` are in the file for good (a broken piece resumes
+    after them, a follow reads them), so they are recorded as the upload's progress."""
+
+    def __init__(self, upload: Upload, follow: _Follow | None) -> None:
+        self._upload = upload
+        self._follow = follow
+
+    def __call__(self, end_offset: int) -> None:
+        upload = self._upload
         if not Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(progress_bytes=end_offset):
             # A follow judged what arrived so far and failed the upload: the rest of the body is not read.
             raise BodyRefused(_failure_of(upload.pk))
         upload.progress_bytes = end_offset
-        if follow is not None:
-            follow.consider(end_offset)
+        if self._follow is not None:
+            self._follow.consider(end_offset)
 
+
+@contextlib.contextmanager
+def _write_failures(upload: Upload, path: Path, start: int, *, whole_request: bool) -> Iterator[None]:
+    """The body's write failing, as the answer to the client: a refused body or a broken whole-file PUT fails the
+    upload; a broken piece keeps its committed bytes for the client to resume after."""
     try:
-        write_body(
-            stream,
-            path,
-            offset=start,
-            length=length,
-            hasher=hasher,
-            check_head=check_head if start == 0 else None,
-            on_commit=committed,
-        )
+        yield
     except BodyRefused as exc:
         outcome.fail_upload(int(upload.pk), str(exc))
         raise ReceiveError(400, _failure_of(upload.pk), {"upload_id": upload.pk}) from exc
@@ -203,19 +212,21 @@ def _store(
         raise ReceiveError(400, str(exc), {"upload_id": upload.pk, "received_bytes": received}) from exc
     except OSError as exc:
         raise _storage_error(upload, path, exc, whole_request=whole_request) from exc
-    upload.progress_bytes = end + 1
-    upload.file_path = str(path)
-    if total is not None:
-        upload.size_bytes = total
-    if total is None or end + 1 < total:
-        if not Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(
-            progress_bytes=upload.progress_bytes, file_path=upload.file_path, size_bytes=upload.size_bytes
-        ):
-            raise ReceiveError(400, _failure_of(upload.pk), {"upload_id": upload.pk})
-        return Received(upload, complete=False)
+
+
+def _record_progress(upload: Upload) -> None:
+    """Store how far a file in pieces is (and its size, once a piece named it); 400 if it failed meanwhile."""
+    if not Upload.objects.filter(pk=upload.pk, status=UploadStatus.RECEIVING).update(
+        progress_bytes=upload.progress_bytes, file_path=upload.file_path, size_bytes=upload.size_bytes
+    ):
+        raise ReceiveError(400, _failure_of(upload.pk), {"upload_id": upload.pk})
+
+
+def _complete(test: Test, upload: Upload, path: Path, hasher: digest.Hasher | None) -> None:
+    """The file's last byte is in: the upload becomes `parsing` and its ingestion is queued once this commits."""
     try:
         with path.open("r+b") as f:
-            f.truncate(total)  # an earlier broken attempt may have written past the end
+            f.truncate(upload.size_bytes)  # an earlier broken attempt may have written past the end
     except FileNotFoundError:
         pass  # a follow failed the upload and removed its file: the update below finds it failed
     upload.content_digest = digest.digest_of(hasher) if hasher is not None else ""
@@ -235,7 +246,6 @@ def _store(
         Test.objects.filter(pk=test.pk).update(status=TestStatus.PROCESSING, error="")
     upload_pk = int(upload.pk)
     transaction.on_commit(lambda: _queue_ingestion(upload_pk))
-    return Received(upload, complete=True)
 
 
 def _failure_of(upload_id: int) -> str:

@@ -1,6 +1,6 @@
 """Uploads whose ingestion died with its worker (killed -9, out of memory, the machine restarted) are queued again.
 
-A running ingestion holds a PostgreSQL advisory lock (ingest_lock.py), which the server releases when the worker's
+A running ingestion holds a PostgreSQL advisory lock (locks.py), which the server releases when the worker's
 connection dies. The broker would redeliver the task only after its visibility timeout (an hour with Redis) when
 the whole worker died. So a periodic sweep (beat, every minute) looks for uploads `parsing` whose file has not
 been written for STALL_GRACE_S and whose lock nobody holds, and queues their ingestion again: it deletes what the
@@ -17,8 +17,8 @@ import time
 from django.core.cache import cache
 
 from backend.loadtests.models import Upload, UploadStatus
-from backend.uploads import ingest
-from backend.uploads.ingest_lock import ingestion_running
+from backend.uploads import outcome
+from backend.uploads.locks import ingestion_running
 from backend.uploads.storage import upload_path
 
 log = logging.getLogger(__name__)
@@ -46,10 +46,12 @@ def stalled_uploads(grace_s: float = STALL_GRACE_S) -> list[int]:
         count_key = f"uploads:resume-count:{upload_id}"
         cache.add(count_key, 0, _COUNT_TTL_S)
         if cache.incr(count_key) > MAX_RESUMES:
-            ingest.fail_upload(
+            outcome.fail_upload(
                 upload_id,
                 f"the ingestion stopped {MAX_RESUMES} times without finishing (its worker died, e.g. out of memory): "
                 "nothing of it was stored",
+                only_from=(UploadStatus.PARSING,),
+                rows_stored=True,
             )
             continue
         log.warning("upload %s: its ingestion is not running (the worker died?); queued again", upload_id)

@@ -8,7 +8,9 @@ from typing import Any
 from celery import shared_task
 
 from backend.clickhouse.client import ClickHouseUnavailable
+from backend.loadtests.models import UploadStatus
 from backend.uploads import ingest, resume
+from backend.uploads.outcome import fail_upload
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +42,11 @@ def ingest_upload(self: Any, upload_id: int) -> str:
     except ClickHouseUnavailable as exc:
         if self.request.retries >= MAX_RETRIES:
             log.error("upload %s: ClickHouse unavailable through every retry, giving up: %s", upload_id, exc)
-            ingest.fail_upload(
-                upload_id, f"the sample store stayed unavailable through {MAX_RETRIES} retries: upload the file again"
+            fail_upload(
+                upload_id,
+                f"the sample store stayed unavailable through {MAX_RETRIES} retries: upload the file again",
+                only_from=(UploadStatus.PARSING,),
+                rows_stored=True,
             )
             return "failed"
         log.warning("upload %s: ClickHouse unavailable, retrying: %s", upload_id, exc)

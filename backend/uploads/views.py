@@ -2,7 +2,7 @@
 
 Thin views: access through backend.loadtests.permissions, the work in backend.uploads.receive / .ingest. The
 body is read from the request stream piece by piece (no DRF parser ever touches it), so its size is bounded by
-TANKODROM_MAX_UPLOAD_BYTES only (checked from Content-Length by backend.accounts.middleware).
+TANKODROM_MAX_UPLOAD_BYTES only (checked from Content-Length by backend.core.body_limit).
 """
 
 from __future__ import annotations
@@ -30,10 +30,6 @@ from backend.retention import quota
 from backend.uploads import formats, receive
 from backend.uploads.serializers import UploadReceivedSerializer, UploadSerializer, upload_summary
 from backend.uploads.storage import Readable
-
-
-def _test_or_404(request: Request, test_id: int, *, write: bool = False) -> Test:
-    return test_or_404(request, test_id, write=write)
 
 
 def _upload_or_404(test: Test, upload_id: int) -> Upload:
@@ -93,7 +89,7 @@ class PhoutUploadView(APIView):
     def put(self, request: Request, test_id: int) -> Response:
         if not (request.user and request.user.is_authenticated):
             raise NotAuthenticated("an API token is required: header 'Authorization: Token <token>' or ?api_token=")
-        test = _test_or_404(request, test_id, write=True)
+        test = test_or_404(request, test_id, write=True)
         raw_length = request.META.get("CONTENT_LENGTH") or ""
         if not raw_length.isdigit():
             return Response(
@@ -147,7 +143,7 @@ class UploadListView(APIView):
         operation_id="v1_tests_uploads_list",  # the detail view would otherwise get the same id (check --deploy)
     )
     def get(self, request: Request, test_id: int) -> Response:
-        test = _test_or_404(request, test_id)
+        test = test_or_404(request, test_id)
         uploads = Upload.objects.filter(test=test).order_by("-id")
         return Response([upload_summary(u, test.active_upload_id) for u in uploads])
 
@@ -203,9 +199,9 @@ class UploadDetailView(APIView):
     )
     def get(self, request: Request, test_id: int, upload_id: int) -> Response:
         wait_s = _wait_seconds(request)
-        test = _test_or_404(request, test_id)
+        test = test_or_404(request, test_id)
         upload = _upload_or_404(test, upload_id)
         if wait_s and _wait_until_final(int(upload.pk), str(upload.status), wait_s):
-            test = _test_or_404(request, test_id)  # its active upload may have changed with it
+            test = test_or_404(request, test_id)  # its active upload may have changed with it
             upload = _upload_or_404(test, upload_id)
         return Response(upload_summary(upload, test.active_upload_id))

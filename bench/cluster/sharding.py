@@ -32,6 +32,7 @@ django.setup()
 
 from backend.clickhouse import client, engines  # noqa: E402
 from backend.clickhouse.tables import samples  # noqa: E402
+from backend.testing import drop_database  # noqa: E402
 
 QUERY = (
     "SELECT tag, count(), quantilesExact(0.5, 0.75, 0.9, 0.95, 0.99, 1)(interval_real_us) FROM {table} "
@@ -54,7 +55,7 @@ def main() -> None:
     shape = engines.current()
     if not shape.is_cluster:
         sys.exit("set CLICKHOUSE_CLUSTER (source <(deploy/cluster.sh env))")
-    client.drop_database()
+    drop_database()
     client.ensure_database()
     for statement in engines.create(samples.SPEC, shape):
         client.execute(statement, tag="bench.ddl")
@@ -85,7 +86,7 @@ def main() -> None:
     for name, answer in answers.items():
         same = [(tag, n, list(q)) for tag, n, q in answer] == [(tag, n, list(q)) for tag, n, q in reference]
         print(f"{name}: same answer as one server: {same}")
-    client.drop_database()
+    drop_database()
 
 
 if __name__ == "__main__":

@@ -89,9 +89,10 @@ def main() -> None:
     from backend.clickhouse import client, migrate
     from backend.compare import service
     from backend.loadtests.models import Test
+    from backend.testing import drop_database
 
     if not args.keep:
-        client.drop_database()
+        drop_database()
     migrate.apply_all()
     base = Test(pk=1, active_upload_id=11, loadscheme=["const(10000, 1000s)"])
     other = Test(pk=2, active_upload_id=12, loadscheme=["const(10000, 1000s)"])

@@ -1,9 +1,10 @@
 """A server that holds many tests: the lists, search, tag filters, a component's dashboard and its CI check.
 
 Builds, in databases of its own (PostgreSQL `tk_list_scale`, ClickHouse `tankodrom_list_scale`, Redis db 6 or
-LIST_SCALE_REDIS_URL), `--tests` finished tests (default 10,000) of 50 people over 100 components, with the list's
-figures (TestFigures) and tags as post-processing leaves them, 5 % of them private; one component (`checkout`) has
-`--component-tests` of them (default 500) with their per-second rows in ClickHouse, their KPI figures warmed as
+LIST_SCALE_REDIS_URL), `--tests` finished tests (default 10,000) of 50 people over 100 components in 10 projects (each
+person a member of two; 65 % of the tests public, 10 % for signed-in users, 20 % for the project's members, 5 %
+private), with the list's figures (TestFigures) and tags as post-processing leaves them; one component (`checkout`)
+has `--component-tests` of them (default 500) with their per-second rows in ClickHouse, their KPI figures warmed as
 post-processing does (regressions.kpis.warm) and a baseline. Then times each answer through Django's test client
 (view, queries, serialization; no network), as a signed-in user who owns some of the tests, `--repeat` calls each
 after one warm-up call. Baseline in the same run: `/api/v1/me` (the whole request cycle, no query of tests).
@@ -35,6 +36,7 @@ REDIS_URL = os.environ.get("LIST_SCALE_REDIS_URL", "redis://127.0.0.1:6379/6")
 COMPONENT = "checkout"
 TAGS = ("nightly", "release", "smoke", "canary", "regression", "prod", "staging", "soak")
 GOAL_P95_MS = 300.0
+PROJECTS = 10
 
 
 def build(tests: int, component_tests: int, seed: int) -> dict[str, Any]:
@@ -47,20 +49,31 @@ def build(tests: int, component_tests: int, seed: int) -> dict[str, Any]:
     from django.core.cache import cache
     from django.core.management import call_command
 
-    from backend.clickhouse import client, migrate
+    from backend.clickhouse import migrate
     from backend.loadtests.models import Test, TestStatus
+    from backend.projects.models import Membership, Project, Role, Visibility
     from backend.regressions import baselines, kpis
     from backend.reports.models import TestFigures, TestTag
     from backend.sharing.tests.rows import insert_seconds
+    from backend.testing import drop_database
 
     call_command("migrate", verbosity=0)
-    client.drop_database()
+    drop_database()
     migrate.apply_all()
     cache.clear()
     rng = random.Random(seed)
     users = [User(username=f"person{i}") for i in range(50)]
     User.objects.bulk_create(users)
     users = list(User.objects.order_by("id"))
+    # A company's teams: each component belongs to one project; each person is a member of two projects.
+    projects = Project.objects.bulk_create([Project(slug=f"team-{k}", name=f"Team {k}") for k in range(PROJECTS)])
+    Membership.objects.bulk_create(
+        [
+            Membership(project=projects[(n + step) % PROJECTS], user=user, role=role)
+            for n, user in enumerate(users)
+            for step, role in ((0, Role.ADMIN if n == 0 else Role.UPLOADER), (1, Role.VIEWER))
+        ]
+    )
     start = datetime(2025, 1, 1, tzinfo=UTC)
     rows = []
     every = max(1, tests // max(1, component_tests))
@@ -68,7 +81,8 @@ def build(tests: int, component_tests: int, seed: int) -> dict[str, Any]:
     for i in range(tests):
         in_component = i % every == 0 and in_checkout < component_tests
         in_checkout += in_component
-        component = COMPONENT if in_component else f"service-{rng.randrange(100)}"
+        service = rng.randrange(100)
+        component = COMPONENT if in_component else f"service-{service}"
         first_ts = int((start + timedelta(minutes=30 * i)).timestamp())
         rows.append(
             Test(
@@ -79,7 +93,8 @@ def build(tests: int, component_tests: int, seed: int) -> dict[str, Any]:
                 component=component,
                 version=f"1.{i // 100}.{i % 100}",
                 status=TestStatus.READY,
-                is_private=rng.random() < 0.05 and not in_component,
+                project=projects[0 if in_component else service % PROJECTS],
+                visibility=_visibility(rng) if not in_component else Visibility.PUBLIC,
                 first_ts=first_ts,
                 last_ts=first_ts + 60,
                 finished_at=start + timedelta(minutes=30 * i + 1),
@@ -119,7 +134,7 @@ def build(tests: int, component_tests: int, seed: int) -> dict[str, Any]:
         Test.objects.filter(pk=test.pk).update(has_stream=True)
     for test in checkout:
         kpis.warm(int(test.pk))
-    baselines.set_baseline(COMPONENT, checkout[len(checkout) // 2], users[0])
+    baselines.set_baseline(projects[0].pk, COMPONENT, checkout[len(checkout) // 2], users[0])
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # as autovacuum would after such a load: the planner needs the tables' sizes
     me = users[0]
@@ -129,6 +144,20 @@ def build(tests: int, component_tests: int, seed: int) -> dict[str, Any]:
         "latest_checkout": int(checkout[-1].pk),
         "tests": len(ids),
     }
+
+
+def _visibility(rng: random.Random) -> str:
+    """Most tests public as on Overload; some for signed-in users, some for the project's members, a few private."""
+    from backend.projects.models import Visibility
+
+    draw = rng.random()
+    if draw < 0.05:
+        return str(Visibility.OWNER)
+    if draw < 0.25:
+        return str(Visibility.PROJECT)
+    if draw < 0.35:
+        return str(Visibility.INTERNAL)
+    return str(Visibility.PUBLIC)
 
 
 def _stats(values_s: list[float]) -> dict[str, float]:
@@ -157,6 +186,7 @@ def measure(built: dict[str, Any], repeat: int) -> dict[str, Any]:
         "tag filter": "/api/v1/tests/?tag=nightly",
         "two tags": "/api/v1/tests/?tag=nightly&tag=prod",
         "component's tests": f"/api/v1/tests/?component={COMPONENT}",
+        "a project's tests": "/api/v1/tests/?project=team-3",
         "component dashboard": f"/api/v1/components/{COMPONENT}/dashboard",
         "component trend": f"/api/v1/components/{COMPONENT}/trend",
         "check answer": f"/api/v1/components/{COMPONENT}/check/{latest}",

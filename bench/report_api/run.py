@@ -51,10 +51,11 @@ def _configure(args: argparse.Namespace) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from backend.clickhouse import client, migrate
+    from backend.clickhouse import migrate
+    from backend.testing import drop_database
 
     if args.fresh:
-        client.drop_database()
+        drop_database()
     migrate.apply_all()
 
 

@@ -79,13 +79,14 @@ def build_test(lines: int, env: dict[str, str]) -> int:
     from django.core.cache import cache
     from django.core.management import call_command
 
-    from backend.clickhouse import client, migrate
+    from backend.clickhouse import migrate
     from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
     from backend.reports.tasks import postprocess_test
+    from backend.testing import drop_database
 
     call_command("migrate", verbosity=0)
     call_command("collectstatic", "--noinput", verbosity=0)
-    client.drop_database()
+    drop_database()
     migrate.apply_all()
     cache.clear()
     builders = _report_api()

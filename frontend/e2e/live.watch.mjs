@@ -10,21 +10,13 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS } from "./support/chromium.mjs";
 
 const [base, testId, out, stopFile, shots] = process.argv.slice(2);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   headless: true,
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-  ],
+  args: CHROMIUM_ARGS,
 });
 const errors = [];
 const shown = [];

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.test import Client
 
-from backend.accounts.middleware import body_limit_for
+from backend.core.body_limit import body_limit_for
 from backend.loadtests.models import ApiToken
 from backend.testing import TokenUser
 

@@ -27,7 +27,7 @@ from backend.clickhouse import client as ch
 from backend.loadtests.models import ApiToken, Test
 from backend.loadtests.tokens import create_token, revoke_token
 from backend.projects.models import Role
-from backend.testing import TokenUser, grant, make_token_user
+from backend.testing import TokenUser, clear_push_caches, grant, make_token_user
 
 PROJECT_APPS = {
     *("loadtests", "tankapi", "uploads", "reports", "compare", "diagnosis", "accounts", "sharing", "web"),
@@ -179,11 +179,7 @@ def snapshot(redis_conn: Any) -> dict[str, Any]:
 
 def _forget_tank_caches() -> None:
     # The tank protocol caches tokens and tests per process for 30 s / 2 s; ids repeat across test databases.
-    try:
-        from backend.tankapi.push import clear_caches
-    except ImportError:
-        return
-    clear_caches()
+    clear_push_caches()
 
 
 # Writes that belong to the site's administrators, not to any test's or project's owner.

@@ -29,7 +29,7 @@ from backend.clickhouse import client, engines
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, Upload, UploadStatus
 from backend.tankapi import buffer, flush
-from backend.testing import ROOT, LiveASGIServer, api_client_for, cluster_nodes, node_client
+from backend.testing import ROOT, LiveASGIServer, api_client_for, clear_push_caches, cluster_nodes, node_client
 
 pytestmark = [
     pytest.mark.slow,
@@ -104,9 +104,8 @@ def _push_body(ts: int) -> bytes:
 
 def test_a_tank_stream_goes_on_through_a_replica_outage(outage: Outage, owner: Any, redis_db: Any) -> None:
     from backend.loadtests.tokens import create_token
-    from backend.tankapi import push
 
-    push.clear_caches()
+    clear_push_caches()
     _token, token = create_token(owner, "tank")
     seconds = 30
     refused = 0

@@ -22,16 +22,16 @@ from backend.live import channel
 from backend.loadtests.models import Test
 from backend.loadtests.tokens import create_token
 from backend.projects.models import Visibility
-from backend.tankapi import flush, lifecycle, push
+from backend.tankapi import flush, lifecycle
 from backend.tankapi.tests.conftest import fixture_bytes, fixture_json
-from backend.testing import LiveASGIServer
+from backend.testing import LiveASGIServer, clear_push_caches
 
 pytestmark = [pytest.mark.usefixtures("clickhouse", "redis_db"), pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
 def server(transactional_db: None) -> Iterator[LiveASGIServer]:
-    push.clear_caches()
+    clear_push_caches()
     with LiveASGIServer() as live:
         yield live
 

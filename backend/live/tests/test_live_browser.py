@@ -25,8 +25,8 @@ from django.db import connection
 
 from backend.loadtests.models import Test
 from backend.loadtests.tokens import create_token
-from backend.tankapi import push
 from backend.tankapi.tests.test_real_tank import _readme_section, _tank_config
+from backend.testing import clear_push_caches
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("clickhouse", "redis_db")]
 
@@ -76,7 +76,7 @@ def test_a_browser_sees_each_second_within_2_s_of_its_push_through_a_reconnect(
 ) -> None:
     if shutil.which("node") is None or not Path(os.environ.get("CHROMIUM", "/usr/bin/chromium")).exists():
         pytest.fail("node and Debian's chromium are needed (make setup installs both)")
-    push.clear_caches()
+    clear_push_caches()
     user = User.objects.create_user("live-watch", password="x-not-used-9")
     _token, raw = create_token(user, "tank")
     work = tmp_path_factory.mktemp("tank-live")

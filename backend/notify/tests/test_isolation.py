@@ -23,8 +23,7 @@ from backend.loadtests.tokens import create_token
 from backend.notify import tasks
 from backend.notify.models import Delivery, Event, Target, TargetKind
 from backend.notify.secrets import encrypt
-from backend.tankapi import push
-from backend.testing import WorkerProcess, worker_env
+from backend.testing import WorkerProcess, clear_push_caches, worker_env
 
 pytestmark = pytest.mark.probe
 
@@ -91,7 +90,7 @@ def test_stuck_receivers_do_not_delay_the_tank_stream(stream_worker: None, setti
     from backend.celery_app import app
 
     app.conf.task_always_eager = False
-    push.clear_caches()
+    clear_push_caches()
     owner = User.objects.create_user("hook-owner", password="x-not-used")
     tester = User.objects.create_user("tester", password="x-not-used")
     stuck = Stuck(2)

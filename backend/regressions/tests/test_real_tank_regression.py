@@ -17,13 +17,13 @@ import pytest
 from backend.loadtests.models import Test, TestStatus
 from backend.notify.tests.receivers import Receiver
 from backend.projects.models import Role
-from backend.tankapi import push
 from backend.tankapi.tests.test_real_tank import _job_from, _tank_config, run_logged, tank_venv  # noqa: F401
 from backend.testing import (
     BeatFlusher,
     LiveASGIServer,
     QuietHandler,
     WorkerProcess,
+    clear_push_caches,
     grant,
     make_token_user,
     serving_http,
@@ -52,7 +52,7 @@ def slowable_target() -> Iterator[str]:
 
 @pytest.fixture
 def stack(transactional_db: None, settings: Any, tmp_path: Path) -> Iterator[tuple[LiveASGIServer, WorkerProcess]]:
-    push.clear_caches()
+    clear_push_caches()
     with LiveASGIServer() as live:
         settings.PUBLIC_URL = live.url
         worker = WorkerProcess(env=worker_env(TANKODROM_PUBLIC_URL=live.url), log_path=tmp_path / "worker.log")

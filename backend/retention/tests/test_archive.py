@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from backend.clickhouse import client, migrate
 from backend.loadtests.models import Test
 from backend.reports.models import TestNote, TestTag
+from backend.testing import drop_database
 
 SAME_ANSWERS = ("summary", "tables", "monitoring", "summary?from=1795316010&to=1795316040&cases=index")
 
@@ -28,12 +29,12 @@ def second_clickhouse(settings: Any) -> Iterator[Callable[[], None]]:
     def switch() -> None:
         settings.CLICKHOUSE = {**original, "database": f"{original['database']}_b"}
         client.reset_connections()
-        client.drop_database()
+        drop_database()
         migrate.apply_all()
 
     yield switch
     if settings.CLICKHOUSE["database"] != original["database"]:
-        client.drop_database()
+        drop_database()
     settings.CLICKHOUSE = original
     client.reset_connections()
 

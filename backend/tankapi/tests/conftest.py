@@ -31,11 +31,11 @@ def fixture_json(name: str) -> Any:
 
 @pytest.fixture
 def tank_caches() -> Iterator[None]:
-    from backend.tankapi import push
+    from backend.testing import clear_push_caches
 
-    push.clear_caches()
+    clear_push_caches()
     yield
-    push.clear_caches()
+    clear_push_caches()
 
 
 @pytest.fixture

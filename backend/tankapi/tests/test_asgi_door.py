@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from backend.tankapi import buffer, lifecycle, push
-from backend.testing import LiveASGIServer
+from backend.testing import LiveASGIServer, clear_push_caches
 
 from .conftest import fixture_bytes
 
@@ -83,7 +83,7 @@ def test_first_pushes_of_many_new_tests_are_read_together(
         load_tests(test_ids)
 
     monkeypatch.setattr(push, "load_tests", counting)
-    push.clear_caches()
+    clear_push_caches()
     body = fixture_bytes("push_data_bfg_1795316038.json")
 
     def one(test: Any) -> int:

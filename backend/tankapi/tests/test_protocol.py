@@ -12,7 +12,8 @@ from backend.clickhouse import client as ch
 from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
-from backend.tankapi import buffer, flush, lifecycle, push
+from backend.tankapi import buffer, flush, lifecycle
+from backend.testing import clear_push_caches
 
 from .conftest import fixture_bytes, fixture_json
 
@@ -264,7 +265,7 @@ def test_close_names_the_exit_code_and_queues_post_processing(
     with django_capture_on_commit_callbacks(execute=True):
         assert http.get(f"/api/job/{job}/close.json?exitcode=0&api_token={token}").status_code == 200
     assert queued == [job] and Test.objects.get(pk=job).exit_code == 22
-    push.clear_caches()
+    clear_push_caches()
     assert _push(http, job, upload, token, fixture_bytes("push_data_bfg_1795316038.json")).status_code == 410
 
 

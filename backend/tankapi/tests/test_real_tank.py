@@ -35,8 +35,8 @@ from backend.clickhouse.tables import monitoring, second_aggregates
 from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
 from backend.loadtests.tokens import create_token
-from backend.tankapi import flush, push
-from backend.testing import BeatFlusher, LiveASGIServer, QuietHandler, serving_http
+from backend.tankapi import flush
+from backend.testing import BeatFlusher, LiveASGIServer, QuietHandler, clear_push_caches, serving_http
 
 YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
 E2E_DIR = Path(__file__).parent / "e2e"
@@ -288,7 +288,7 @@ def _job_from(output: str) -> int:
 
 def _tank_user(username: str) -> tuple[Any, str]:
     """A new user and the raw tank token it shoots with (push's caches emptied: no earlier test's token is known)."""
-    push.clear_caches()
+    clear_push_caches()
     from django.contrib.auth.models import User
 
     user = User.objects.create_user(username, password=f"x-not-used-{username}")

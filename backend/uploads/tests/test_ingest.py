@@ -14,7 +14,7 @@ from backend.clickhouse.queries import uploads as q_uploads
 from backend.clickhouse.tables import samples, second_aggregates
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.testing import TokenUser
-from backend.uploads import ingest, ingest_lock, load
+from backend.uploads import ingest, load, locks
 from backend.uploads.storage import upload_path
 from backend.uploads.tests.conftest import GOLDEN
 from backend.uploads.tests.test_upload_api import overall_rows, put_phout, sample_count
@@ -235,11 +235,11 @@ def test_a_second_run_of_the_same_upload_at_the_same_time_stays_out(test_row: Te
     other = connections.create_connection("default")  # another worker's own connection, holding the upload's lock
     try:
         with other.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [ingest_lock.ADVISORY_LOCK_NAMESPACE, upload.pk])
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [locks.INGESTING, upload.pk])
         assert ingest.ingest_upload(upload.pk) == "busy"
         assert Upload.objects.get(pk=upload.pk).status == UploadStatus.PARSING
         with other.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ingest_lock.ADVISORY_LOCK_NAMESPACE, upload.pk])
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [locks.INGESTING, upload.pk])
     finally:
         other.close()
     assert ingest.ingest_upload(upload.pk) == UploadStatus.READY

@@ -15,7 +15,7 @@ from backend.clickhouse import client
 from backend.clickhouse.tables import samples
 from backend.loadtests.models import Test, UploadStatus
 from backend.testing import LiveASGIServer, TokenUser
-from backend.uploads.receive import PIECE_LOCK_NAMESPACE
+from backend.uploads import locks
 from backend.uploads.tests.conftest import final_upload
 from backend.uploads.tests.test_upload_socket import headers, put_head, raw_request, read_answer, url
 
@@ -39,7 +39,7 @@ def piece_lock_held(upload_id: int) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND objid = %s AND granted",
-            [PIECE_LOCK_NAMESPACE, upload_id],
+            [locks.WRITING, upload_id],
         )
         return bool(cursor.fetchone()[0])
 

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from backend.core.content_range import announced_total
+
 UPLOAD_PATH = re.compile(
     r"^/api/v1/(tests/\d+/(phout|results|monitoring-log)|archives)$"
 )  # uploads, archives, tank logs
-_RANGE_TOTAL = re.compile(r"^\s*bytes\s+\d+-\d+/(\d+)\s*$")
 
 
 def body_limit_for(path: str) -> tuple[int, str]:
@@ -46,10 +47,10 @@ class BodySizeLimitMiddleware:
             )
         # A resumable upload sends the file in pieces (`Content-Range: bytes a-b/total`): the file's size is the
         # total, which must be refused at the first piece rather than after gigabytes have been stored.
-        match = _RANGE_TOTAL.match(request.META.get("HTTP_CONTENT_RANGE", ""))
-        if match and UPLOAD_PATH.match(request.path) and int(match.group(1)) > limit:
+        total = announced_total(request.META.get("HTTP_CONTENT_RANGE", ""))
+        if total is not None and UPLOAD_PATH.match(request.path) and total > limit:
             return JsonResponse(
-                {"error": f"file of {match.group(1)} bytes exceeds the limit of {limit} bytes ({setting})"},
+                {"error": f"file of {total} bytes exceeds the limit of {limit} bytes ({setting})"},
                 status=413,
             )
         return self.get_response(request)
