@@ -604,6 +604,149 @@ def _block_log_ratios(
     return out
 
 
+@dataclass(frozen=True)
+class _Grid:
+    """The tests on one shared grid of the coarse bins any of them uses: per test its slot matrix, its time step
+    and its whole-test quantiles (exact where given, else the fine histogram's; NaN where it has no responses)."""
+
+    lower: FloatArray
+    upper: FloatArray
+    counts: list[int]
+    matrices: list[FloatArray]
+    steps: list[int]
+    points: list[FloatArray]
+    exact: list[bool]
+
+
+def _grid(
+    tests: Sequence[SparseCounts], levels: tuple[float, ...], exact_ms: Sequence[Sequence[float] | None] | None
+) -> _Grid:
+    fine = list(tests)
+    coarse = [coarsen(t) for t in tests]
+    used = np.unique(np.concatenate([t.keys for t in coarse])) if coarse else np.zeros(0, dtype=np.int64)
+    index = np.full(BIN_COUNT, -1, dtype=np.int64)
+    index[used] = np.arange(used.size)
+    points: list[FloatArray] = []
+    for i, test in enumerate(coarse):
+        given = exact_ms[i] if exact_ms is not None else None
+        if test.total == 0:
+            points.append(np.full(len(levels), np.nan))
+        else:
+            points.append(
+                np.asarray(given, dtype=np.float64) if given is not None else _fine_quantiles(fine[i], levels)
+            )
+    return _Grid(
+        lower=COARSE_LOWER_MS[used],
+        upper=UPPER_MS[used],
+        counts=[t.total for t in coarse],
+        matrices=[_slot_matrix(t, index, used.size) for t in coarse],
+        steps=[time_step_s(t) for t in coarse],
+        points=points,
+        exact=[exact_ms is not None and exact_ms[i] is not None for i in range(len(coarse))],
+    )
+
+
+@dataclass
+class _PairRow:
+    """One test's row against the baseline: the whole-test differences and, per level, the judged change."""
+
+    diff_ms: list[float | None]
+    diff_pct: list[float | None]
+    change_pct: list[float | None] = field(default_factory=list)
+    interval_pct: list[tuple[float, float] | None] = field(default_factory=list)
+    verdict: list[Verdict | None] = field(default_factory=list)
+    notes: dict[float, str] = field(default_factory=dict)
+    block_s: float = 0.0
+    warmup_s: int = 0
+
+    def not_judged(self) -> None:
+        self.change_pct.append(None)
+        self.interval_pct.append(None)
+        self.verdict.append(None)
+
+
+def _paired_for(
+    grid: _Grid,
+    i: int,
+    levels: tuple[float, ...],
+    judged: npt.NDArray[np.bool_],
+    tau_s: Sequence[float] | None,
+    cfg: CompareSettings,
+) -> tuple[_Paired | None, int, int]:
+    """Test i's paired block test against the baseline, its time step and the warm-up slots it leaves out."""
+    # Each pair on its own: its random sign patterns, what it can judge and its warm-up depend on these two tests
+    # only, so adding a test to a comparison changes no other pair's verdict.
+    rng = np.random.default_rng(cfg.seed)
+    base, other = grid.matrices[0], grid.matrices[i]
+    step = max(grid.steps[0], grid.steps[i])
+    if tau_s is not None:
+        tau = max(float(tau_s[0]), float(tau_s[i]))
+    else:
+        tau = _paired_correlation_time_s(base, other, grid.lower, grid.upper) * step
+    skip = max(_warmup_slots(base, grid.lower, grid.upper), _warmup_slots(other, grid.lower, grid.upper))
+    paired = _paired_log_test(
+        base[skip:], other[skip:], grid.lower, grid.upper, levels, judged, step, math.ceil(tau / step), cfg, rng
+    )
+    return paired, step, skip
+
+
+def _pair_row(
+    grid: _Grid, i: int, levels: tuple[float, ...], tau_s: Sequence[float] | None, cfg: CompareSettings
+) -> _PairRow:
+    d = grid.points[i] - grid.points[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(grid.points[0] > 0, d / grid.points[0] * 100.0, np.nan)
+    row = _PairRow(diff_ms=[_none_if_nan(v) for v in d], diff_pct=[_none_if_nan(v) for v in rel])
+    judged = np.array([_judgeable(level, [grid.counts[0], grid.counts[i]], cfg.min_tail) for level in levels], bool)
+    row.notes = {
+        level: NOT_ENOUGH_TAIL.format(min_tail=cfg.min_tail) for level, ok in zip(levels, judged, strict=True) if not ok
+    }
+    paired, step, skip = _paired_for(grid, i, levels, judged, tau_s, cfg)
+    row.warmup_s = skip * step if paired is not None else 0
+    row.block_s = paired.block_s if paired is not None else 0.0
+    for j, level in enumerate(levels):
+        if np.isnan(d[j]):
+            row.not_judged()
+            row.notes.setdefault(level, "a test has no responses")
+            continue
+        if paired is None or not paired.judged[j]:
+            row.notes.setdefault(level, NOT_ENOUGH_STRETCHES)
+            row.not_judged()
+            continue
+        _judge_level(row, grid, i, j, level, float(d[j]), paired, row.warmup_s, cfg)
+    return row
+
+
+def _judge_level(
+    row: _PairRow,
+    grid: _Grid,
+    i: int,
+    j: int,
+    level: float,
+    d_ms: float,
+    paired: _Paired,
+    warmup_s: int,
+    cfg: CompareSettings,
+) -> None:
+    """Level j's judged change, its interval and verdict (None, with the reason, where the figures disagree)."""
+    low_pct, high_pct = math.expm1(paired.low_log[j]) * 100.0, math.expm1(paired.high_log[j]) * 100.0
+    row.change_pct.append(math.expm1(paired.mean_log[j]) * 100.0)
+    row.interval_pct.append((low_pct, high_pct))
+    base = float(grid.points[0][j])
+    floor_pct = cfg.rel_floor * 100.0
+    if not (grid.exact[0] and grid.exact[i]) and base > 0:
+        floor_pct = max(floor_pct, _bin_width_ms(base) / base * 100.0)
+    judged_verdict = _verdict(low_pct, high_pct, floor_pct, higher_is_worse=True)
+    slower = judged_verdict == "worse"
+    if judged_verdict != "same" and not (d_ms > 0 if slower else d_ms < 0):
+        # Stretch by stretch one way, the whole test the other (or not at all): a verdict either way would
+        # contradict one of the two figures the page shows.
+        row.notes[level] = OPPOSITE_SIGNS + (WARMUP_IN_WINDOW.format(warmup_s=warmup_s) if warmup_s else "")
+        row.verdict.append(None)
+        return
+    row.verdict.append(judged_verdict)
+
+
 def compare_quantiles(
     tests: Sequence[SparseCounts],
     levels: Sequence[float] = DEFAULT_LEVELS,
@@ -623,126 +766,26 @@ def compare_quantiles(
     """
     cfg = settings or CompareSettings()
     levels_t = tuple(float(x) for x in levels)
-    fine = list(tests)
-    tests = [coarsen(t) for t in tests]
-    used = np.unique(np.concatenate([t.keys for t in tests])) if tests else np.zeros(0, dtype=np.int64)
-    index = np.full(BIN_COUNT, -1, dtype=np.int64)
-    index[used] = np.arange(used.size)
-    lower, upper = COARSE_LOWER_MS[used], UPPER_MS[used]
-
-    counts = [t.total for t in tests]
-    points: list[FloatArray] = []
-    matrices: list[FloatArray] = []
-    steps: list[int] = []
-    for i, test in enumerate(tests):
-        matrix = _slot_matrix(test, index, used.size)
-        matrices.append(matrix)
-        steps.append(time_step_s(test))
-        given = exact_ms[i] if exact_ms is not None else None
-        if test.total == 0:
-            points.append(np.full(len(levels_t), np.nan))
-        else:
-            points.append(
-                np.asarray(given, dtype=np.float64) if given is not None else _fine_quantiles(fine[i], levels_t)
-            )
-
-    exact_flags = [exact_ms is not None and exact_ms[i] is not None for i in range(len(tests))]
+    grid = _grid(tests, levels_t, exact_ms)
+    values: list[list[float | None]] = [[_none_if_nan(v) for v in p] for p in grid.points]
+    if not tests:
+        return QuantileComparison(levels_t, grid.counts, values, [], [], [], [], [], [], [], [])
     nones: list[None] = [None] * len(levels_t)
-    values: list[list[float | None]] = [[_none_if_nan(v) for v in p] for p in points]
-    zeros = [None if np.isnan(v) else 0.0 for v in points[0]] if tests else []
-    diff: list[list[float | None]] = [list(zeros)] if tests else []
-    diff_pct: list[list[float | None]] = [list(zeros)] if tests else []
-    change: list[list[float | None]] = [list(nones)] if tests else []
-    interval: list[list[tuple[float, float] | None]] = [list(nones)] if tests else []
-    verdict: list[list[Verdict | None]] = [list(nones)] if tests else []
-    notes: list[dict[float, str]] = [{}] if tests else []
-    blocks_s: list[float] = [0.0] if tests else []
-    warmups: list[int] = [0] if tests else []
-    for i in range(1, len(tests)):
-        # Each pair on its own: its random sign patterns, what it can judge and its warm-up depend on these two
-        # tests only, so adding a test to a comparison changes no other pair's verdict.
-        rng = np.random.default_rng(cfg.seed)
-        d = points[i] - points[0]
-        diff.append([_none_if_nan(v) for v in d])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rel = np.where(points[0] > 0, d / points[0] * 100.0, np.nan)
-        diff_pct.append([_none_if_nan(v) for v in rel])
-        judged = np.array([_judgeable(level, [counts[0], counts[i]], cfg.min_tail) for level in levels_t], bool)
-        pair_notes = {
-            level: NOT_ENOUGH_TAIL.format(min_tail=cfg.min_tail)
-            for level, ok in zip(levels_t, judged, strict=True)
-            if not ok
-        }
-        step = max(steps[0], steps[i])
-        if tau_s is not None:
-            tau = max(float(tau_s[0]), float(tau_s[i]))
-        else:
-            tau = _paired_correlation_time_s(matrices[0], matrices[i], lower, upper) * step
-        skip = max(_warmup_slots(matrices[0], lower, upper), _warmup_slots(matrices[i], lower, upper))
-        paired = _paired_log_test(
-            matrices[0][skip:],
-            matrices[i][skip:],
-            lower,
-            upper,
-            levels_t,
-            judged,
-            step,
-            math.ceil(tau / step),
-            cfg,
-            rng,
-        )
-        warmups.append(skip * step if paired is not None else 0)
-        row_change: list[float | None] = []
-        row_int: list[tuple[float, float] | None] = []
-        row_ver: list[Verdict | None] = []
-        for j, level in enumerate(levels_t):
-            if np.isnan(d[j]):
-                row_change.append(None)
-                row_int.append(None)
-                row_ver.append(None)
-                pair_notes.setdefault(level, "a test has no responses")
-                continue
-            if paired is None or not paired.judged[j]:
-                pair_notes.setdefault(level, NOT_ENOUGH_STRETCHES)
-                row_change.append(None)
-                row_int.append(None)
-                row_ver.append(None)
-                continue
-            low_pct, high_pct = math.expm1(paired.low_log[j]) * 100.0, math.expm1(paired.high_log[j]) * 100.0
-            row_change.append(math.expm1(paired.mean_log[j]) * 100.0)
-            row_int.append((low_pct, high_pct))
-            base = float(points[0][j])
-            floor_pct = cfg.rel_floor * 100.0
-            if not (exact_flags[0] and exact_flags[i]) and base > 0:
-                floor_pct = max(floor_pct, _bin_width_ms(base) / base * 100.0)
-            judged_verdict = _verdict(low_pct, high_pct, floor_pct, higher_is_worse=True)
-            slower = judged_verdict == "worse"
-            if judged_verdict != "same" and not (d[j] > 0 if slower else d[j] < 0):
-                # Stretch by stretch one way, the whole test the other (or not at all): a verdict either way would
-                # contradict one of the two figures the page shows.
-                pair_notes[level] = OPPOSITE_SIGNS + (
-                    WARMUP_IN_WINDOW.format(warmup_s=skip * step) if skip and paired is not None else ""
-                )
-                row_ver.append(None)
-                continue
-            row_ver.append(judged_verdict)
-        change.append(row_change)
-        interval.append(row_int)
-        verdict.append(row_ver)
-        notes.append(pair_notes)
-        blocks_s.append(paired.block_s if paired is not None else 0.0)
+    zeros = [None if np.isnan(v) else 0.0 for v in grid.points[0]]
+    baseline = _PairRow(list(zeros), list(zeros), list(nones), list(nones), list(nones))
+    rows = [baseline, *(_pair_row(grid, i, levels_t, tau_s, cfg) for i in range(1, len(tests)))]
     return QuantileComparison(
         levels_t,
-        counts,
+        grid.counts,
         values,
-        diff,
-        diff_pct,
-        change,
-        interval,
-        verdict,
-        notes,
-        blocks_s,
-        warmups,
+        [r.diff_ms for r in rows],
+        [r.diff_pct for r in rows],
+        [r.change_pct for r in rows],
+        [r.interval_pct for r in rows],
+        [r.verdict for r in rows],
+        [r.notes for r in rows],
+        [r.block_s for r in rows],
+        [r.warmup_s for r in rows],
     )
 
 

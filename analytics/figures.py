@@ -65,6 +65,16 @@ def _time_x(ts: npt.ArrayLike) -> list[int]:
 TIME_AXIS_TITLE = "time, UTC"
 
 
+def axis(title: str, **extra: Any) -> dict[str, Any]:
+    """A Plotly axis with its title (`extra`: its type, range, rangemode...)."""
+    return {"title": {"text": title}, **extra}
+
+
+def plot(data: list[dict[str, Any]], title: str, xaxis: dict[str, Any], yaxis: dict[str, Any], **layout: Any) -> Figure:
+    """A figure in the shape the frontend's PlotlyFigure renders: traces, title, axes and more `layout`."""
+    return {"data": data, "layout": {"title": {"text": title}, "xaxis": xaxis, "yaxis": yaxis, **layout}}
+
+
 def _layout(title: str, y_title: str, **extra: Any) -> dict[str, Any]:
     layout: dict[str, Any] = {
         "title": {"text": title},

@@ -14,7 +14,7 @@ import numpy as np
 
 from analytics.compare import LOWER_MS, UPPER_MS, SparseCounts, hist_quantiles_ms, time_step_s
 from analytics.compare_load import LoadComparison
-from analytics.figures import log_axis
+from analytics.figures import axis, log_axis, plot
 
 Figure = dict[str, Any]
 
@@ -74,16 +74,14 @@ def quantiles_figure(
                     "line": {"color": _colour(i), "dash": _DASHES[j % len(_DASHES)], "width": 1.5},
                 }
             )
-    return {
-        "data": traces,
-        "layout": {
-            "title": {"text": "Response time quantiles, aligned at each test's start"},
-            "xaxis": {"title": {"text": "seconds since start"}},
-            "yaxis": {"title": {"text": "ms"}, "rangemode": "tozero"},
-            "hovermode": "x unified",
-            "legend": {"orientation": "h"},
-        },
-    }
+    return plot(
+        traces,
+        "Response time quantiles, aligned at each test's start",
+        axis("seconds since start"),
+        axis("ms", rangemode="tozero"),
+        hovermode="x unified",
+        legend={"orientation": "h"},
+    )
 
 
 def _positive_range(traces: Sequence[dict[str, Any]]) -> tuple[float, float]:
@@ -114,15 +112,13 @@ def distribution_figure(labels: Sequence[str], tests: Sequence[SparseCounts]) ->
                 "line": {"color": _colour(i), "shape": "hv", "width": 1.5},
             }
         )
-    return {
-        "data": traces,
-        "layout": {
-            "title": {"text": "Distribution of response times"},
-            "xaxis": {"title": {"text": "response time, ms"}, **log_axis(*_positive_range(traces))},
-            "yaxis": {"title": {"text": "% of responses ≤ x"}, "range": [0, 100]},
-            "legend": {"orientation": "h"},
-        },
-    }
+    return plot(
+        traces,
+        "Distribution of response times",
+        axis("response time, ms", **log_axis(*_positive_range(traces))),
+        axis("% of responses ≤ x", range=[0, 100]),
+        legend={"orientation": "h"},
+    )
 
 
 # A verdict wherever a figure shows one: its colour (apart from the tests' own) and its marker.
@@ -158,12 +154,10 @@ def by_load_figure(labels: Sequence[str], comparison: LoadComparison, levels: Se
                     "marker": {"color": marks, "symbol": symbols, "size": 8},
                 }
             )
-    return {
-        "data": traces,
-        "layout": {
-            "title": {"text": "Response time quantiles by load"},
-            "xaxis": {"title": {"text": "responses per second"}},
-            "yaxis": {"title": {"text": "ms"}, "rangemode": "tozero"},
-            "legend": {"orientation": "h"},
-        },
-    }
+    return plot(
+        traces,
+        "Response time quantiles by load",
+        axis("responses per second"),
+        axis("ms", rangemode="tozero"),
+        legend={"orientation": "h"},
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from analytics.figures import axis, plot
 from analytics.regressions import KpiPoint, KpiSeries
 
 WORSE = "#c62828"
@@ -22,65 +23,56 @@ def _display(series: KpiSeries, value: float | None) -> float | None:
     return round(value * 100.0, 6) if series.config.spec.unit == "" else round(value, 6)
 
 
-def kpi_figure(series: KpiSeries, baseline_test_id: int | None) -> dict[str, Any]:
-    spec = series.config.spec
-    unit = spec.unit or "%"
-    measured = [p for p in series.points if p.value is not None]
-    labels = [f"#{p.test_id}" for p in measured]
+def _trace(series: KpiSeries, points: list[KpiPoint], name: str, hover: str, **style: Any) -> dict[str, Any]:
+    """The tests' points as one trace; each carries its test id (`customdata`) for the click through."""
+    unit = series.config.spec.unit or "%"
+    return {
+        "type": "scatter",
+        **style,
+        "name": name,
+        "x": [f"#{p.test_id}" for p in points],
+        "y": [_display(series, p.value) for p in points],
+        "customdata": [p.test_id for p in points],
+        "hovertemplate": f"{hover}<br>%{{y}} {unit}<extra></extra>",
+    }
+
+
+def _mark_traces(series: KpiSeries, measured: list[KpiPoint], baseline_test_id: int | None) -> list[dict[str, Any]]:
+    """Marks over some of the tests' points: those past the threshold, the baseline (none where there are none)."""
     past_ids = {p.test_id for p, past in zip(series.points, series.past, strict=True) if past}
-    data: list[dict[str, Any]] = [
-        {
-            "type": "scatter",
-            "mode": "lines+markers",
-            "name": spec.title,
-            "x": labels,
-            "y": [_display(series, p.value) for p in measured],
-            "customdata": [p.test_id for p in measured],
-            "hovertemplate": f"test %{{customdata}}<br>%{{y}} {unit}<extra></extra>",
-        }
+    past = [p for p in measured if p.test_id in past_ids]
+    baseline = [p for p in measured if p.test_id == baseline_test_id]
+    marks = [
+        (
+            past,
+            "past the threshold",
+            {"color": WORSE, "size": 13, "symbol": "x"},
+            "test %{customdata}: past the threshold",
+        ),
+        (baseline, "baseline", {"color": BASELINE, "size": 14, "symbol": "star"}, "baseline test %{customdata}"),
+    ]
+    return [
+        _trace(series, points, name, hover, mode="markers", marker=marker)
+        for points, name, marker, hover in marks
+        if points
     ]
 
-    def markers(points: list[KpiPoint], name: str, marker: dict[str, Any], hover: str) -> None:
-        """Marks over some of the tests' points (those past the threshold, the baseline)."""
-        if points:
-            data.append(
-                {
-                    "type": "scatter",
-                    "mode": "markers",
-                    "name": name,
-                    "x": [f"#{p.test_id}" for p in points],
-                    "y": [_display(series, p.value) for p in points],
-                    "customdata": [p.test_id for p in points],
-                    "marker": marker,
-                    "hovertemplate": f"{hover}<br>%{{y}} {unit}<extra></extra>",
-                }
-            )
 
-    markers(
-        [p for p in measured if p.test_id in past_ids],
-        "past the threshold",
-        {"color": WORSE, "size": 13, "symbol": "x"},
-        "test %{customdata}: past the threshold",
-    )
-    markers(
-        [p for p in measured if p.test_id == baseline_test_id],
-        "baseline",
-        {"color": BASELINE, "size": 14, "symbol": "star"},
-        "baseline test %{customdata}",
-    )
-    if series.limit is not None and labels:
-        data.append(
-            {
-                "type": "scatter",
-                "mode": "lines",
-                "name": "threshold",
-                "x": labels,
-                "y": [_display(series, series.limit)] * len(labels),
-                "line": {"dash": "dash", "color": WORSE},
-                "hoverinfo": "skip",
-            }
-        )
-    shapes = [
+def _threshold_trace(series: KpiSeries, labels: list[str]) -> dict[str, Any]:
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": "threshold",
+        "x": labels,
+        "y": [_display(series, series.limit)] * len(labels),
+        "line": {"dash": "dash", "color": WORSE},
+        "hoverinfo": "skip",
+    }
+
+
+def _change_lines(series: KpiSeries) -> list[dict[str, Any]]:
+    """A dotted vertical line at each change point."""
+    return [
         {
             "type": "line",
             "xref": "x",
@@ -93,13 +85,23 @@ def kpi_figure(series: KpiSeries, baseline_test_id: int | None) -> dict[str, Any
         }
         for test_id in series.change_points
     ]
-    return {
-        "data": data,
-        "layout": {
-            "title": {"text": spec.title},
-            "xaxis": {"title": {"text": "test"}, "type": "category"},
-            "yaxis": {"title": {"text": unit}, "rangemode": "tozero"},
-            "shapes": shapes,
-            "hovermode": "closest",
-        },
-    }
+
+
+def kpi_figure(series: KpiSeries, baseline_test_id: int | None) -> dict[str, Any]:
+    spec = series.config.spec
+    measured = [p for p in series.points if p.value is not None]
+    labels = [f"#{p.test_id}" for p in measured]
+    data = [
+        _trace(series, measured, spec.title, "test %{customdata}", mode="lines+markers"),
+        *_mark_traces(series, measured, baseline_test_id),
+    ]
+    if series.limit is not None and labels:
+        data.append(_threshold_trace(series, labels))
+    return plot(
+        data,
+        spec.title,
+        axis("test", type="category"),
+        axis(spec.unit or "%", rangemode="tozero"),
+        shapes=_change_lines(series),
+        hovermode="closest",
+    )

@@ -150,39 +150,24 @@ CELERY_TASK_ROUTES = {
 }
 CELERY_TASK_ALWAYS_EAGER = env.get_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
+
+
+def _every(task: str, seconds: float, queue: str, expires_s: int | None = None) -> dict[str, object]:
+    """A beat entry: `task` every `seconds` on `queue`; with `expires_s`, a run still queued that long is dropped
+    (the next one does the same work)."""
+    options: dict[str, object] = {"queue": queue} if expires_s is None else {"queue": queue, "expires": expires_s}
+    return {"task": task, "schedule": seconds, "options": options}
+
+
 # The tank stream's buffer is drained every second; silent tests are closed once a minute (backend/tankapi).
 CELERY_BEAT_SCHEDULE = {
-    "tankapi-flush-buffer": {
-        "task": "backend.tankapi.tasks.flush_buffer",
-        "schedule": 1.0,
-        "options": {"queue": "ingest", "expires": 5},
-    },
-    "tankapi-close-silent": {
-        "task": "backend.tankapi.tasks.close_silent_tests",
-        "schedule": 60.0,
-        "options": {"queue": "default"},
-    },
-    "uploads-expire-abandoned": {
-        "task": "backend.uploads.tasks.expire_abandoned_uploads",
-        "schedule": 600.0,
-        "options": {"queue": "default"},
-    },
-    "uploads-resume-stalled": {
-        "task": "backend.uploads.tasks.resume_stalled_uploads",
-        "schedule": 60.0,
-        "options": {"queue": "default", "expires": 60},
-    },
-    "notify-announce-failures": {
-        "task": "backend.notify.tasks.announce_failures",
-        "schedule": 120.0,
-        "options": {"queue": "default"},
-    },
+    "tankapi-flush-buffer": _every("backend.tankapi.tasks.flush_buffer", 1.0, "ingest", expires_s=5),
+    "tankapi-close-silent": _every("backend.tankapi.tasks.close_silent_tests", 60.0, "default"),
+    "uploads-expire-abandoned": _every("backend.uploads.tasks.expire_abandoned_uploads", 600.0, "default"),
+    "uploads-resume-stalled": _every("backend.uploads.tasks.resume_stalled_uploads", 60.0, "default", expires_s=60),
+    "notify-announce-failures": _every("backend.notify.tasks.announce_failures", 120.0, "default"),
     # Maintenance: expire what the retention policy says is too old (backend/retention), once an hour.
-    "retention-expire": {
-        "task": "backend.retention.tasks.start_scheduled_job",
-        "schedule": 3600.0,
-        "options": {"queue": "default", "expires": 3600},
-    },
+    "retention-expire": _every("backend.retention.tasks.start_scheduled_job", 3600.0, "default", expires_s=3600),
 }
 
 AUTH_PASSWORD_VALIDATORS = [

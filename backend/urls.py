@@ -10,6 +10,23 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from backend.core import views as core_views
 
+# The apps whose routes sit at the root (their own prefixes inside); the SPA's catch-all (`web`) last.
+APPS_WITH_ROUTES = (
+    "tankapi",
+    "uploads",
+    "reports",
+    "live",
+    "compare",
+    "diagnosis",
+    "regressions",
+    "notify",
+    "accounts",
+    "projects",
+    "sharing",
+    "retention",
+    "web",
+)
+
 urlpatterns = [
     path("healthz", core_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
@@ -22,19 +39,7 @@ urlpatterns = [
         name="docs",
     ),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="web/redoc.html"), name="redoc"),
-    path("", include("backend.tankapi.urls")),
-    path("", include("backend.uploads.urls")),
-    path("", include("backend.reports.urls")),
-    path("", include("backend.live.urls")),
-    path("", include("backend.compare.urls")),
-    path("", include("backend.diagnosis.urls")),
-    path("", include("backend.regressions.urls")),
-    path("", include("backend.notify.urls")),
-    path("", include("backend.accounts.urls")),
-    path("", include("backend.projects.urls")),
-    path("", include("backend.sharing.urls")),
-    path("", include("backend.retention.urls")),
-    path("", include("backend.web.urls")),
+    *(path("", include(f"backend.{app}.urls")) for app in APPS_WITH_ROUTES),
 ]
 
 # JSON answers under /api/ for what no view handles (backend/core/errors.py).

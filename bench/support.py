@@ -3,13 +3,18 @@ database for it. Scripts import it as `bench.support` (the repository's root on 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 from backend import env as env_module
 
 ROOT = Path(__file__).resolve().parents[1]
+# One file every timing bench locks, so that two of them never share the machine's cores while they measure.
+LOCK = "/tmp/tankodrom-bench.lock"
 
 
 def clickhouse_password() -> str:
@@ -52,3 +57,14 @@ def recreate_postgres_database(name: str) -> None:
     """Drop the local PostgreSQL database `name` if it exists and create it empty."""
     subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", name], check=True)
     subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", name], check=True)
+
+
+@contextlib.contextmanager
+def exclusive_lock() -> Iterator[None]:
+    """Hold the benches' lock file while timing: another bench waits for it instead of skewing the figures."""
+    with open(LOCK, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -24,18 +24,25 @@ ensure_python() {
   fi
 }
 
+# npm ci in DIR ($1) unless its node_modules were installed from this very lock file; output in $LOG/$2.log,
+# $3 says what is installed.
+npm_ci_once() {
+  local dir="$1" log="$LOG/$2.log" what="$3"
+  local lock_stamp; lock_stamp=$(sha256sum "$dir/package-lock.json" | cut -c1-16)
+  if [[ ! -f "$dir/node_modules/.installed-$lock_stamp" ]]; then
+    say "installing $what"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >"$log" 2>&1 || die "npm ci in $dir failed (see $log)"
+    touch "$dir/node_modules/.installed-$lock_stamp"
+  fi
+}
+
 ensure_frontend() {
   command -v npm >/dev/null || apt_install nodejs npm
   # The browser the tests drive (playwright-core with Debian's build): the live page's test in the Python suite
   # needs it as well as deploy/e2e.sh.
   [[ -x /usr/bin/chromium ]] || apt_install chromium
   local fe="$ROOT/frontend"
-  local lock_stamp; lock_stamp=$(sha256sum "$fe/package-lock.json" | cut -c1-16)
-  if [[ ! -f "$fe/node_modules/.installed-$lock_stamp" ]]; then
-    say "installing npm dependencies (package-lock.json)"
-    (cd "$fe" && npm ci --no-audit --no-fund --loglevel=error) >"$LOG/npm.log" 2>&1 || die "npm ci failed (see $LOG/npm.log)"
-    touch "$fe/node_modules/.installed-$lock_stamp"
-  fi
+  npm_ci_once "$fe" npm "npm dependencies (package-lock.json)"
   local src_stamp
   src_stamp=$(cd "$fe" && find src index.html vite.config.ts package-lock.json -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
   if [[ ! -f "$fe/dist/.built-$src_stamp" ]]; then
@@ -49,13 +56,7 @@ ensure_sign_on_servers() {
   # The sign-on tests start their own directory and OpenID provider (backend/accounts/sso/tests/servers.py):
   # Debian's slapd with ldap-utils, and panva's oidc-provider under node (deploy/oidc-dev, pinned by its lock file).
   command -v ldapadd >/dev/null && [[ -x /usr/sbin/slapd ]] || apt_install slapd ldap-utils
-  local dev="$ROOT/deploy/oidc-dev"
-  local lock_stamp; lock_stamp=$(sha256sum "$dev/package-lock.json" | cut -c1-16)
-  if [[ ! -f "$dev/node_modules/.installed-$lock_stamp" ]]; then
-    say "installing the local OpenID provider (deploy/oidc-dev/package-lock.json)"
-    (cd "$dev" && npm ci --no-audit --no-fund --loglevel=error) >"$LOG/npm-oidc-dev.log" 2>&1 || die "npm ci in deploy/oidc-dev failed (see $LOG/npm-oidc-dev.log)"
-    touch "$dev/node_modules/.installed-$lock_stamp"
-  fi
+  npm_ci_once "$ROOT/deploy/oidc-dev" npm-oidc-dev "the local OpenID provider (deploy/oidc-dev/package-lock.json)"
 }
 
 migrate() {

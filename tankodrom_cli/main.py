@@ -213,6 +213,14 @@ def _token(args: argparse.Namespace) -> str:
     return token
 
 
+def _api(args: argparse.Namespace) -> Api:
+    """The server's API client with the token the arguments give; a malformed --server is the user's error."""
+    try:
+        return Api(args.server, _token(args))
+    except ValueError as exc:
+        raise CliError(f"--server: {exc}") from exc
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tankodrom", description="Tankodrom command-line client.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -303,10 +311,7 @@ def run_follow(args: argparse.Namespace, command: list[str]) -> int:
     if command and args.pid is not None:
         raise CliError("give a command to run or --pid to watch, not both")
     token = _token(args)
-    try:
-        api = Api(args.server, token)
-    except ValueError as exc:
-        raise CliError(f"--server: {exc}") from exc
+    api = _api(args)
     options = follow.Options(
         lag_s=args.lag_s,
         idle_s=args.idle_s,
@@ -347,10 +352,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"no such file: {path}")
-    try:
-        api = Api(args.server, _token(args))
-    except ValueError as exc:
-        raise CliError(f"--server: {exc}") from exc
+    api = _api(args)
     test_id = args.test if args.test is not None else create_test(api, _meta(args))
     if args.test is not None and args.schedule:
         set_schedule(api, test_id, args.schedule)
@@ -373,10 +375,7 @@ def run_import_tank_logs(args: argparse.Namespace) -> int:
     root = Path(args.dir)
     if not root.is_dir():
         raise CliError(f"no such directory: {root}")
-    try:
-        api = Api(args.server, _token(args))
-    except ValueError as exc:
-        raise CliError(f"--server: {exc}") from exc
+    api = _api(args)
     chunk = int(DEFAULT_CHUNK_MB * 1024 * 1024)
     try:
         outcome = tank_logs.import_tree(

@@ -227,13 +227,21 @@ def _criterion_sentence(series: TestSeries, crit: Criteria, criterion: str, i: i
 def _imbalance_finding(
     series: TestSeries, planned: FloatArray, crit: Criteria, onset: Onset, ramp: bool, inferred: bool
 ) -> Finding:
+    why, criterion_fact = _criterion_sentence(series, crit, onset.criterion, onset.index)
+    evidence = _onset_evidence(series, crit, onset)
+    facts = [criterion_fact, *_onset_facts(evidence, onset.criterion)]
+    if ramp:
+        return _ramp_imbalance_finding(series, planned, crit, onset, inferred, why, evidence, facts)
+    return _overload_finding(series, onset, why, evidence, facts)
+
+
+def _onset_evidence(series: TestSeries, crit: Criteria, onset: Onset) -> dict[str, Any]:
+    """The figures around an onset: answered responses, q95 and the error share in the windows before and after."""
     i = onset.index
-    ts = int(series.ts[i])
     q95_before, q95_after = around(series.q95_ms, series.resps, i)
     answered_before, answered_after = around(crit.answered_rps, series.resps, i)
-    why, criterion_fact = _criterion_sentence(series, crit, onset.criterion, i)
-    evidence: dict[str, Any] = {
-        "ts": ts,
+    return {
+        "ts": int(series.ts[i]),
         "second_index": i,
         "criterion": onset.criterion,
         "answered_rps_before": _finite(answered_before),
@@ -244,42 +252,61 @@ def _imbalance_finding(
         "error_share_after": float(np.mean(crit.error_share[i : i + JUMP_WINDOW_S])),
         "baseline_q95_ms": crit.baseline_q95_ms,
     }
-    context = _onset_facts(evidence, onset.criterion)
-    if ramp:
-        load = imbalance_load(planned, crit.answered_rps, i, inferred)
-        rps_text = f"{format_count(load.rps)} RPS"
-        if load.basis == "planned":
-            where = f"at {rps_text}, the planned load at the onset"
-            headline = ("Imbalance", f"{rps_text}: planned at the onset, {utc_clock(ts)} UTC")
-            load_facts: list[tuple[str, str]] = []
-        else:
-            peak_ts = int(series.ts[load.peak_index or 0])
-            where = (
-                f"at {rps_text}: the most it answered, for {SUSTAINED_S} s in a row ({utc_clock(peak_ts)} UTC), as the "
-                "load profile was read off the request start rate (which follows the answers once the service holds "
-                "the generator's instances)"
-            )
-            headline = ("Imbalance", f"{rps_text}: the most answered for {SUSTAINED_S} s, at {utc_clock(peak_ts)} UTC")
-            load_facts = [("Onset", f"{utc_clock(ts)} UTC")]
-        return Finding(
-            kind="imbalance",
-            severity="critical",
-            title=f"Imbalance at {rps_text} ({utc_clock(ts)} UTC)",
-            text=(
-                f"The service stopped keeping up {where}. At {utc_clock(ts)} UTC {why}. "
-                "This is the capacity found by this ramp; plan production load below it."
-            ),
-            evidence={
-                **evidence,
-                "planned_rps": load.rps if load.basis == "planned" else None,
-                "imbalance_rps": load.rps,
-                "imbalance_basis": load.basis,
-                "peak_ts": int(series.ts[load.peak_index]) if load.peak_index is not None else None,
-                "planned_from": "inferred" if inferred else "plan",
-            },
-            annotations=[Annotation(ts, f"imbalance {rps_text}")],
-            facts=[headline, *load_facts, criterion_fact, *context],
+
+
+def _ramp_imbalance_finding(
+    series: TestSeries,
+    planned: FloatArray,
+    crit: Criteria,
+    onset: Onset,
+    inferred: bool,
+    why: str,
+    evidence: dict[str, Any],
+    facts: list[tuple[str, str]],
+) -> Finding:
+    """On a ramp the onset is the capacity: the load there, planned or (with an inferred plan) the most answered."""
+    ts = int(series.ts[onset.index])
+    load = imbalance_load(planned, crit.answered_rps, onset.index, inferred)
+    rps_text = f"{format_count(load.rps)} RPS"
+    if load.basis == "planned":
+        where = f"at {rps_text}, the planned load at the onset"
+        headline = ("Imbalance", f"{rps_text}: planned at the onset, {utc_clock(ts)} UTC")
+        load_facts: list[tuple[str, str]] = []
+    else:
+        peak_ts = int(series.ts[load.peak_index or 0])
+        where = (
+            f"at {rps_text}: the most it answered, for {SUSTAINED_S} s in a row ({utc_clock(peak_ts)} UTC), as the "
+            "load profile was read off the request start rate (which follows the answers once the service holds "
+            "the generator's instances)"
         )
+        headline = ("Imbalance", f"{rps_text}: the most answered for {SUSTAINED_S} s, at {utc_clock(peak_ts)} UTC")
+        load_facts = [("Onset", f"{utc_clock(ts)} UTC")]
+    return Finding(
+        kind="imbalance",
+        severity="critical",
+        title=f"Imbalance at {rps_text} ({utc_clock(ts)} UTC)",
+        text=(
+            f"The service stopped keeping up {where}. At {utc_clock(ts)} UTC {why}. "
+            "This is the capacity found by this ramp; plan production load below it."
+        ),
+        evidence={
+            **evidence,
+            "planned_rps": load.rps if load.basis == "planned" else None,
+            "imbalance_rps": load.rps,
+            "imbalance_basis": load.basis,
+            "peak_ts": int(series.ts[load.peak_index]) if load.peak_index is not None else None,
+            "planned_from": "inferred" if inferred else "plan",
+        },
+        annotations=[Annotation(ts, f"imbalance {rps_text}")],
+        facts=[headline, *load_facts, *facts],
+    )
+
+
+def _overload_finding(
+    series: TestSeries, onset: Onset, why: str, evidence: dict[str, Any], facts: list[tuple[str, str]]
+) -> Finding:
+    """At a steady load the onset is an overload: to the end of the test, or until the service recovered."""
+    ts = int(series.ts[onset.index])
     if onset.end_index >= len(series):
         return Finding(
             kind="overload",
@@ -291,7 +318,7 @@ def _imbalance_finding(
             ),
             evidence=evidence,
             annotations=[Annotation(ts, "overload")],
-            facts=[("Overloaded from", f"{utc_clock(ts)} UTC to the end"), criterion_fact, *context],
+            facts=[("Overloaded from", f"{utc_clock(ts)} UTC to the end"), *facts],
         )
     end_ts = int(series.ts[onset.end_index])
     return Finding(
@@ -305,11 +332,7 @@ def _imbalance_finding(
         ),
         evidence={**evidence, "until_ts": end_ts},
         annotations=[Annotation(ts, "overload"), Annotation(end_ts, "recovered")],
-        facts=[
-            ("Failed to keep up", f"{utc_clock(ts)}–{utc_clock(end_ts)} UTC ({end_ts - ts} s)"),
-            criterion_fact,
-            *context,
-        ],
+        facts=[("Failed to keep up", f"{utc_clock(ts)}–{utc_clock(end_ts)} UTC ({end_ts - ts} s)"), *facts],
     )
 
 
@@ -566,12 +589,20 @@ def _error_regime_finding(series: TestSeries, change: ErrorRegimeChange) -> Find
     )
 
 
-def diagnose(data: DiagnosisInput) -> DiagnosisResult:
-    series = data.series
-    scheme, scheme_error = _scheme(data.load_scheme)
-    if len(series) == 0:
-        return DiagnosisResult([], {}, None, None, None, None, scheme_error)
-    inferred = inferred_plan(series, data.starts) if not scheme.segments else None
+@dataclass(frozen=True)
+class _Plan:
+    """The load the test meant to give (its scheme, or one read off the start rate) and the criteria against it."""
+
+    scheme: LoadScheme
+    inferred: InferredSchedule | None
+    planned: FloatArray
+    closed: bool
+    ramp: bool
+    crit: Criteria
+
+
+def _plan(series: TestSeries, scheme: LoadScheme, starts: FloatArray | None) -> _Plan:
+    inferred = inferred_plan(series, starts) if not scheme.segments else None
     if inferred is not None:
         scheme = inferred.scheme
     planned = planned_series(series, scheme)
@@ -579,57 +610,60 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
     # In a closed model response times grow with concurrency by design (the USL finding describes that), so
     # only errors mark a breakdown there.
     ramp = _is_ramp(planned, scheme) and not closed
-    crit = criteria(series, planned)
-    findings: list[Finding] = []
-    figures: dict[str, dict[str, Any]] = {}
+    return _Plan(scheme, inferred, planned, closed, ramp, criteria(series, planned))
 
-    onset = find_onset(series, crit, ramp=ramp)
-    if onset is not None and inferred is not None and onset.index >= len(series) - INFERRED_END_S:
+
+def _plan_onset(series: TestSeries, plan: _Plan) -> Onset | None:
+    onset = find_onset(series, plan.crit, ramp=plan.ramp)
+    if onset is not None and plan.inferred is not None and onset.index >= len(series) - INFERRED_END_S:
         # A plan read off the start rate ends as the generator winds down: there an end looks like a break.
-        onset = None
-    limit = generator_limit(series, planned, crit, data.configured_instances)
+        return None
+    return onset
+
+
+def _breakdown_findings(
+    series: TestSeries, plan: _Plan, onset: Onset | None, limit: GeneratorLimit | None
+) -> list[Finding]:
+    """Where the service (or the generator) stopped keeping up; without an onset at a steady open load, where the
+    response times or the errors moved to a new level."""
+    findings: list[Finding] = []
     if onset is not None:
-        findings.append(_imbalance_finding(series, planned, crit, onset, ramp, inferred is not None))
+        findings.append(
+            _imbalance_finding(series, plan.planned, plan.crit, onset, plan.ramp, plan.inferred is not None)
+        )
     if limit is not None:
         findings.append(_generator_finding(series, limit, onset))
-    if onset is None and not ramp and not closed:
+    if onset is None and not plan.ramp and not plan.closed:
         change = regime_change(series.q95_ms, series.resps)
         if change is not None:
             findings.append(_regime_finding(series, change))
-        errors_change = error_regime_change(crit.error_share, series.resps)
+        errors_change = error_regime_change(plan.crit.error_share, series.resps)
         if errors_change is not None:
             findings.append(_error_regime_finding(series, errors_change))
-    findings.extend(_code_findings(series))
-    if inferred is not None and inferred.text:
-        findings.append(
-            Finding(
-                kind="load_profile",
-                severity="info",
-                title="Load profile read off the request start rate",
-                text=(
-                    f"No schedule was given, so it was read off the requests started in each second: {inferred.text}. "
-                    "Give the schedule (tankodrom upload --schedule, or the test's loadscheme) to check the service "
-                    "against what was planned."
-                ),
-                evidence={"schedule": inferred.text, "ramp": ramp},
-                facts=[("Schedule (inferred)", inferred.text), ("Load", "a ramp" if ramp else "steady")],
-            )
-        )
+    return findings
 
-    points = closed_model_points(series, planned)
-    if points is not None:
-        fit = fit_usl(*points)
-        if fit is not None:
-            findings.append(_usl_finding(fit, points))
-            figures["usl"] = usl_figure(points[0], points[1], fit)
 
-    imbalance_ts = int(series.ts[onset.index]) if onset is not None else None
-    if data.monitoring:
-        findings.extend(monitoring_hints(data.monitoring, float(series.ts[0]), float(series.ts[-1]), imbalance_ts))
+def _inferred_profile_finding(inferred: InferredSchedule, ramp: bool) -> Finding:
+    return Finding(
+        kind="load_profile",
+        severity="info",
+        title="Load profile read off the request start rate",
+        text=(
+            f"No schedule was given, so it was read off the requests started in each second: {inferred.text}. "
+            "Give the schedule (tankodrom upload --schedule, or the test's loadscheme) to check the service "
+            "against what was planned."
+        ),
+        evidence={"schedule": inferred.text, "ramp": ramp},
+        facts=[("Schedule (inferred)", inferred.text), ("Load", "a ramp" if ramp else "steady")],
+    )
 
-    # Trend figures: the steady stage without its breakdown, so an overload does not pollute q99. A breakdown that
-    # lasted to the end (and any generator limit) cuts the stage; an outage the service recovered from is left out.
-    steady = _steady_mask(series, planned, scheme) & (series.resps > 0)
+
+def _steady_seconds(
+    series: TestSeries, plan: _Plan, onset: Onset | None, limit: GeneratorLimit | None
+) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """The steady stage without its breakdown, so an overload does not pollute q99. A breakdown that lasted to the
+    end (and any generator limit) cuts the stage; an outage the service recovered from is left out."""
+    steady = _steady_mask(series, plan.planned, plan.scheme) & (series.resps > 0)
     if onset is not None and onset.end_index < len(series):
         steady[onset.index : onset.end_index] = False
     cut = min(
@@ -642,11 +676,41 @@ def diagnose(data: DiagnosisInput) -> DiagnosisResult:
         if i is not None
     )
     steady[cut:] = False
+    return steady
+
+
+def diagnose(data: DiagnosisInput) -> DiagnosisResult:
+    series = data.series
+    scheme, scheme_error = _scheme(data.load_scheme)
+    if len(series) == 0:
+        return DiagnosisResult([], {}, None, None, None, None, scheme_error)
+    plan = _plan(series, scheme, data.starts)
+    inferred = plan.inferred
+    onset = _plan_onset(series, plan)
+    limit = generator_limit(series, plan.planned, plan.crit, data.configured_instances)
+    findings = _breakdown_findings(series, plan, onset, limit)
+    findings.extend(_code_findings(series))
+    if inferred is not None and inferred.text:
+        findings.append(_inferred_profile_finding(inferred, plan.ramp))
+
+    figures: dict[str, dict[str, Any]] = {}
+    points = closed_model_points(series, plan.planned)
+    if points is not None:
+        fit = fit_usl(*points)
+        if fit is not None:
+            findings.append(_usl_finding(fit, points))
+            figures["usl"] = usl_figure(points[0], points[1], fit)
+
+    imbalance_ts = int(series.ts[onset.index]) if onset is not None else None
+    if data.monitoring:
+        findings.extend(monitoring_hints(data.monitoring, float(series.ts[0]), float(series.ts[-1]), imbalance_ts))
+
+    steady = _steady_seconds(series, plan, onset, limit)
     # The median of per-second q99 here; the backend replaces it with the q99 of the merged histograms over
     # `steady_span` when it has them.
     q99_steady = float(np.median(series.q99_ms[steady])) if steady.any() else None
     imbalance_rps = None
-    if onset is not None and ramp:
+    if onset is not None and plan.ramp:
         imbalance_rps = next(f.evidence.get("imbalance_rps") for f in findings if f.kind == "imbalance")
     return DiagnosisResult(
         findings=findings,

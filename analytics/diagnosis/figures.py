@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from analytics.diagnosis.types import FloatArray
+from analytics.figures import axis, plot
 
 if TYPE_CHECKING:
     from analytics.diagnosis.trend import TrendAnalysis
@@ -51,15 +52,13 @@ def usl_figure(concurrency: FloatArray, throughput_rps: FloatArray, fit: UslFit)
                 "line": {"dash": "dot"},
             }
         )
-    return {
-        "data": data,
-        "layout": {
-            "title": {"text": "Throughput vs concurrency (Universal Scalability Law)"},
-            "xaxis": {"title": {"text": "concurrency (instances)"}},
-            "yaxis": {"title": {"text": "throughput, RPS"}, "rangemode": "tozero"},
-            "shapes": shapes,
-        },
-    }
+    return plot(
+        data,
+        "Throughput vs concurrency (Universal Scalability Law)",
+        axis("concurrency (instances)"),
+        axis("throughput, RPS", rangemode="tozero"),
+        shapes=shapes,
+    )
 
 
 def trend_figure(trend: TrendAnalysis, title: str, unit: str) -> dict[str, Any]:
@@ -104,12 +103,4 @@ def trend_figure(trend: TrendAnalysis, title: str, unit: str) -> dict[str, Any]:
         }
         for i in trend.change_points
     ]
-    return {
-        "data": data,
-        "layout": {
-            "title": {"text": title},
-            "xaxis": {"title": {"text": "test"}, "type": "category"},
-            "yaxis": {"title": {"text": unit}},
-            "shapes": shapes,
-        },
-    }
+    return plot(data, title, axis("test", type="category"), axis(unit), shapes=shapes)

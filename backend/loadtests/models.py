@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
-from backend.projects.models import Project, Role, Visibility, default_project
+from backend.projects.models import InDefaultProjectUnlessSet, Project, Role, Visibility
 
 
 def new_upload_token() -> str:
@@ -48,7 +48,7 @@ class TestStatus(models.TextChoices):
     FAILED = "failed"
 
 
-class Test(models.Model):
+class Test(InDefaultProjectUnlessSet):
     """One shooting. Its id is the number in `/<id>` and in the tank's `job`."""
 
     __test__ = False  # not a pytest test class
@@ -105,11 +105,6 @@ class Test(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.name}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if self.project_id is None:  # created without a project (the admin, old callers): the default one
-            self.project = default_project()
-        super().save(*args, **kwargs)
 
     @property
     def is_private(self) -> bool:

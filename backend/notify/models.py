@@ -6,13 +6,11 @@ answered by the API. A delivery is unique per (target, test, event): queuing one
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from django.db import models
 
 from backend.loadtests.models import Test
-from backend.projects.models import Project, default_project
+from backend.projects.models import InDefaultProjectUnlessSet, Project
 
 
 class TargetKind(models.TextChoices):
@@ -50,7 +48,7 @@ class Target(models.Model):
         return f"{self.kind} {self.name}"
 
 
-class Subscription(models.Model):
+class Subscription(InDefaultProjectUnlessSet):
     target = models.ForeignKey(Target, on_delete=models.CASCADE, related_name="subscriptions")
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
     component = models.CharField(max_length=256, db_index=True)
@@ -66,11 +64,6 @@ class Subscription(models.Model):
 
     def __str__(self) -> str:
         return f"{self.component} → {self.target}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if self.project_id is None:
-            self.project = default_project()
-        super().save(*args, **kwargs)
 
 
 class DeliveryStatus(models.TextChoices):

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from backend.notify import actions, channels
 from backend.notify import serializers as s
 from backend.notify.models import Delivery, Subscription, Target
+from backend.projects.models import Project
 from backend.projects.service import audit
 from backend.regressions.views import component_name, component_project, require_manager
 
@@ -25,6 +26,13 @@ def _user(request: Request) -> Any:
     if not getattr(request.user, "is_authenticated", False):
         raise NotAuthenticated("log in or send an API token (Authorization: Token ...)")
     return request.user
+
+
+def _yours(request: Request, name: str) -> tuple[str, Any, Project]:
+    """The component of the URL, you, and the component's project (`?project=`, the token's, or the default)."""
+    component = component_name(name)
+    user = _user(request)
+    return component, user, component_project(request)
 
 
 def target_json(target: Target) -> dict[str, Any]:
@@ -89,9 +97,7 @@ class SubscriptionsView(APIView):
         summary="Your targets' subscriptions to a component's events",
     )
     def get(self, request: Request, name: str) -> Response:
-        component = component_name(name)
-        user = _user(request)
-        project = component_project(request)
+        component, user, project = _yours(request, name)
         subs = Subscription.objects.filter(project=project, component=component, target__owner=user)
         subs = subs.select_related("target")
         return Response([subscription_json(sub) for sub in subs])
@@ -103,9 +109,7 @@ class SubscriptionsView(APIView):
         "(maintainers of its project; ?project=<slug>, default: the token's project or 'default')",
     )
     def post(self, request: Request, name: str) -> Response:
-        component = component_name(name)
-        user = _user(request)
-        project = component_project(request)
+        component, user, project = _yours(request, name)
         require_manager(request, project, component)
         body = s.SubscriptionCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -121,9 +125,7 @@ class SubscriptionsView(APIView):
 class SubscriptionDetailView(APIView):
     @extend_schema(request=None, responses={204: None, **ERRORS}, summary="Stop one of your subscriptions")
     def delete(self, request: Request, name: str, sub_id: int) -> Response:
-        component = component_name(name)
-        user = _user(request)
-        project = component_project(request)
+        component, user, project = _yours(request, name)
         sub = Subscription.objects.filter(pk=sub_id, project=project, component=component, target__owner=user).first()
         if sub is None:
             raise PermissionDenied(f"subscription {sub_id} is not one of yours")
@@ -138,9 +140,8 @@ class DeliveriesView(APIView):
         summary="The newest deliveries of a component's events to your targets (staff: everyone's)",
     )
     def get(self, request: Request, name: str) -> Response:
-        component = component_name(name)
-        user = _user(request)
-        query = Delivery.objects.filter(component=component, test__project=component_project(request))
+        component, user, project = _yours(request, name)
+        query = Delivery.objects.filter(component=component, test__project=project)
         query = query.select_related("target")
         if not user.is_staff:
             query = query.filter(target__owner=user)

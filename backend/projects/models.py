@@ -6,6 +6,8 @@ a test of another project named like it changes nothing of it. Roles are ordered
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
@@ -90,3 +92,15 @@ def default_project() -> Project:
     """The project every install has (created by migration; recreated if a test database was flushed)."""
     project, _ = Project.objects.get_or_create(slug=DEFAULT_SLUG, defaults={"name": "Default"})
     return project
+
+
+class InDefaultProjectUnlessSet(models.Model):
+    """A row saved without a project (the admin, callers from before projects) goes to the default one."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if getattr(self, "project_id", None) is None:
+            self.project = default_project()
+        super().save(*args, **kwargs)

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import models
 
 from backend.loadtests.models import Test
-from backend.projects.models import Project, default_project
+from backend.projects.models import InDefaultProjectUnlessSet, Project, default_project
 
 
 class BaselineMark(models.Model):
@@ -40,7 +40,7 @@ class BaselineMark(models.Model):
         super().save(*args, **kwargs)
 
 
-class ComponentKpis(models.Model):
+class ComponentKpis(InDefaultProjectUnlessSet):
     """The KPIs a component's dashboard plots and its check judges, with thresholds (analytics.regressions)."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
@@ -54,8 +54,3 @@ class ComponentKpis(models.Model):
 
     def __str__(self) -> str:
         return f"KPIs of {self.component}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if self.project_id is None:
-            self.project = default_project()
-        super().save(*args, **kwargs)

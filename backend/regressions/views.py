@@ -58,6 +58,14 @@ def require_manager(request: Request, project: Project, component: str) -> None:
         raise PermissionDenied(refusal(request.user, project, Role.MAINTAINER))
 
 
+def managed_component(request: Request, name: str) -> tuple[str, Project]:
+    """The component of the URL and its project, for a change only that project's maintainers may make."""
+    component = component_name(name)
+    project = component_project(request)
+    require_manager(request, project, component)
+    return component, project
+
+
 class DashboardView(APIView):
     @extend_schema(
         responses={200: s.DashboardSerializer, **ERRORS},
@@ -78,9 +86,7 @@ class KpisView(APIView):
         summary="Replace a component's KPIs and thresholds (maintainers of its project)",
     )
     def put(self, request: Request, name: str) -> Response:
-        component = component_name(name)
-        project = component_project(request)
-        require_manager(request, project, component)
+        component, project = managed_component(request, name)
         body: Any = request.data
         if not isinstance(body, dict) or "kpis" not in body:
             raise ValidationError("kpis: required, a list of {kpi, threshold} objects")
@@ -133,9 +139,7 @@ class BaselineView(APIView):
         summary="Mark a test of the component as its baseline (one at a time; the history is kept)",
     )
     def post(self, request: Request, name: str) -> Response:
-        component = component_name(name)
-        project = component_project(request)
-        require_manager(request, project, component)
+        component, project = managed_component(request, name)
         body = s.BaselineRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         test = test_or_404(request, int(body.validated_data["test"]))
@@ -154,9 +158,7 @@ class BaselineView(APIView):
         request=None, responses={200: s.BaselineAnswerSerializer, **ERRORS}, summary="Clear a component's baseline"
     )
     def delete(self, request: Request, name: str) -> Response:
-        component = component_name(name)
-        project = component_project(request)
-        require_manager(request, project, component)
+        component, project = managed_component(request, name)
         if baselines.clear_baseline(project.pk, component, request.user) is not None:
             audit(request.user, project, "baseline.clear", component)
         return self._answer(request, project, component)

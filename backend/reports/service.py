@@ -71,19 +71,13 @@ def _selection(test: Test, window: Window, source: Source) -> Selection:
     )
 
 
-@dataclass(frozen=True)
-class Bounds:
-    first_ts: int | None
-    last_ts: int | None
-    cases: list[str]
-
-
-def bounds(test: Test, source: Source) -> Bounds:
+def bounds(test: Test, source: Source) -> q_series.Span:
+    """The source's first and last second and its cases; an upload with no per-second rows yet: its samples' span."""
     span = q_series.span(int(test.pk), source.source_id)
     if span.first_ts is None and source.upload_id is not None:
         first, last, _ = q_summary.sample_span(int(test.pk), source.upload_id)
-        return Bounds(first, last, [])
-    return Bounds(span.first_ts, span.last_ts, span.cases)
+        return q_series.Span(first, last, [])
+    return span
 
 
 @dataclass(frozen=True)
@@ -93,7 +87,7 @@ class Resolution:
     ratio: int
 
 
-def _resolution(window: Window, b: Bounds) -> Resolution | None:
+def _resolution(window: Window, b: q_series.Span) -> Resolution | None:
     first = window.from_ts if window.from_ts is not None else b.first_ts
     end = window.to_ts if window.to_ts is not None else (b.last_ts + 1 if b.last_ts is not None else None)
     if first is None or end is None or end <= first:
@@ -251,7 +245,7 @@ class Schedule:
     first_ts: int
 
 
-def schedule_of(test: Test, b: Bounds) -> Schedule | None:
+def schedule_of(test: Test, b: q_series.Span) -> Schedule | None:
     if not test.loadscheme or b.first_ts is None:
         return None
     try:
@@ -314,6 +308,16 @@ def _net_codes_chart(sel: Selection, res: Resolution, window: Window) -> dict[st
     return _with_time_range(fig, res)
 
 
+def _lines_or_empty(
+    title: str, start: list[int], series: dict[str, Any], unit: str, res: Resolution, none_recorded: str
+) -> dict[str, Any]:
+    """Lines of `series` over the window; where the generator recorded none of them, an empty figure saying so
+    (`none_recorded`) rather than a flat zero."""
+    if not figures.has_values(series.values()):
+        return _empty(title, f"{none_recorded}: nothing to draw, rather than a flat zero.")
+    return _with_time_range(figures.lines_figure(title, start, series, unit), res)
+
+
 def _times_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
     b = q_series.buckets(sel, res.origin, res.ratio, with_hist=False)
     resps = np.asarray(b.resps, dtype=np.float64)
@@ -328,13 +332,15 @@ def _times_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, A
         "latency": mean(b.latency_ms_x_resps),
         "receive": mean(b.receive_ms_x_resps),
     }
-    if not figures.has_values(series.values()):
-        return _empty(
-            "Mean phase times",
-            "The generator recorded no phase times for these requests (BFG, k6's and Gatling's files and Locust's "
-            "history give the whole response time only): nothing to draw, rather than a flat zero.",
-        )
-    return _with_time_range(figures.lines_figure("Mean phase times", b.start, series, "ms"), res)
+    return _lines_or_empty(
+        "Mean phase times",
+        b.start,
+        series,
+        "ms",
+        res,
+        "The generator recorded no phase times for these requests (BFG, k6's and Gatling's files and Locust's "
+        "history give the whole response time only)",
+    )
 
 
 def _sizes_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, Any]:
@@ -343,13 +349,15 @@ def _sizes_chart(sel: Selection, res: Resolution, window: Window) -> dict[str, A
         "bytes in/s": _per_second(b.input_bytes, b.start, res),
         "bytes out/s": _per_second(b.output_bytes, b.start, res),
     }
-    if not figures.has_values(series.values()):
-        return _empty(
-            "Bytes in and out",
-            "The generator recorded no sizes for these requests (BFG and Pandora write 0 unless told to, k6 and "
-            "Gatling files carry none): nothing to draw, rather than a flat zero.",
-        )
-    return _with_time_range(figures.lines_figure("Bytes in and out", b.start, series, "bytes/s"), res)
+    return _lines_or_empty(
+        "Bytes in and out",
+        b.start,
+        series,
+        "bytes/s",
+        res,
+        "The generator recorded no sizes for these requests (BFG and Pandora write 0 unless told to, k6 and "
+        "Gatling files carry none)",
+    )
 
 
 def _nice_step(value: float) -> int:

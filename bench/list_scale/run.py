@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import json
 import os
 import random
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -35,7 +33,6 @@ from bench import support  # noqa: E402  (the repository's root is on the path o
 PG_DB = "tk_list_scale"
 CH_DB = "tankodrom_list_scale"
 REDIS_URL = os.environ.get("LIST_SCALE_REDIS_URL", "redis://127.0.0.1:6379/6")
-LOCK = "/tmp/tankodrom-bench.lock"
 COMPONENT = "checkout"
 TAGS = ("nightly", "release", "smoke", "canary", "regression", "prod", "staging", "soak")
 GOAL_P95_MS = 300.0
@@ -212,16 +209,6 @@ def measure(built: dict[str, Any], repeat: int) -> dict[str, Any]:
     return out
 
 
-@contextlib.contextmanager
-def exclusive_lock() -> Iterator[None]:
-    with open(LOCK, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _vm() -> str:
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         for line in subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout.splitlines():
@@ -257,7 +244,7 @@ def main() -> None:
         f"{time.perf_counter() - started:.0f} s",
         flush=True,
     )
-    with exclusive_lock():
+    with support.exclusive_lock():
         results = {"vm": _vm(), "cpus": os.cpu_count(), **built, "answers": measure(built, args.repeat)}
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n")

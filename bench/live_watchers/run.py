@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench" / "tank_push"))
 
-from run import bench_env, create_jobs, issue_token, prepare, start_gunicorn, stop  # noqa: E402
+from run import add_store_args, bench_env, create_jobs, issue_token, prepare, start_gunicorn, stop  # noqa: E402
 
 
 def cpu_s(pid: int) -> float:
@@ -126,10 +126,9 @@ def main() -> None:
     parser.add_argument("--steps", default="5,500", help="watchers per step, comma-separated")
     parser.add_argument("--seconds", type=int, default=20, help="events (one per second) per step")
     parser.add_argument("--port", type=int, default=18761)
-    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/tankodrom_bench_live")
-    parser.add_argument("--clickhouse-database", default="tankodrom_bench_live")
-    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3"))
-    parser.add_argument("--out", default=str(ROOT / "var" / "bench" / "live_watchers.json"))
+    add_store_args(
+        parser, "tankodrom_bench_live", os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3"), "live_watchers.json"
+    )
     args = parser.parse_args()
     args.workers, args.threads = 1, 8
     env = bench_env(args)

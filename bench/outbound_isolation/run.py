@@ -79,18 +79,10 @@ class StuckReceivers:
 
 
 def bench_env(args: argparse.Namespace, var: Path) -> dict[str, str]:
-    env = dict(os.environ)
+    """tank_push's bench environment (one worker, four threads) with the outbound settings this bench varies."""
+    args.workers, args.threads = 1, 4
+    env = tank_push.bench_env(args)
     env.update(
-        DJANGO_SETTINGS_MODULE="backend.settings",
-        DATABASE_URL=args.database_url,
-        CLICKHOUSE_DATABASE=args.clickhouse_database,
-        REDIS_URL=args.redis_url,
-        CELERY_BROKER_URL=args.redis_url,
-        CELERY_RESULT_BACKEND=args.redis_url,
-        GUNICORN_WORKERS="1",
-        GUNICORN_THREADS="4",
-        LOG_LEVEL="WARNING",
-        TANKODROM_WRITE_RATE="100000/min",
         TANKODROM_VAR_DIR=str(var),
         # The password of this checkout's ClickHouse (the bench's var dir has none of its own).
         CLICKHOUSE_PASSWORD=app_env.clickhouse_password(app_env.var_dir()),
@@ -216,10 +208,12 @@ def main() -> None:
     parser.add_argument("--timeout-s", type=int, default=10, help="TANKODROM_NOTIFY_TIMEOUT_S")
     parser.add_argument("--poll-ms", type=int, default=50)
     parser.add_argument("--rps", type=int, default=300)
-    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/tankodrom_bench_outbound")
-    parser.add_argument("--clickhouse-database", default="tankodrom_bench_outbound")
-    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3"))
-    parser.add_argument("--out", default=str(ROOT / "var" / "bench" / "outbound_isolation.json"))
+    tank_push.add_store_args(
+        parser,
+        "tankodrom_bench_outbound",
+        os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3"),
+        "outbound_isolation.json",
+    )
     args = parser.parse_args()
 
     var = Path(tempfile.mkdtemp(prefix="outbound_bench_"))

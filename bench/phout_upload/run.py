@@ -329,45 +329,39 @@ def wait_http(url: str, timeout_s: float = 60) -> None:
     raise SystemExit(f"{url} did not answer")
 
 
+def _spawn(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """Start one of the app's processes from the repository's root, its output (both streams) in `log`."""
+    return subprocess.Popen(command, env=env, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
 def run_tankodrom(path: Path, monitor: PeakRss, var_dir: Path) -> tuple[float, str]:
     ensure_port_free(PORT)
     env = app_env(var_dir)
     token = prepare_app(env)
     logs = var_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    gunicorn = subprocess.Popen(
-        [
-            str(ROOT / ".venv/bin/gunicorn"),
-            *([GUNICORN_APP] if GUNICORN_APP else []),
-            "-c",
-            GUNICORN_CONF,
-            "--bind",
-            f"127.0.0.1:{PORT}",
-            "--workers",
-            "1",
-        ],
-        env=env,
-        cwd=ROOT,
-        stdout=(logs / "gunicorn.log").open("w"),
-        stderr=subprocess.STDOUT,
+    app = [GUNICORN_APP] if GUNICORN_APP else []
+    gunicorn = _spawn(
+        [str(ROOT / ".venv/bin/gunicorn"), *app, "-c", GUNICORN_CONF, "--bind", f"127.0.0.1:{PORT}", "--workers", "1"],
+        env,
+        logs / "gunicorn.log",
     )
-    worker = subprocess.Popen(
+    queues = "uploads,ingest,analysis,default"
+    worker = _spawn(
         [
             str(ROOT / ".venv/bin/celery"),
             "-A",
             "backend",
             "worker",
             "-Q",
-            "uploads,ingest,analysis,default",
+            queues,
             "--pool",
             "solo",
             "--loglevel",
             "INFO",
         ],
-        env=env,
-        cwd=ROOT,
-        stdout=(logs / "celery.log").open("w"),
-        stderr=subprocess.STDOUT,
+        env,
+        logs / "celery.log",
     )
     try:
         wait_http(f"http://127.0.0.1:{PORT}/healthz")

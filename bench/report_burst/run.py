@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import fcntl
 import importlib.util
 import json
 import os
@@ -52,7 +51,6 @@ PY = ROOT / ".venv/bin/python"
 PG_DB = "tk_report_burst"
 CH_DB = "tankodrom_report_burst"
 REDIS_URL = os.environ.get("REPORT_BURST_REDIS_URL", "redis://127.0.0.1:6379/5")
-LOCK = "/tmp/tankodrom-bench.lock"
 CONNECTIONS_PER_USER = 6  # what a browser opens to one host
 
 
@@ -349,16 +347,6 @@ def _vm() -> str:
     return "unknown"
 
 
-@contextlib.contextmanager
-def exclusive_lock() -> Iterator[None]:
-    with open(LOCK, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def measure(
     port: int,
     test_id: int,
@@ -445,7 +433,7 @@ def main() -> None:
         "vm": _vm(),
     }
     port = free_port()
-    with exclusive_lock(), gunicorn(env, port, var_dir / "gunicorn.log"):
+    with support.exclusive_lock(), gunicorn(env, port, var_dir / "gunicorn.log"):
         if "bare" in targets:
             print("bare app (gunicorn):", flush=True)
             results["bare"] = measure(port, test_id, args, health=args.poll_healthz)

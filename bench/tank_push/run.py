@@ -277,6 +277,15 @@ def wait_http(port: int, timeout_s: float = 60) -> None:
     raise RuntimeError(f"nothing listens on {port}")
 
 
+def add_store_args(parser: argparse.ArgumentParser, database: str, redis_url: str, out_name: str) -> None:
+    """The stores a bench on this module's set-up uses: its own PostgreSQL and ClickHouse database `database`, Redis at
+    `redis_url`, and where its figures go (var/bench/`out_name`)."""
+    parser.add_argument("--database-url", default=f"postgres://postgres@127.0.0.1:5432/{database}")
+    parser.add_argument("--clickhouse-database", default=database)
+    parser.add_argument("--redis-url", default=redis_url)
+    parser.add_argument("--out", default=str(ROOT / "var" / "bench" / out_name))
+
+
 def bench_env(args: argparse.Namespace) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
@@ -463,10 +472,7 @@ def main() -> None:
     parser.add_argument("--p99-ms", type=float, default=100.0, help="latency goal that defines the ceiling")
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--worker-nice", type=int, default=0, help="nice value of the Celery worker (deploy/app.sh)")
-    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/tankodrom_bench_h3")
-    parser.add_argument("--clickhouse-database", default="tankodrom_bench_h3")
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/3")
-    parser.add_argument("--out", default=str(ROOT / "var" / "bench" / "tank_push.json"))
+    add_store_args(parser, "tankodrom_bench_h3", "redis://127.0.0.1:6379/3", "tank_push.json")
     args = parser.parse_args()
 
     env = bench_env(args)

@@ -5,8 +5,6 @@ what the configs say, their phout (exact) and monitoring; the same tree imported
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +14,7 @@ from analytics.tank_push import parse_monitoring
 from backend.clickhouse.tables import monitoring
 from backend.loadtests.models import Test
 from backend.reports.tests.factory import count_rows
-from backend.tankapi.tests.test_real_tank import E2E_DIR, tank_venv
+from backend.tankapi.tests.test_real_tank import fake_telegraf, run_logged, tank_venv, tank_yaml
 from backend.testing import LiveASGIServer, QuietHandler, TokenUser, serving_http
 from tankodrom_cli.main import main
 from tankodrom_cli.tank_logs import read_meta, run_directories
@@ -44,22 +42,14 @@ def target() -> Iterator[str]:
 
 
 def _config(work: Path, venv: Path, target_url: str, name: str, component: str, schedule: str, instances: int) -> Path:
-    telegraf = work / "telegraf"
-    telegraf.write_text(f"#!{venv / 'bin' / 'python'}\n" + (E2E_DIR / "fake_telegraf.py").read_text())
-    telegraf.chmod(0o755)
+    telegraf = fake_telegraf(work, venv)
     (work / "mon.xml").write_text(
         "<Monitoring>\n"
         f'  <Host address="localhost" interval="1" telegraf="{telegraf}" python="{venv / "bin" / "python"}">\n'
         "    <CPU/><Memory/>\n  </Host>\n</Monitoring>\n"
     )
     (work / "ammo.txt").write_text("index\t/\nsearch\t/search?q=tank\nmissing\t/missing/page\n")
-    config = work / f"{component}.yaml"
-    config.write_text(
-        f"""
-core:
-  artifacts_base_dir: {work}/logs
-  lock_dir: {work}
-overload:
+    uploader = f"""overload:
   enabled: false
   package: yandextank.plugins.DataUploader
   job_name: {name}
@@ -67,56 +57,18 @@ overload:
   ver: "2.{instances}"
   component: {component}
   task: LOAD-{instances}
-phantom:
-  enabled: false
-  package: yandextank.plugins.Phantom
-bfg:
-  enabled: true
-  package: yandextank.plugins.Bfg
-  instances: {instances}
-  gun_type: http
-  gun_config:
-    base_address: {target_url}
-  ammofile: {work}/ammo.txt
-  ammo_type: caseline
-  load_profile:
-    load_type: rps
-    schedule: {schedule}
-telegraf:
-  enabled: true
-  package: yandextank.plugins.Telegraf
-  config: {work}/mon.xml
-  disguise_hostnames: false
-console:
-  enabled: false
-  package: yandextank.plugins.Console
-json_report:
-  enabled: true
-  package: yandextank.plugins.JsonReport
-  monitoring_log: monitoring.log
-  test_data_log: test_data.log
 """
-    )
+    config = work / f"{component}.yaml"
+    config.write_text(tank_yaml(work, uploader, target_url, schedule, instances))
     return config
 
 
 @pytest.fixture
 def tank_logs(tank_venv: Path, target: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("tank")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "PYTHON", "VIRTUAL_ENV"))}
     for name, component, schedule, instances in RUNS:
         config = _config(work, tank_venv, target, name, component, schedule, instances)
-        log = work / f"{component}.out"
-        with log.open("w") as out:
-            proc = subprocess.run(
-                [str(tank_venv / "bin" / "yandex-tank"), "-c", str(config)],
-                cwd=work,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=env,
-                timeout=240,
-            )
-        assert proc.returncode == 0, log.read_text()[-4000:]
+        run_logged([str(tank_venv / "bin" / "yandex-tank"), "-c", str(config)], work, f"{component}.out")
     return work / "logs"
 
 

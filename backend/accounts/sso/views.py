@@ -47,12 +47,18 @@ def login_page(request: HttpRequest, *, error: str, status: int) -> HttpResponse
     return render(request, "accounts/login.html", context, status=status)
 
 
-@never_cache
-@require_GET
-def oidc_login(request: HttpRequest) -> HttpResponse:
+def _oidc_config() -> oidc.OidcConfig:
+    """The provider's settings; where none are set the sign-on pages do not exist (404)."""
     cfg = oidc.config()
     if cfg is None:
         raise Http404("OpenID Connect sign-on is not configured")
+    return cfg
+
+
+@never_cache
+@require_GET
+def oidc_login(request: HttpRequest) -> HttpResponse:
+    cfg = _oidc_config()
     request.session[NEXT_KEY] = safe_next(request.GET.get("next"))
     try:
         return oidc.start(request, cfg)
@@ -63,9 +69,7 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
 @never_cache
 @require_GET
 def oidc_callback(request: HttpRequest) -> HttpResponse:
-    cfg = oidc.config()
-    if cfg is None:
-        raise Http404("OpenID Connect sign-on is not configured")
+    cfg = _oidc_config()
     try:
         signed = oidc.finish(request, cfg)
     except oidc.SignOnFailed as exc:

@@ -34,22 +34,21 @@ def sample_columns(test_id: int, upload_id: int) -> dict[str, np.ndarray]:
     return {name: np.asarray(values) for name, values in zip(SAMPLE_COLUMNS, read, strict=True)}
 
 
-def aggregate_rows(test_id: int) -> list[tuple[Any, ...]]:
+def _test_rows(table: str, columns: Sequence[str], order_by: str, test_id: int, tag: str) -> list[tuple[Any, ...]]:
+    """One test's rows of `table` (FINAL: a row written twice is one), in `order_by` order."""
     return client.execute(
-        f"SELECT {', '.join(AGGREGATE_COLUMNS)} FROM {second_aggregates.NAME} FINAL "
-        "WHERE test_id = %(test_id)s ORDER BY source_id, ts, case",
+        f"SELECT {', '.join(columns)} FROM {table} FINAL WHERE test_id = %(test_id)s ORDER BY {order_by}",
         {"test_id": test_id},
-        tag="archive.aggregates",
+        tag=tag,
     )
+
+
+def aggregate_rows(test_id: int) -> list[tuple[Any, ...]]:
+    return _test_rows(second_aggregates.NAME, AGGREGATE_COLUMNS, "source_id, ts, case", test_id, "archive.aggregates")
 
 
 def monitoring_rows(test_id: int) -> list[tuple[Any, ...]]:
-    return client.execute(
-        f"SELECT {', '.join(MONITORING_COLUMNS)} FROM {monitoring.NAME} FINAL "
-        "WHERE test_id = %(test_id)s ORDER BY host, metric, ts",
-        {"test_id": test_id},
-        tag="archive.monitoring",
-    )
+    return _test_rows(monitoring.NAME, MONITORING_COLUMNS, "host, metric, ts", test_id, "archive.monitoring")
 
 
 def insert_samples(test_id: int, upload_id: int, columns: Mapping[str, np.ndarray]) -> int:

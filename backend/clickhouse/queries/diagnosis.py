@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from backend.clickhouse import client
+from backend.clickhouse.queries.columns import rows_as
 from backend.clickhouse.queries.outcomes import DISCARDED, TIMEOUT, array_count, failed_per_row
 from backend.clickhouse.tables import monitoring, samples, second_aggregates
 
@@ -60,6 +61,7 @@ ORDER BY host, metric, ts
 """
 
 
+# Its fields are the SELECT's columns, in order (columns.rows_as).
 @dataclass(frozen=True)
 class SecondRows:
     """Column lists, one entry per second, ascending."""
@@ -79,19 +81,7 @@ class SecondRows:
 
 def overall_seconds(test_id: int, source_id: int) -> SecondRows:
     rows = client.execute(SERIES_SQL, {"test_id": test_id, "source_id": source_id}, tag="diagnosis.series")
-    return SecondRows(
-        ts=[int(r[0]) for r in rows],
-        planned_rps=[float(r[1]) for r in rows],
-        instances=[int(r[2]) for r in rows],
-        resps=[int(r[3]) for r in rows],
-        mean_ms=[float(r[4]) for r in rows],
-        q50_ms=[float(r[5]) for r in rows],
-        q95_ms=[float(r[6]) for r in rows],
-        q99_ms=[float(r[7]) for r in rows],
-        failed=[int(r[8]) for r in rows],
-        timeouts=[int(r[9]) for r in rows],
-        discarded=[int(r[10]) for r in rows],
-    )
+    return rows_as(SecondRows, rows)
 
 
 def monitoring_points(test_id: int) -> dict[str, dict[str, tuple[list[int], list[float]]]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from backend.clickhouse import client
+from backend.clickhouse.queries.series import BUCKET_START
 from backend.clickhouse.tables import monitoring
 
 T = monitoring.NAME
@@ -41,7 +42,7 @@ def series(test_id: int, from_ts: int | None, to_ts: int | None, origin: int, ra
         window += " AND ts < %(to_ts)s"
     rows = client.execute(
         f"""
-        SELECT host, metric, intDiv(ts - %(origin)s, %(ratio)s) * %(ratio)s + %(origin)s AS bucket, avg(value)
+        SELECT host, metric, {BUCKET_START} AS bucket, avg(value)
         FROM {T} FINAL
         WHERE test_id = %(test_id)s AND ts >= %(origin)s {window}
         GROUP BY host, metric, bucket

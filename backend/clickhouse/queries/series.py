@@ -8,9 +8,12 @@ hundred points per series; tables read the whole window at full resolution.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from backend.clickhouse import client
+from backend.clickhouse.queries.columns import rows_as
 from backend.clickhouse.queries.selection import Selection
 from backend.clickhouse.tables import second_aggregates
 
@@ -51,6 +54,23 @@ def sources(test_id: int) -> dict[int, tuple[int, int]]:
     return {int(r[0]): (int(r[1]), int(r[2])) for r in rows}
 
 
+# The start of the bucket of `ratio` seconds, counted from `origin`, that holds second `ts`.
+BUCKET_START = "intDiv(ts - %(origin)s, %(ratio)s) * %(ratio)s + %(origin)s"
+
+
+def _per_bucket(
+    sel: Selection, origin: int, ratio: int, sums: Sequence[str], where: str, tag: str
+) -> list[tuple[Any, ...]]:
+    """One row per bucket that has rows, ascending: its start, then the `sums` (SELECT expressions) over `where`."""
+    return client.execute(
+        f"SELECT {BUCKET_START} AS bucket, {', '.join(sums)} FROM {T} FINAL "
+        f"WHERE {where} GROUP BY bucket ORDER BY bucket",
+        {**sel.params(), "origin": origin, "ratio": ratio},
+        tag=tag,
+    )
+
+
+# Its fields are the SELECT's columns, in order (columns.rows_as).
 @dataclass(frozen=True)
 class Buckets:
     """One entry per bucket that has rows, ascending. Sums over the selected cases and the bucket's seconds."""
@@ -72,47 +92,25 @@ class Buckets:
 
 def buckets(sel: Selection, origin: int, ratio: int, *, with_hist: bool = True) -> Buckets:
     hist_sql = "sumMap(hist_bins, hist_counts)" if with_hist else "([], [])"
-    rows = client.execute(
-        f"""
-        SELECT
-            intDiv(ts - %(origin)s, %(ratio)s) * %(ratio)s + %(origin)s AS bucket,
-            uniqExact(ts),
-            sum(resps),
-            sum(input_bytes),
-            sum(output_bytes),
-            sum(connect_time_ms * resps),
-            sum(send_time_ms * resps),
-            sum(latency_ms * resps),
-            sum(receive_time_ms * resps),
-            sum(expect_ms * resps),
-            sumMap(http_codes, http_counts),
-            sumMap(net_codes, net_counts),
-            {hist_sql}
-        FROM {T} FINAL
-        WHERE {sel.aggregates_where()}
-        GROUP BY bucket
-        ORDER BY bucket
-        """,
-        {**sel.params(), "origin": origin, "ratio": ratio},
-        tag="reports.series.buckets",
+    sums = (
+        "uniqExact(ts)",
+        "sum(resps)",
+        "sum(input_bytes)",
+        "sum(output_bytes)",
+        "sum(connect_time_ms * resps)",
+        "sum(send_time_ms * resps)",
+        "sum(latency_ms * resps)",
+        "sum(receive_time_ms * resps)",
+        "sum(expect_ms * resps)",
+        "sumMap(http_codes, http_counts)",
+        "sumMap(net_codes, net_counts)",
+        hist_sql,
     )
-    return Buckets(
-        start=[int(r[0]) for r in rows],
-        seconds=[int(r[1]) for r in rows],
-        resps=[int(r[2]) for r in rows],
-        input_bytes=[int(r[3]) for r in rows],
-        output_bytes=[int(r[4]) for r in rows],
-        connect_ms_x_resps=[float(r[5]) for r in rows],
-        send_ms_x_resps=[float(r[6]) for r in rows],
-        latency_ms_x_resps=[float(r[7]) for r in rows],
-        receive_ms_x_resps=[float(r[8]) for r in rows],
-        expect_ms_x_resps=[float(r[9]) for r in rows],
-        http_codes=[(list(r[10][0]), list(r[10][1])) for r in rows],
-        net_codes=[(list(r[11][0]), list(r[11][1])) for r in rows],
-        hist=[(list(r[12][0]), list(r[12][1])) for r in rows],
-    )
+    rows = _per_bucket(sel, origin, ratio, sums, sel.aggregates_where(), "reports.series.buckets")
+    return rows_as(Buckets, rows)
 
 
+# Its fields are the SELECT's columns, in order (columns.rows_as).
 @dataclass(frozen=True)
 class Load:
     """The generator's side per bucket, from the overall rows: planned RPS, instances, responses."""
@@ -125,31 +123,13 @@ class Load:
 
 
 def load(sel: Selection, origin: int, ratio: int) -> Load:
-    rows = client.execute(
-        f"""
-        SELECT
-            intDiv(ts - %(origin)s, %(ratio)s) * %(ratio)s + %(origin)s AS bucket,
-            avg(reqps),
-            avg(threads),
-            sum(resps),
-            uniqExact(ts)
-        FROM {T} FINAL
-        WHERE {sel.aggregates_where(all_cases=True)} AND case = ''
-        GROUP BY bucket
-        ORDER BY bucket
-        """,
-        {**sel.params(), "origin": origin, "ratio": ratio},
-        tag="reports.series.load",
-    )
-    return Load(
-        start=[int(r[0]) for r in rows],
-        planned_rps=[float(r[1]) for r in rows],
-        instances=[float(r[2]) for r in rows],
-        resps=[int(r[3]) for r in rows],
-        seconds=[int(r[4]) for r in rows],
-    )
+    sums = ("avg(reqps)", "avg(threads)", "sum(resps)", "uniqExact(ts)")
+    where = f"{sel.aggregates_where(all_cases=True)} AND case = ''"
+    rows = _per_bucket(sel, origin, ratio, sums, where, "reports.series.load")
+    return rows_as(Load, rows)
 
 
+# Its fields are the SELECT's columns, in order (columns.rows_as).
 @dataclass(frozen=True)
 class SecondHists:
     """Per second: responses of the overall rows (the load) and the merged histogram of the selected cases."""
@@ -174,11 +154,7 @@ def second_hists(sel: Selection) -> SecondHists:
         sel.params(),
         tag="reports.series.second_hists",
     )
-    return SecondHists(
-        ts=[int(r[0]) for r in rows],
-        load_resps=[int(r[1]) for r in rows],
-        hist=[(list(r[2][0]), list(r[2][1])) for r in rows],
-    )
+    return rows_as(SecondHists, rows)
 
 
 @dataclass(frozen=True)

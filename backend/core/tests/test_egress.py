@@ -3,6 +3,7 @@ address; pinning (one lookup), no redirects, the answer's size and time caps."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 import threading
@@ -124,11 +125,26 @@ class Recorder(BaseHTTPRequestHandler):
         pass
 
 
-def allowed_server(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+@contextlib.contextmanager
+def allowed_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[ThreadingHTTPServer]:
+    """`handler` serving on 127.0.0.2 for the block's length."""
     server = ThreadingHTTPServer(("127.0.0.2", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def allowed_socket(*, listening: bool) -> socket.socket:
+    """A socket on the allowed 127.0.0.2 (a free port), listening or not: nothing accepts unless the test does."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.2", 0))
+    if listening:
+        sock.listen(1)
+    return sock
 
 
 def test_a_redirect_from_an_allowed_server_to_loopback_is_not_followed(listener: Listener, settings: Any) -> None:
@@ -139,12 +155,8 @@ def test_a_redirect_from_an_allowed_server_to_loopback_is_not_followed(listener:
         location = f"http://127.0.0.1:{listener.port}/?query=SELECT%201"
         got: list[dict[str, str]] = []
 
-    server = allowed_server(Redirect)
-    try:
+    with allowed_server(Redirect) as server:
         answer = egress.post(f"http://127.0.0.2:{server.server_port}/hook", b"{}", {}, timeout_s=2)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert answer.status == 302 and len(Redirect.got) == 1
     time.sleep(0.3)
     assert listener.connections == 0
@@ -161,12 +173,8 @@ def test_the_checked_address_is_the_one_connected_to_with_the_hosts_name(
     class Host(Recorder):
         got: list[dict[str, str]] = []
 
-    server = allowed_server(Host)
-    try:
+    with allowed_server(Host) as server:
         answer = egress.post(f"http://hooks.example.com:{server.server_port}/x", b"{}", {}, timeout_s=2)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert answer.status == 200
     assert Host.got[0]["Host"] == f"hooks.example.com:{server.server_port}"
     assert listener.connections == 0
@@ -180,21 +188,15 @@ def test_the_answer_read_is_capped_in_bytes(settings: Any) -> None:
         body = b"x" * 5_000_000
         got: list[dict[str, str]] = []
 
-    server = allowed_server(Big)
-    try:
+    with allowed_server(Big) as server:
         answer = egress.post(f"http://127.0.0.2:{server.server_port}/x", b"{}", {}, timeout_s=5)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert answer.status == 200 and len(answer.body) == 1000
 
 
 def test_a_receiver_dripping_its_headers_is_cut_at_the_timeout(settings: Any) -> None:
     """Each byte comes before the socket's timeout, so only a deadline on the whole call ends it."""
     settings.TANKODROM_EGRESS_ALLOW = "127.0.0.2/32"
-    server = socket.socket()
-    server.bind(("127.0.0.2", 0))
-    server.listen(1)
+    server = allowed_socket(listening=True)
     stop = threading.Event()
 
     def drip() -> None:
@@ -225,11 +227,8 @@ def test_a_receiver_dripping_its_headers_is_cut_at_the_timeout(settings: Any) ->
 def test_a_closed_port_and_a_silent_one_fail_alike(settings: Any) -> None:
     """No port scan through the delivery log: refused connections and silence give the same reason."""
     settings.TANKODROM_EGRESS_ALLOW = "127.0.0.2/32"
-    silent = socket.socket()
-    silent.bind(("127.0.0.2", 0))
-    silent.listen(1)
-    closed = socket.socket()
-    closed.bind(("127.0.0.2", 0))
+    silent = allowed_socket(listening=True)
+    closed = allowed_socket(listening=False)
     closed_port = closed.getsockname()[1]
     closed.close()
     reasons = []

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from backend.projects.tests.migrating import migrate
 
 BEFORE = [("loadtests", "0001_initial")]
 AFTER = [("loadtests", "0002_upload_content_digest")]
@@ -13,23 +13,17 @@ OLD_DIGEST = "ab" * 32
 
 @pytest.mark.django_db(transaction=True)
 def test_stored_sha256_digests_are_kept_and_named() -> None:
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    old = executor.loader.project_state(BEFORE).apps
+    old = migrate(BEFORE).loader.project_state(BEFORE).apps
     user = old.get_model("auth", "User").objects.create(username="migrating")
     test = old.get_model("loadtests", "Test").objects.create(owner_id=user.pk, name="before the rename")
     Upload = old.get_model("loadtests", "Upload")
     hashed = Upload.objects.create(test_id=test.pk, sha256=OLD_DIGEST)
     unhashed = Upload.objects.create(test_id=test.pk, sha256="")
 
-    executor = MigrationExecutor(connection)  # a fresh loader sees the graph as migrated so far
-    executor.migrate(AFTER)
-    new = executor.loader.project_state(AFTER).apps.get_model("loadtests", "Upload")
+    new = migrate(AFTER).loader.project_state(AFTER).apps.get_model("loadtests", "Upload")
     assert new.objects.get(pk=hashed.pk).content_digest == f"sha256:{OLD_DIGEST}"
     assert new.objects.get(pk=unhashed.pk).content_digest == ""
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)  # and back: the bare value again
+    migrate(BEFORE)  # and back: the bare value again
     assert Upload.objects.get(pk=hashed.pk).sha256 == OLD_DIGEST
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate()

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from backend.loadtests.models import Test, hash_upload_token
+from backend.projects.tests.migrating import migrate
 from backend.testing import api_client_for
 
 BEFORE, AFTER = ("loadtests", "0002_upload_content_digest"), ("loadtests", "0003_hash_upload_tokens")
@@ -52,15 +52,11 @@ def test_a_push_matches_the_token_by_its_hash_and_the_hash_itself_is_no_token(re
 
 @pytest.mark.django_db(transaction=True)
 def test_migration_0003_hashes_the_tokens_stored_in_clear() -> None:
-    executor = MigrationExecutor(connection)
-    executor.migrate([BEFORE])
-    old = executor.loader.project_state([BEFORE]).apps
+    old = migrate([BEFORE]).loader.project_state([BEFORE]).apps
     owner = old.get_model("auth", "User").objects.create(username="old", password="!")
     clear = "0123456789abcdef0123456789abcdef"
     legacy = old.get_model("loadtests", "Test").objects.create(owner_id=owner.pk, name="legacy", upload_token=clear)
     assert stored_token(legacy.pk) == clear
-    executor = MigrationExecutor(connection)
-    executor.migrate([AFTER])
+    migrate([AFTER])
     assert stored_token(legacy.pk) == hash_upload_token(clear)
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate()

@@ -7,8 +7,6 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from backend.loadtests import permissions
 from backend.loadtests.models import ApiToken, Test
@@ -16,6 +14,7 @@ from backend.loadtests.tokens import hash_token, resolve_token
 from backend.notify.models import Subscription
 from backend.projects.access import role_of
 from backend.projects.models import Membership, Project, Role, Visibility
+from backend.projects.tests.migrating import migrate
 from backend.regressions import baselines
 from backend.regressions.models import ComponentKpis
 
@@ -36,9 +35,7 @@ def _old_can_read(user: Any, test: Any) -> bool:
 
 @pytest.mark.django_db(transaction=True)
 def test_an_install_from_before_projects_keeps_everything_readable_by_the_same_people() -> None:
-    executor = MigrationExecutor(connection)
-    executor.migrate(UNDO_PROJECTS)
-    old = executor.loader.project_state(BEFORE).apps
+    old = migrate(UNDO_PROJECTS).loader.project_state(BEFORE).apps
     OldUser = old.get_model("auth", "User")
     OldTest = old.get_model("loadtests", "Test")
     alice = OldUser.objects.create(username="alice")
@@ -67,8 +64,7 @@ def test_an_install_from_before_projects_keeps_everything_readable_by_the_same_p
         for t in old_tests
     }
 
-    executor = MigrationExecutor(connection)  # a fresh loader sees the graph as migrated so far
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate()
 
     default = Project.objects.get(slug="default")
     tests = {t.pk: t for t in Test.objects.all()}
@@ -107,9 +103,7 @@ def test_an_install_from_before_projects_keeps_everything_readable_by_the_same_p
     assert kpis.project_id == default.pk and kpis.kpis[0]["threshold"]["value"] == 250
     assert Subscription.objects.get(component="checkout").project_id == default.pk
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(UNDO_PROJECTS)  # and back: the private flags again
+    migrate(UNDO_PROJECTS)  # and back: the private flags again
     back = {t.pk: t.is_private for t in OldTest.objects.all()}
     assert back == {t.pk: t.is_private for t in old_tests}
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate()

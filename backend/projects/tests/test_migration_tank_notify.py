@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from backend.projects.models import Membership, Role
+from backend.projects.tests.migrating import migrate
 
 BEFORE = [("projects", "0001_i30_projects")]
 AFTER = [("projects", "0002_i29_member_tank_notify")]
@@ -15,9 +15,7 @@ AFTER = [("projects", "0002_i29_member_tank_notify")]
 
 @pytest.mark.django_db(transaction=True)
 def test_existing_memberships_do_not_allow_tank_notify_until_their_members_say_so() -> None:
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    old = executor.loader.project_state(BEFORE).apps
+    old = migrate(BEFORE).loader.project_state(BEFORE).apps
     user = old.get_model("auth", "User").objects.create(username="alice")
     project = old.get_model("projects", "Project").objects.create(slug="team", name="Team")
     membership = old.get_model("projects", "Membership").objects.create(
@@ -25,10 +23,8 @@ def test_existing_memberships_do_not_allow_tank_notify_until_their_members_say_s
     )
     assert "tank_notify" not in {f.name for f in old.get_model("projects", "Membership")._meta.get_fields()}
 
-    executor = MigrationExecutor(connection)  # a fresh loader sees the graph as migrated so far
-    executor.migrate(AFTER)
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate(AFTER)
+    migrate()
     after = Membership.objects.get(pk=membership.pk)
     assert (after.tank_notify, after.role, after.user_id, after.project_id) == (
         False,
@@ -39,11 +35,9 @@ def test_existing_memberships_do_not_allow_tank_notify_until_their_members_say_s
     after.tank_notify = True
     after.save()
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)  # and back: the column goes, the membership stays
+    migrate(BEFORE)  # and back: the column goes, the membership stays
     with connection.cursor() as cursor:
         cursor.execute(f'SELECT role FROM "{Membership._meta.db_table}" WHERE id = %s', [membership.pk])
         assert cursor.fetchall() == [(int(Role.MAINTAINER),)]
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate()
     assert Membership.objects.get(pk=membership.pk).tank_notify is False

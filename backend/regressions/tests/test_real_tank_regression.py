@@ -17,7 +17,7 @@ import pytest
 from backend.loadtests.models import Test, TestStatus
 from backend.notify.tests.receivers import Receiver
 from backend.projects.models import Role
-from backend.tankapi.tests.test_real_tank import _job_from, _run, _tank_config, tank_venv  # noqa: F401
+from backend.tankapi.tests.test_real_tank import _job_from, _tank_config, run_logged, tank_venv  # noqa: F401
 from backend.testing import (
     BeatFlusher,
     LiveASGIServer,
@@ -72,7 +72,7 @@ def shoot(live: LiveASGIServer, target: str, venv: Path, work: Path, token: str,
     )
     config.write_text(text)
     with BeatFlusher() as beat:
-        output = _run([str(venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
+        output = run_logged([str(venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
     assert not beat.errors
     return _job_from(output)
 

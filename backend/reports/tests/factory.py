@@ -11,12 +11,29 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.contrib.auth.models import User
 
 from analytics.histogram import bin_indexes_for_values_us
 from backend.clickhouse import client
 from backend.clickhouse.tables import monitoring, samples, second_aggregates
+from backend.loadtests.models import Test
+from backend.reports import cache
+from backend.sharing.tests.rows import START_TS, insert_seconds
 
 T0 = 1_795_316_000
+OWNER_PASSWORD = "pw-owner-123"
+
+
+def finished_streamed_test(name: str = "done") -> Test:
+    """A finished streamed test of user "owner" (password OWNER_PASSWORD): 10 seconds of rows from START_TS, one
+    in ten slow and one 500, its bounds set; the rendered-answer cache emptied so no earlier test's answers show."""
+    owner = User.objects.create_user("owner", password=OWNER_PASSWORD)
+    test = Test.objects.create(owner=owner, name=name, status="ready", has_stream=True)
+    insert_seconds(test.pk, 0, 10, fast_ms=20, slow_ms=300, fast=90, slow=10, http_500=1)
+    Test.objects.filter(pk=test.pk).update(first_ts=START_TS, last_ts=START_TS + 9)
+    test.refresh_from_db()
+    cache.rendered.clear()
+    return test
 
 
 @dataclass

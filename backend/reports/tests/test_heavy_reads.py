@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 
 from backend.loadtests.models import Test
-from backend.reports import cache
-from backend.sharing.tests.rows import START_TS, insert_seconds
+from backend.reports.tests.factory import finished_streamed_test
+from backend.sharing.tests.rows import START_TS
 
 
 @pytest.fixture
@@ -20,13 +19,7 @@ def finished(db: None, clickhouse: None, redis_db: object, settings: Any) -> Tes
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "anon_read": "3/min"},
     }
-    owner = User.objects.create_user("owner", password="pw-owner-123")
-    test = Test.objects.create(owner=owner, name="done", status="ready", has_stream=True)
-    insert_seconds(test.pk, 0, 10, fast_ms=20, slow_ms=300, fast=90, slow=10, http_500=1)
-    Test.objects.filter(pk=test.pk).update(first_ts=START_TS, last_ts=START_TS + 9)
-    test.refresh_from_db()
-    cache.rendered.clear()
-    return test
+    return finished_streamed_test()
 
 
 def _windows(test: Test) -> list[str]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 
 from backend.loadtests.models import Test, Upload
 from backend.projects.models import Visibility
+from backend.reports.tests.factory import finished_streamed_test
 from backend.sharing.tests.rows import START_TS, insert_seconds
 
 REPORT_PATHS = [
@@ -26,12 +26,7 @@ REPORT_PATHS = [
 
 @pytest.fixture
 def finished(db: None, clickhouse: None, redis_db: object) -> Test:
-    owner = User.objects.create_user("owner")
-    test = Test.objects.create(owner=owner, name="done", status="ready", has_stream=True)
-    insert_seconds(test.pk, 0, 10, fast_ms=20, slow_ms=300, fast=90, slow=10, http_500=1)
-    Test.objects.filter(pk=test.pk).update(first_ts=START_TS, last_ts=START_TS + 9)
-    test.refresh_from_db()
-    return test
+    return finished_streamed_test()
 
 
 def _paths(test: Test) -> list[str]:

@@ -129,36 +129,28 @@ def _readme_section(api: str, token: str) -> str:
     return section.replace(README_ADDRESS, f"http://lunapark:{token}@{host}/")
 
 
-def _tank_config(
-    work: Path,
-    api: str,
-    target_url: str,
-    venv: Path,
-    schedule: str = "line(1, 20, 8s) const(20, 6s)",
-    uploader: str | None = None,
-) -> Path:
+def fake_telegraf(work: Path, venv: Path) -> Path:
+    """The stand-in telegraf (e2e/fake_telegraf.py) as an executable in `work`, run by the tank venv's python."""
     telegraf = work / "telegraf"
     telegraf.write_text(f"#!{venv / 'bin' / 'python'}\n" + (E2E_DIR / "fake_telegraf.py").read_text())
     telegraf.chmod(0o755)
-    (work / "mon.xml").write_text(
-        "<Monitoring>\n"
-        f'  <Host address="localhost" interval="1" telegraf="{telegraf}" python="{venv / "bin" / "python"}"'
-        ' comment="stand-in telegraf">\n    <CPU/><System/><Memory/><Net/><Kernel/>\n  </Host>\n</Monitoring>\n'
-    )
-    (work / "ammo.txt").write_text(
-        "index\t/\nindex\t/index.html\nsearch\t/search?q=tank\nmissing\t/missing/page\nerrors\t/error/maybe\n/untagged\n"
-    )
-    config = f"""
+    return telegraf
+
+
+def tank_yaml(work: Path, uploader: str, target_url: str, schedule: str, instances: int, extra: str = "") -> str:
+    """A yandex-tank config: its files under `work`, the `uploader` section(s), BFG shooting work/ammo.txt at
+    `target_url` on `schedule`, telegraf with work/mon.xml, `extra` plugins, the JSON report the tests read back."""
+    return f"""
 core:
   artifacts_base_dir: {work}/logs
   lock_dir: {work}
-{uploader or _overload_section(work, api)}phantom:
+{uploader}phantom:
   enabled: false
   package: yandextank.plugins.Phantom
 bfg:
   enabled: true
   package: yandextank.plugins.Bfg
-  instances: 4
+  instances: {instances}
   gun_type: http
   gun_config:
     base_address: {target_url}
@@ -172,12 +164,7 @@ telegraf:
   package: yandextank.plugins.Telegraf
   config: {work}/mon.xml
   disguise_hostnames: false
-autostop:
-  enabled: true
-  package: yandextank.plugins.Autostop
-  autostop:
-    - time(5s, 10s)
-console:
+{extra}console:
   enabled: false
   package: yandextank.plugins.Console
 json_report:
@@ -186,13 +173,46 @@ json_report:
   monitoring_log: monitoring.log
   test_data_log: test_data.log
 """
+
+
+def _tank_config(
+    work: Path,
+    api: str,
+    target_url: str,
+    venv: Path,
+    schedule: str = "line(1, 20, 8s) const(20, 6s)",
+    uploader: str | None = None,
+) -> Path:
+    telegraf = fake_telegraf(work, venv)
+    (work / "mon.xml").write_text(
+        "<Monitoring>\n"
+        f'  <Host address="localhost" interval="1" telegraf="{telegraf}" python="{venv / "bin" / "python"}"'
+        ' comment="stand-in telegraf">\n    <CPU/><System/><Memory/><Net/><Kernel/>\n  </Host>\n</Monitoring>\n'
+    )
+    (work / "ammo.txt").write_text(
+        "index\t/\nindex\t/index.html\nsearch\t/search?q=tank\nmissing\t/missing/page\nerrors\t/error/maybe\n/untagged\n"
+    )
+    config = tank_yaml(
+        work,
+        uploader or _overload_section(work, api),
+        target_url,
+        schedule,
+        instances=4,
+        extra="autostop:\n  enabled: true\n  package: yandextank.plugins.Autostop\n  autostop:\n    - time(5s, 10s)\n",
+    )
     path = work / "load.yaml"
     path.write_text(config)
     return path
 
 
-def _run(cmd: list[str], work: Path, log_name: str, timeout_s: int = 240) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "PYTHON", "VIRTUAL_ENV"))}
+def tank_env() -> dict[str, str]:
+    """This process's environment without this venv's and Django's variables: the tank's venv runs on its own."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "PYTHON", "VIRTUAL_ENV"))}
+
+
+def run_logged(cmd: list[str], work: Path, log_name: str, timeout_s: int = 240) -> str:
+    """Run `cmd` in `work` outside this venv (its output in work/`log_name`); its output, or fail with its tail."""
+    env = tank_env()
     log = work / log_name
     with open(log, "w") as out:
         proc = subprocess.run(cmd, cwd=work, stdout=out, stderr=subprocess.STDOUT, env=env, timeout=timeout_s)
@@ -252,7 +272,7 @@ def _shoot(live_app: Any, target_url: str, venv: Path, work: Path, token: str) -
     (work / "token.txt").write_text(token + "\n")
     config = _tank_config(work, live_app.url, target_url, venv)
     with BeatFlusher() as beat:
-        output = _run([str(venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
+        output = run_logged([str(venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
     flush.flush_all()
     assert not beat.errors
     job = _job_from(output)
@@ -266,15 +286,21 @@ def _job_from(output: str) -> int:
     return int(links[-1])
 
 
+def _tank_user(username: str) -> tuple[Any, str]:
+    """A new user and the raw tank token it shoots with (push's caches emptied: no earlier test's token is known)."""
+    clear_push_caches()
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_user(username, password=f"x-not-used-{username}")
+    _token, raw = create_token(user, "tank")
+    return user, raw
+
+
 @pytest.mark.django_db(transaction=True)
 def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
     live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    clear_push_caches()
-    from django.contrib.auth.models import User
-
-    user = User.objects.create_user("tank-e2e", password="x-not-used-3")
-    _token, raw = create_token(user, "tank")
+    user, raw = _tank_user("tank-e2e")
     work = tmp_path_factory.mktemp("tank")
     job, artifacts, output = _shoot(live_app, target, tank_venv, work, raw)
     assert f"Web link: {live_app.url}/{job}" in output
@@ -316,11 +342,7 @@ def test_real_tank_streams_a_test_that_matches_its_own_artifacts(
 def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     live_app: Any, target: str, tank_venv: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    clear_push_caches()
-    from django.contrib.auth.models import User
-
-    user = User.objects.create_user("postloader", password="x-not-used-4")
-    _token, raw = create_token(user, "tank")
+    user, raw = _tank_user("postloader")
     if _ARTIFACTS:
         artifacts = _ARTIFACTS[0]
     else:  # run alone: shoot first (the replay needs a real run's artifacts)
@@ -329,7 +351,7 @@ def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     token_file = work / "token.txt"
     token_file.write_text(raw + "\n")
     with BeatFlusher():
-        output = _run(
+        output = run_logged(
             [
                 str(tank_venv / "bin" / "tank-postloader"),
                 "-a",
@@ -403,16 +425,12 @@ def test_a_stop_from_the_web_ends_the_tanks_upload(
     is stored. Its shooting goes on to the end of its schedule (only the Lunapark-mode status call, answered 410 too,
     makes it end the shooting: DataUploader's `send_status` does nothing in overload mode), then its close records
     the reason."""
-    clear_push_caches()
-    from django.contrib.auth.models import User
-
-    user = User.objects.create_user("tank-stop", password="x-not-used-5")
-    _token, raw = create_token(user, "tank")
+    _user, raw = _tank_user("tank-stop")
     work = tmp_path_factory.mktemp("tank-stop")
     (work / "token.txt").write_text(raw + "\n")
     config = _tank_config(work, live_app.url, target, tank_venv, schedule="const(10, 16s)")
     with BeatFlusher() as beat, _StopFromTheWeb(live_app.url, raw) as stop:
-        output = _run([str(tank_venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
+        output = run_logged([str(tank_venv / "bin" / "yandex-tank"), "-c", str(config), "-n"], work, "tank_stdout.log")
     flush.flush_all()
     assert not beat.errors
     job = _job_from(output)
@@ -434,16 +452,12 @@ def test_a_stop_from_the_web_ends_the_shooting_in_the_readmes_recommended_config
     """The README's recommended `uploader:` section (Lunapark mode, the token as Basic auth in the address): Stop
     pressed 10 s into a 60 s schedule ends the tank process within 15 s with its "stopped from the web" exit code
     (8), through its status call answered 410."""
-    clear_push_caches()
-    from django.contrib.auth.models import User
-
-    user = User.objects.create_user("tank-lunapark", password="x-not-used-6")
-    _token, raw = create_token(user, "tank")
+    user, raw = _tank_user("tank-lunapark")
     work = tmp_path_factory.mktemp("tank-lunapark")
     config = _tank_config(
         work, live_app.url, target, tank_venv, schedule="const(10, 60s)", uploader=_readme_section(live_app.url, raw)
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "PYTHON", "VIRTUAL_ENV"))}
+    env = tank_env()
     with BeatFlusher() as beat, open(work / "tank_stdout.log", "w") as out:
         tank = subprocess.Popen(
             [str(tank_venv / "bin" / "yandex-tank"), "-c", str(config), "-n"],

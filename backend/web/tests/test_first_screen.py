@@ -10,38 +10,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 from pytest_django.fixtures import Settings
 
 from backend.loadtests.models import Test
 from backend.projects.models import Visibility
-from backend.reports import cache
-from backend.sharing.tests.rows import START_TS, insert_seconds
+from backend.reports.tests.factory import finished_streamed_test
 from backend.web import first_screen
-from backend.web.tests.test_pages import INDEX, MANIFEST
 
 SCRIPT = re.compile(r'<script type="application/json" id="first-screen">(.*?)</script>', re.S)
 
 
 @pytest.fixture
-def built(tmp_path: Path, settings: Settings) -> Path:
-    (tmp_path / "index.html").write_text(INDEX, encoding="utf-8")
-    (tmp_path / ".vite").mkdir()
-    (tmp_path / ".vite" / "manifest.json").write_text(json.dumps(MANIFEST), encoding="utf-8")
-    settings.FRONTEND_DIST = tmp_path
-    return tmp_path
-
-
-@pytest.fixture
 def finished(db: None, clickhouse: None, redis_db: object) -> Test:
-    owner = User.objects.create_user("owner", password="pw-owner-123")
-    test = Test.objects.create(owner=owner, name='done </script><b>"x"', status="ready", has_stream=True)
-    insert_seconds(test.pk, 0, 10, fast_ms=20, slow_ms=300, fast=90, slow=10, http_500=1)
-    Test.objects.filter(pk=test.pk).update(first_ts=START_TS, last_ts=START_TS + 9)
-    test.refresh_from_db()
-    cache.rendered.clear()
-    return test
+    return finished_streamed_test('done </script><b>"x"')
 
 
 def _embedded(body: bytes) -> dict[str, Any]:
@@ -51,7 +33,7 @@ def _embedded(body: bytes) -> dict[str, Any]:
     return parsed
 
 
-def test_the_page_carries_the_first_screen_as_the_api_answers_it(finished: Test, built: Path) -> None:
+def test_the_page_carries_the_first_screen_as_the_api_answers_it(finished: Test, dist: Path) -> None:
     page = Client().get(f"/{finished.pk}")
     assert page.status_code == 200
     embedded = _embedded(page.content)
@@ -64,7 +46,7 @@ def test_the_page_carries_the_first_screen_as_the_api_answers_it(finished: Test,
     assert embedded[f"/api/v1/tests/{finished.pk}/"]["name"] == 'done </script><b>"x"'
 
 
-def test_user_text_cannot_close_the_script_element(finished: Test, built: Path) -> None:
+def test_user_text_cannot_close_the_script_element(finished: Test, dist: Path) -> None:
     body = Client().get(f"/{finished.pk}").content.decode()
     script = SCRIPT.search(body)
     assert script is not None
@@ -72,7 +54,7 @@ def test_user_text_cannot_close_the_script_element(finished: Test, built: Path) 
     assert "\\u003c/script\\u003e\\u003cb\\u003e" in script.group(1)
 
 
-def test_anonymous_readers_share_a_page_with_validators(finished: Test, built: Path) -> None:
+def test_anonymous_readers_share_a_page_with_validators(finished: Test, dist: Path) -> None:
     first = Client().get(f"/{finished.pk}")
     assert first["Cache-Control"].startswith("public, max-age=")
     assert "Cookie" in first["Vary"] and "Authorization" in first["Vary"]
@@ -83,7 +65,7 @@ def test_anonymous_readers_share_a_page_with_validators(finished: Test, built: P
     assert Client().get(f"/{finished.pk}").content == first.content
 
 
-def test_a_signed_in_reader_gets_a_private_page_of_their_own(finished: Test, built: Path) -> None:
+def test_a_signed_in_reader_gets_a_private_page_of_their_own(finished: Test, dist: Path) -> None:
     client = Client()
     assert client.login(username="owner", password="pw-owner-123")
     page = client.get(f"/{finished.pk}")
@@ -96,7 +78,7 @@ def test_a_signed_in_reader_gets_a_private_page_of_their_own(finished: Test, bui
     assert embedded[f"/api/v1/tests/{finished.pk}/"]["can_write"] is True
 
 
-def test_a_private_test_carries_nothing_to_a_stranger(finished: Test, built: Path) -> None:
+def test_a_private_test_carries_nothing_to_a_stranger(finished: Test, dist: Path) -> None:
     Test.objects.filter(pk=finished.pk).update(visibility=Visibility.OWNER)
     page = Client().get(f"/{finished.pk}")
     assert page.status_code == 404
@@ -109,7 +91,7 @@ def test_a_private_test_carries_nothing_to_a_stranger(finished: Test, built: Pat
     assert mine["Cache-Control"] == "private, no-cache"
 
 
-def test_a_test_still_moving_carries_only_itself(finished: Test, built: Path) -> None:
+def test_a_test_still_moving_carries_only_itself(finished: Test, dist: Path) -> None:
     Test.objects.filter(pk=finished.pk).update(status="online")
     page = Client().get(f"/{finished.pk}")
     assert sorted(_embedded(page.content)) == ["/api/v1/me", f"/api/v1/tests/{finished.pk}/"]

@@ -32,14 +32,21 @@ def roles(user: User) -> dict[str, str]:
     return {member.project.slug: Role(member.role).name.lower() for member in found}
 
 
+def account(provider: Provider, name: str, unique: str, groups: list[str]) -> str:
+    """An account `name`+`unique` at the provider (password "pw") in `groups`; its login."""
+    login = f"{name}{unique}"
+    email = f"{name[0]}@example.org"
+    provider.set_account(
+        login, sub=f"sub-{name}-{unique}", password="pw", email=email, name=name[0].upper(), groups=groups
+    )
+    return login
+
+
 def test_oidc_groups_give_change_and_take_roles(
     settings: Any, oidc_on: Provider, projects: dict[str, Project], unique: str
 ) -> None:
     settings.TANKODROM_SSO_GROUP_ROLES = parse("perf-team=payments:maintainer; qa=payments:viewer; ops=infra:admin")
-    login = f"kim{unique}"
-    oidc_on.set_account(
-        login, sub=f"sub-kim-{unique}", password="pw", email="k@example.org", name="K", groups=["perf-team", "qa"]
-    )
+    login = account(oidc_on, "kim", unique, ["perf-team", "qa"])
     assert sign_in(Client(), oidc_on, login, "pw").status_code == 302
     user = User.objects.get(username=login)
     assert roles(user) == {"payments": "maintainer"}  # the highest of its groups' roles
@@ -64,10 +71,7 @@ def test_memberships_granted_by_hand_stay(
 ) -> None:
     settings.TANKODROM_SSO_GROUP_ROLES = parse("perf-team=payments:maintainer; ops=infra:admin")
     admin = User.objects.create_user(f"adm{unique}", is_superuser=True, is_staff=True)
-    login = f"lee{unique}"
-    oidc_on.set_account(
-        login, sub=f"sub-lee-{unique}", password="pw", email="l@example.org", name="L", groups=["perf-team", "ops"]
-    )
+    login = account(oidc_on, "lee", unique, ["perf-team", "ops"])
     # infra: granted by hand before the first sign-on; sign-on must not raise or take it.
     user = User.objects.create_user(login)
     from backend.accounts.sso.identity import link
@@ -87,10 +91,7 @@ def test_no_groups_claim_leaves_roles_alone(
     settings: Any, oidc_on: Provider, projects: dict[str, Project], unique: str
 ) -> None:
     settings.TANKODROM_SSO_GROUP_ROLES = parse("perf-team=payments:maintainer")
-    login = f"max{unique}"
-    oidc_on.set_account(
-        login, sub=f"sub-max-{unique}", password="pw", email="m@example.org", name="M", groups=["perf-team"]
-    )
+    login = account(oidc_on, "max", unique, ["perf-team"])
     assert sign_in(Client(), oidc_on, login, "pw").status_code == 302
     settings.TANKODROM_OIDC = {**settings.TANKODROM_OIDC, "scopes": "openid profile email"}  # no groups scope
     from backend.accounts.sso import oidc
@@ -104,10 +105,7 @@ def test_an_unknown_project_is_skipped_with_a_warning(
     settings: Any, oidc_on: Provider, projects: dict[str, Project], unique: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings.TANKODROM_SSO_GROUP_ROLES = parse("perf-team=nowhere:admin; perf-team=payments:uploader")
-    login = f"ned{unique}"
-    oidc_on.set_account(
-        login, sub=f"sub-ned-{unique}", password="pw", email="n@example.org", name="N", groups=["perf-team"]
-    )
+    login = account(oidc_on, "ned", unique, ["perf-team"])
     with caplog.at_level(logging.WARNING):
         assert sign_in(Client(), oidc_on, login, "pw").status_code == 302
     assert roles(User.objects.get(username=login)) == {"payments": "uploader"}
