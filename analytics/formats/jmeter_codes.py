@@ -17,6 +17,7 @@ from analytics.formats.base import (
     NET_UNKNOWN,
     NET_UNREACHABLE,
 )
+from analytics.numbers import is_digits
 
 NON_HTTP_PREFIX = "Non HTTP response code:"
 PROTOCOL_ERROR = 71
@@ -43,7 +44,7 @@ MAX_HTTP_CODE = 2**15 - 1  # samples.proto_code is Int16
 def codes_of(response_code: str, success: bool) -> tuple[int, int] | str:
     """(HTTP code, net code) of one sample, or why its response code cannot be stored."""
     code = response_code.strip()
-    if code.isdigit():
+    if is_digits(code):
         proto = int(code)
         if proto > MAX_HTTP_CODE:
             return f"responseCode {code} is out of range 0..{MAX_HTTP_CODE}"

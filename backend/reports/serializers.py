@@ -14,6 +14,7 @@ from rest_framework import serializers
 
 from analytics.definitions import CODE_CLASSES, OUTCOME_COUNTS
 from analytics.diagnosis.loadscheme import LoadSchemeError, parse_load_scheme
+from analytics.numbers import is_digits
 from backend.core.fields import (
     JSONListField,
     StrictBooleanField,
@@ -273,7 +274,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         target = attrs.pop("target", None)
         if target:
             host, sep, port = target.rpartition(":")
-            if not (sep and port.isdigit()):
+            if not (sep and is_digits(port)):
                 host, port = target, ""
             if len(host) > HOST_MAX or len(port) > PORT_MAX:
                 raise serializers.ValidationError({"target": f"host at most {HOST_MAX}, port at most {PORT_MAX} long"})

@@ -23,6 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from analytics.numbers import is_digits
 from backend.accounts import throttling
 from backend.clickhouse.queries import purge
 from backend.core import schema
@@ -68,7 +69,7 @@ class TestPagination(PageNumberPagination):
     def get_page_size(self, request: Request) -> int:
         # DRF falls back to the default on a bad page_size; the schema says it is a number from 1, so refuse.
         raw = request.query_params.get(self.page_size_query_param)
-        if raw is not None and not (raw.isascii() and raw.isdigit() and int(raw) >= 1):
+        if raw is not None and not (is_digits(raw) and int(raw) >= 1):
             raise ValidationError({"page_size": f"a whole number from 1, got {raw!r}"})
         return int(super().get_page_size(request) or self.page_size)
 
@@ -88,7 +89,7 @@ def _time_bound(name: str, raw: str) -> datetime:
     raw = raw.strip()
     parsed: datetime | None = None
     try:
-        if raw.isdigit():
+        if is_digits(raw):
             parsed = datetime.fromtimestamp(int(raw), tz=UTC)
         else:
             parsed = parse_datetime(raw)
