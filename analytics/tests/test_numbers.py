@@ -3,7 +3,8 @@ passes both, and neither is an HTTP code, an id or a size."""
 
 from __future__ import annotations
 
-from analytics.formats.jmeter_codes import NET_UNKNOWN, codes_of
+from analytics.formats.base import NET_UNKNOWN
+from analytics.formats.jmeter_codes import codes_of
 from analytics.numbers import is_digits
 
 
