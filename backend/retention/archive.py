@@ -26,6 +26,7 @@ from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
 from backend.clickhouse.queries import archive as ch
+from backend.loadtests.facts import has_samples
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.projects.models import Project, Visibility, default_project
 from backend.reports.models import TestFigures, TestNote, TestTag
@@ -92,9 +93,10 @@ def _jsonable(value: Any) -> Any:
 
 
 def _has_samples(test: Test) -> bool:
+    """Whether the test's active upload still holds raw samples to carry (none once retention expired them)."""
     if not test.active_upload_id or test.raw_expired_at is not None:
         return False
-    return not UploadFormat.objects.filter(upload_id=test.active_upload_id, samples=False).exists()
+    return has_samples(test.active_upload_id)
 
 
 def manifest_of(test: Test) -> dict[str, Any]:
