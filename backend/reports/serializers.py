@@ -6,6 +6,7 @@ return service dicts that have exactly these shapes.
 
 from __future__ import annotations
 
+import keyword
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
@@ -27,6 +28,17 @@ from backend.loadtests.permissions import can_write
 from backend.projects.models import Visibility
 from backend.reports import listing
 from backend.reports.models import NOTE_MAX_LENGTH, TAG_MAX_LENGTH, TestNote, TestTag
+
+
+class KeywordNamesSerializer(serializers.Serializer[Any]):
+    """A field declared as `<keyword>_` (`class_`, `from_`) is named the keyword itself in the JSON: an answer may
+    use a name that a Python attribute cannot have. It moves to the end of the fields, as the schema has it."""
+
+    def get_fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = super().get_fields()
+        for name in [n for n in fields if n.endswith("_") and keyword.iskeyword(n[:-1])]:
+            fields[name[:-1]] = fields.pop(name)
+        return fields
 
 
 class ResultSerializer(serializers.Serializer[Any]):
@@ -338,7 +350,7 @@ class OutcomesSerializer(serializers.Serializer[Any]):
         return fields
 
 
-class CodeRowSerializer(serializers.Serializer[Any]):
+class CodeRowSerializer(KeywordNamesSerializer):
     """One row of a codes table (analytics.definitions.code_rows)."""
 
     code = serializers.IntegerField()
@@ -349,13 +361,8 @@ class CodeRowSerializer(serializers.Serializer[Any]):
     count = serializers.IntegerField()
     share = serializers.FloatField(help_text="of all requests, 0..1")
 
-    def get_fields(self) -> dict[str, Any]:
-        fields: dict[str, Any] = super().get_fields()
-        fields["class"] = fields.pop("class_")  # `class` is a Python keyword
-        return fields
 
-
-class SummarySerializer(serializers.Serializer[Any]):
+class SummarySerializer(KeywordNamesSerializer):
     """contract.md's summary: cumulative figures of the window `[from, to)` and the selected cases."""
 
     test = serializers.IntegerField()
@@ -369,11 +376,6 @@ class SummarySerializer(serializers.Serializer[Any]):
     net_codes = serializers.DictField(child=serializers.IntegerField())
     rps = RpsSerializer()
     outcomes = OutcomesSerializer()
-
-    def get_fields(self) -> dict[str, Any]:
-        fields: dict[str, Any] = super().get_fields()
-        fields["from"] = fields.pop("from_")  # `from` is a Python keyword
-        return fields
 
 
 class SourceSerializer(serializers.Serializer[Any]):
