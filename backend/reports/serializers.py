@@ -23,7 +23,7 @@ from backend.core.fields import (
     strict_field_mapping,
 )
 from backend.loadtests.facts import StopFacts, stop_facts
-from backend.loadtests.models import Test, TestStatus
+from backend.loadtests.models import RUN_LABELS, RUN_OUTCOME, RUN_SETUP, Test, TestStatus
 from backend.loadtests.permissions import can_write
 from backend.projects.models import Visibility
 from backend.reports import listing
@@ -80,10 +80,6 @@ HOST_MAX = Test._meta.get_field("target_host").max_length or 512
 PORT_MAX = Test._meta.get_field("target_port").max_length or 32
 
 
-# How the run went: set by the tank and the server, never written through the API.
-RUN_OUTCOME = ("status", "error", "exit_code", "exit_reason", "closed_by_silence", "has_stream")
-
-
 class TestSerializer(serializers.ModelSerializer[Test]):
     """A test's metadata, status and sources. `target` ("host:port") is accepted as a shorthand on writes."""
 
@@ -137,21 +133,9 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         model = Test
         fields = (
             "id",
-            "name",
-            "description",
-            "task",
-            "person",
-            "component",
-            "version",
+            *RUN_LABELS,
             "target",
-            "target_host",
-            "target_port",
-            "tank_host",
-            "command_line",
-            "ammo",
-            "loop",
-            "instances",
-            "loadscheme",
+            *RUN_SETUP,
             "notify",
             *RUN_OUTCOME,
             "active_upload",

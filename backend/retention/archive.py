@@ -27,7 +27,7 @@ from django.utils.dateparse import parse_datetime
 
 from backend.clickhouse.queries import archive as ch
 from backend.loadtests.facts import has_samples
-from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.loadtests.models import RUN_LABELS, RUN_OUTCOME, RUN_SETUP, Test, TestStatus, Upload, UploadStatus
 from backend.projects.models import Project, Visibility, default_project
 from backend.reports.models import TestFigures, TestNote, TestTag
 from backend.uploads.models import UploadFormat
@@ -40,41 +40,22 @@ AGGREGATES = "aggregates.jsonl"
 MONITORING = "monitoring.jsonl"
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 
+# The timestamps among them, ISO strings in the manifest.
+DATETIME_FIELDS = ("created_at", "finished_at", "raw_expired_at", "aggregates_expired_at")
 # The test's fields an archive carries (ids, owner and tokens are the receiving instance's own).
 TEST_FIELDS = (
-    "name",
-    "description",
-    "task",
-    "person",
-    "component",
-    "version",
-    "target_host",
-    "target_port",
-    "tank_host",
-    "command_line",
-    "ammo",
-    "loop",
-    "instances",
-    "loadscheme",
+    *RUN_LABELS,
+    *RUN_SETUP,
     "tank_type",
-    "status",
-    "error",
-    "exit_code",
-    "exit_reason",
-    "closed_by_silence",
-    "has_stream",
+    *RUN_OUTCOME,
     "first_ts",
     "last_ts",
     "config_initial",
     "config_info",
     "config_monitoring",
     "visibility",
-    "created_at",
-    "finished_at",
-    "raw_expired_at",
-    "aggregates_expired_at",
+    *DATETIME_FIELDS,
 )
-DATETIME_FIELDS = ("created_at", "finished_at", "raw_expired_at", "aggregates_expired_at")
 FINISHED = (TestStatus.READY, TestStatus.FAILED)
 
 
