@@ -49,10 +49,9 @@ class TrendInput:
 
 
 @dataclass(frozen=True)
-class TrendPoint:
-    test_id: int
-    ts: int
-    value: float
+class TrendPoint(TrendInput):
+    """One test's figure (as it came in) with the verdict on it."""
+
     label: str
     broke_trend: bool
     reasons: list[str]
