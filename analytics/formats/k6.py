@@ -285,10 +285,7 @@ class K6CsvParser(_K6Parser):
     name: ClassVar[str] = "k6-csv"
     title: ClassVar[str] = "k6 CSV output"
     shape: ClassVar[str] = "k6 CSV rows (metric_name, timestamp, metric_value, tags...)"
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._names: list[str] | None = None
+    _names: list[str] | None = None  # the header's, set on the instance once the first line is read
 
     def _parse_records(self, block: bytes, first_line: int, *, final: bool) -> PhoutBatch | None:
         rows = Rows()
