@@ -43,6 +43,8 @@ FIGURES: dict[str, FigureSpec] = {
 
 @dataclass(frozen=True)
 class TrendInput:
+    """One test's figure: `ts` is when the test ran (unix s: its first second, else when it was created)."""
+
     test_id: int
     ts: int
     value: float
