@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from analytics.figures import RATE_TICKS, Figure, lines_figure
+from analytics.numbers import is_digits
 
 KIB = 1024.0
 MIB = 1024.0**2
@@ -70,7 +71,7 @@ def metric_label(metric: str) -> str:
 
 def natural_key(text: str) -> list[Any]:
     """Sort key reading digit runs as numbers: la1, la5, la15; cpu2, cpu10."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text.lower())]
+    return [int(part) if is_digits(part) else part for part in re.split(r"([0-9]+)", text.lower())]
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,11 @@ def _shown(text: object) -> str:
     return repr(str(text)[:SHOWN_CHARS])
 
 
+def is_digits(text: str) -> bool:
+    """Whether the text is ASCII digits only (str.isdigit also takes `²`, on which int() fails, and `٣`)."""
+    return text.isascii() and text.isdigit()
+
+
 def parse_int(text: str | bytes, field: str, low: int, high: int) -> int:
     """An integer written in ASCII digits within low..high."""
     raw = text.decode("ascii", errors="replace") if isinstance(text, bytes) else text

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
     import requests
@@ -466,17 +466,34 @@ def worker_env(**overrides: str) -> dict[str, str]:
     return env
 
 
-class BeatFlusher:
+class BackgroundThread:
+    """A thread that works beside a `with` block: `_run` starts on entry; on exit `stop` is set (which `_run`
+    watches) and the thread is joined, for 30 s at the most."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(30)
+
+
+class BeatFlusher(BackgroundThread):
     """Drains the tank buffer every `period_s` in a thread, as the Celery beat does every second in production
     (use with the transactional_db fixture: the thread has its own database connection)."""
 
     def __init__(self, period_s: float = 0.5) -> None:
-        import threading
-
+        super().__init__()
         self.period_s = period_s
-        self.stop = threading.Event()
         self.errors: list[str] = []
-        self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         from django.db import connection
@@ -491,14 +508,6 @@ class BeatFlusher:
                 self.stop.wait(self.period_s)
         finally:
             connection.close()
-
-    def __enter__(self) -> BeatFlusher:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        self.thread.join(30)
 
 
 class LiveASGIServer:

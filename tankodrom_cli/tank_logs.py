@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 from tqdm import tqdm
 
+from analytics.numbers import is_digits
 from tankodrom_cli.transport import Api, FileRange
 
 TAG_PREFIX = "tank-run-"
@@ -134,7 +135,7 @@ def read_meta(directory: Path) -> dict[str, Any]:
             if schedule:
                 meta["loadscheme"] = [schedule]
             instances = section.get("instances")
-            if instances not in (None, "") and str(instances).isdigit():
+            if instances not in (None, "") and is_digits(str(instances)):
                 meta["instances"] = int(str(instances))
     meta.setdefault("name", directory.name)
     return meta

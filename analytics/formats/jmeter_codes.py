@@ -9,6 +9,7 @@ transaction with a failing child) gets net code 999, "unknown error": phout has 
 
 from __future__ import annotations
 
+from analytics.numbers import is_digits
 from analytics.schema.codes import UNKNOWN_NET_CODE, Errno
 
 NON_HTTP_PREFIX = "Non HTTP response code:"
@@ -29,7 +30,7 @@ MAX_HTTP_CODE = 2**15 - 1  # samples.proto_code is Int16
 def codes_of(response_code: str, success: bool) -> tuple[int, int] | str:
     """(HTTP code, net code) of one sample, or why its response code cannot be stored."""
     code = response_code.strip()
-    if code.isdigit():
+    if is_digits(code):
         proto = int(code)
         if proto > MAX_HTTP_CODE:
             return f"responseCode {code} is out of range 0..{MAX_HTTP_CODE}"

@@ -42,7 +42,7 @@ from analytics.formats.base import (
     split_lines,
 )
 from analytics.formats.instances import ActiveInstances
-from analytics.numbers import NotANumber, json_number, parse_float, parse_int
+from analytics.numbers import NotANumber, is_digits, json_number, parse_float, parse_int
 from analytics.schema.codes import UNKNOWN_NET_CODE, Errno
 from analytics.schema.samples import PhoutBatch
 
@@ -193,9 +193,9 @@ def rfc3339_us(text: str) -> int:
         if len(_EPOCH_OF_SECOND) > 100_000:
             _EPOCH_OF_SECOND.clear()
         _EPOCH_OF_SECOND[key] = epoch
-    micros = int((fraction + "000000")[:6]) if fraction else 0
-    if not fraction.isdigit() and fraction:
+    if fraction and not is_digits(fraction):
         raise ValueError(f"bad fraction {fraction!r}")
+    micros = int((fraction + "000000")[:6]) if fraction else 0
     return epoch * 1_000_000 + micros
 
 
@@ -272,7 +272,7 @@ def _vus(instances: ActiveInstances, time_us: Callable[[], int], value: Callable
 
 def timestamp_us(text: str) -> int:
     """Unix µs of a k6 CSV timestamp in any of its `timeFormat`s (digits: by magnitude)."""
-    if text.isascii() and text.isdigit():
+    if is_digits(text):
         value = parse_int(text, "timestamp", 0, 10**19)
         for limit, scale in ((10**11, 1_000_000), (10**14, 1000), (10**17, 1)):
             if value < limit:

@@ -16,6 +16,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from analytics.numbers import is_digits
 from backend.accounts.sso import oidc
 from backend.accounts.sso.views import ID_TOKEN_KEY, sign_on_context
 from backend.accounts.throttling import login_allowed, page_write_allowed
@@ -85,7 +86,7 @@ def tokens_page(request: HttpRequest) -> HttpResponse:
         return _tokens_page(request, status=201, new_token=raw, new_token_row=token)
     if action in {"rename", "revoke"}:
         token_id = str(request.POST.get("token_id", ""))
-        found = ApiToken.objects.filter(pk=int(token_id), user=user).first() if token_id.isdigit() else None
+        found = ApiToken.objects.filter(pk=int(token_id), user=user).first() if is_digits(token_id) else None
         if found is None:
             return _tokens_page(request, status=404, error="No such token among yours.")
         if action == "rename":

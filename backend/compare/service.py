@@ -33,6 +33,7 @@ from analytics.compare_summary import summary_lines
 from analytics.definitions import CodeKind, code_class, code_name
 from analytics.diagnosis.schedule_infer import infer_schedule
 from analytics.figures_compare import by_load_figure, distribution_figure, quantiles_figure
+from analytics.numbers import is_digits
 from backend.clickhouse.queries import compare as queries
 from backend.clickhouse.queries.selection import Selection
 from backend.loadtests.models import Test
@@ -85,7 +86,7 @@ def parse_params(query: QueryDict) -> CompareParams:
     ids: list[int] = []
     for part in raw_tests.split(","):
         part = part.strip()
-        if not part.isascii() or not part.isdigit() or int(part) > MAX_ID:
+        if not is_digits(part) or int(part) > MAX_ID:
             raise WindowError(f"tests: {part!r} is not a test id")
         ids.append(int(part))
     if len(ids) < 2:

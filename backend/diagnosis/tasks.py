@@ -6,33 +6,18 @@ unreachable is retried; any other failure is stored on the analysis (status fail
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-from celery import shared_task
-
-from backend.clickhouse.client import ClickHouseUnavailable
 from backend.core import pipeline
 from backend.diagnosis import service
 from backend.loadtests.models import Test
 
-log = logging.getLogger(__name__)
 
-
-@shared_task(
-    name="backend.diagnosis.tasks.diagnose_test",
-    autoretry_for=(ClickHouseUnavailable,),
-    retry_backoff=True,
-    max_retries=10,
-)
-def diagnose_test(test_id: int) -> dict[str, Any]:
-    test = Test.objects.filter(pk=test_id).first()
-    if test is None:
-        log.info("diagnose_test: test %s is gone", test_id)
-        return {"test": test_id, "skipped": "deleted"}
+@pipeline.step_task("backend.diagnosis.tasks.diagnose_test", done=pipeline.DIAGNOSED)
+def diagnose_test(test: Test) -> dict[str, Any]:
+    # Once this returns its KPIs are known (or the analysis failed, which subscribers hear of too) and the pipeline
+    # queues what follows.
     analysis = service.run_or_mark_failed(test)
-    # Its KPIs are known now (or the analysis failed, which subscribers hear of too): what follows may run.
-    pipeline.after(pipeline.DIAGNOSED, test_id)
     if analysis is None:
-        return {"test": test_id, "status": "failed"}
-    return {"test": test_id, "status": analysis.status, "findings": [f["kind"] for f in analysis.findings]}
+        return {"test": test.pk, "status": "failed"}
+    return {"test": test.pk, "status": analysis.status, "findings": [f["kind"] for f in analysis.findings]}

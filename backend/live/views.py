@@ -19,6 +19,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from analytics.numbers import is_digits
 from backend.loadtests.permissions import readable_test, test_or_404
 
 LIVE_HEADER = "X-Tankodrom-Live"
@@ -63,7 +64,7 @@ class LiveListView(_EventsView):
     def get(self, request: Request) -> HttpResponse:
         raw = request.query_params.get("tests", "")
         parts = [part for part in raw.split(",") if part]
-        if not parts or len(parts) > MAX_LIST_TESTS or not all(p.isdigit() and len(p) < 12 for p in parts):
+        if not parts or len(parts) > MAX_LIST_TESTS or not all(is_digits(p) and len(p) < 12 for p in parts):
             raise ValidationError({"tests": f"1 to {MAX_LIST_TESTS} test ids, comma-separated"})
         readable = [test_id for test_id in dict.fromkeys(int(p) for p in parts) if readable_test(request.user, test_id)]
         if not readable and not request.user.is_authenticated:

@@ -6,27 +6,16 @@ Tokens cannot be created here (the raw token would have nowhere safe to be shown
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from backend.core.admin_types import ModelAdmin, TabularInline
 from backend.loadtests.models import ApiToken, Test, Upload
 from backend.loadtests.tokens import revoke_token
 
-# The admin classes are generic only for the type checker; at run time Django's classes are not subscriptable.
-if TYPE_CHECKING:
-    UploadInlineBase = admin.TabularInline[Upload, Test]
-    TestAdminBase = admin.ModelAdmin[Test]
-    UploadAdminBase = admin.ModelAdmin[Upload]
-    ApiTokenAdminBase = admin.ModelAdmin[ApiToken]
-else:
-    UploadInlineBase = admin.TabularInline
-    TestAdminBase = UploadAdminBase = ApiTokenAdminBase = admin.ModelAdmin
 
-
-class UploadInline(UploadInlineBase):
+class UploadInline(TabularInline[Upload, Test]):
     model = Upload
     extra = 0
     can_delete = False
@@ -39,7 +28,7 @@ class UploadInline(UploadInlineBase):
 
 
 @admin.register(Test)
-class TestAdmin(TestAdminBase):
+class TestAdmin(ModelAdmin[Test]):
     list_display = ["id", "name", "project", "owner", "component", "status", "visibility", "starred", "created_at"]
     list_filter = ["status", "visibility", "project", "starred", "has_stream"]
     search_fields = ["=id", "name", "component", "person", "task", "owner__username"]
@@ -50,7 +39,7 @@ class TestAdmin(TestAdminBase):
 
 
 @admin.register(Upload)
-class UploadAdmin(UploadAdminBase):
+class UploadAdmin(ModelAdmin[Upload]):
     list_display = ["id", "test", "status", "size_bytes", "lines_total", "lines_bad", "created_at"]
     list_filter = ["status"]
     search_fields = ["=id", "=test__id", "content_digest"]
@@ -59,13 +48,13 @@ class UploadAdmin(UploadAdminBase):
 
 
 @admin.action(description="Revoke the selected tokens")
-def revoke_selected(modeladmin: ApiTokenAdminBase, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+def revoke_selected(modeladmin: ModelAdmin[ApiToken], request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
     for token in queryset.filter(revoked_at__isnull=True):
         revoke_token(token)
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(ApiTokenAdminBase):
+class ApiTokenAdmin(ModelAdmin[ApiToken]):
     list_display = ["id", "user", "name", "project", "role", "key_prefix", "created_at", "last_used_at", "revoked_at"]
     list_filter = ["revoked_at", "project"]
     search_fields = ["user__username", "name", "key_prefix"]

@@ -112,6 +112,15 @@ class Test(InDefaultProjectUnlessSet):
         return self.visibility != Visibility.PUBLIC
 
 
+# Groups of a test's fields that the API's serializer and the archive both carry.
+# What names the test: its title and text, the task (ticket), who ran it, the component and version under test.
+RUN_LABELS = ("name", "description", "task", "person", "component", "version")
+# What the tank was set to do: where it shot from and at, with which command, ammo and load.
+RUN_SETUP = ("target_host", "target_port", "tank_host", "command_line", "ammo", "loop", "instances", "loadscheme")
+# How the run went: set by the tank and the server, never written through the API.
+RUN_OUTCOME = ("status", "error", "exit_code", "exit_reason", "closed_by_silence", "has_stream")
+
+
 class UploadStatus(models.TextChoices):
     RECEIVING = "receiving"
     PARSING = "parsing"

@@ -13,6 +13,7 @@ from django.db.models import CharField, Exists, F, OuterRef, Q, QuerySet, Subque
 from django.db.models.functions import Coalesce, Lower, NullIf
 
 from analytics.definitions import format_percent, int_keys, outcomes, share
+from analytics.numbers import is_digits
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.reports.models import TestFigures, TestTag
 
@@ -68,7 +69,7 @@ def matching(text: str) -> Q:
         | Q(owner__username__icontains=text)
         | Q(Exists(TestTag.objects.filter(test=OuterRef("pk"), name__iexact=text)))
     )
-    if text.isdigit():
+    if is_digits(text):
         cond |= Q(pk=int(text))
     return cond
 

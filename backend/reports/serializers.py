@@ -6,6 +6,7 @@ return service dicts that have exactly these shapes.
 
 from __future__ import annotations
 
+import keyword
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
@@ -14,6 +15,7 @@ from rest_framework import serializers
 
 from analytics.definitions import CODE_CLASSES, OUTCOME_COUNTS
 from analytics.diagnosis.loadscheme import LoadSchemeError, parse_load_scheme
+from analytics.numbers import is_digits
 from backend.core.fields import (
     JSONListField,
     StrictBooleanField,
@@ -22,11 +24,22 @@ from backend.core.fields import (
     strict_field_mapping,
 )
 from backend.loadtests.facts import StopFacts, stop_facts
-from backend.loadtests.models import Test, TestStatus
+from backend.loadtests.models import RUN_LABELS, RUN_OUTCOME, RUN_SETUP, Test, TestStatus
 from backend.loadtests.permissions import can_write
 from backend.projects.models import Visibility
 from backend.reports import listing
 from backend.reports.models import NOTE_MAX_LENGTH, TAG_MAX_LENGTH, TestNote, TestTag
+
+
+class KeywordNamesSerializer(serializers.Serializer[Any]):
+    """A field declared as `<keyword>_` (`class_`, `from_`) is named the keyword itself in the JSON: an answer may
+    use a name that a Python attribute cannot have. It moves to the end of the fields, as the schema has it."""
+
+    def get_fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = super().get_fields()
+        for name in [n for n in fields if n.endswith("_") and keyword.iskeyword(n[:-1])]:
+            fields[name[:-1]] = fields.pop(name)
+        return fields
 
 
 class ResultSerializer(serializers.Serializer[Any]):
@@ -66,10 +79,6 @@ class LoadSchemeField(JSONListField):
 
 HOST_MAX = Test._meta.get_field("target_host").max_length or 512
 PORT_MAX = Test._meta.get_field("target_port").max_length or 32
-
-
-# How the run went: set by the tank and the server, never written through the API.
-RUN_OUTCOME = ("status", "error", "exit_code", "exit_reason", "closed_by_silence", "has_stream")
 
 
 class TestSerializer(serializers.ModelSerializer[Test]):
@@ -125,21 +134,9 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         model = Test
         fields = (
             "id",
-            "name",
-            "description",
-            "task",
-            "person",
-            "component",
-            "version",
+            *RUN_LABELS,
             "target",
-            "target_host",
-            "target_port",
-            "tank_host",
-            "command_line",
-            "ammo",
-            "loop",
-            "instances",
-            "loadscheme",
+            *RUN_SETUP,
             "notify",
             *RUN_OUTCOME,
             "active_upload",
@@ -273,7 +270,7 @@ class TestSerializer(serializers.ModelSerializer[Test]):
         target = attrs.pop("target", None)
         if target:
             host, sep, port = target.rpartition(":")
-            if not (sep and port.isdigit()):
+            if not (sep and is_digits(port)):
                 host, port = target, ""
             if len(host) > HOST_MAX or len(port) > PORT_MAX:
                 raise serializers.ValidationError({"target": f"host at most {HOST_MAX}, port at most {PORT_MAX} long"})
@@ -338,7 +335,7 @@ class OutcomesSerializer(serializers.Serializer[Any]):
         return fields
 
 
-class CodeRowSerializer(serializers.Serializer[Any]):
+class CodeRowSerializer(KeywordNamesSerializer):
     """One row of a codes table (analytics.definitions.code_rows)."""
 
     code = serializers.IntegerField()
@@ -349,13 +346,8 @@ class CodeRowSerializer(serializers.Serializer[Any]):
     count = serializers.IntegerField()
     share = serializers.FloatField(help_text="of all requests, 0..1")
 
-    def get_fields(self) -> dict[str, Any]:
-        fields: dict[str, Any] = super().get_fields()
-        fields["class"] = fields.pop("class_")  # `class` is a Python keyword
-        return fields
 
-
-class SummarySerializer(serializers.Serializer[Any]):
+class SummarySerializer(KeywordNamesSerializer):
     """contract.md's summary: cumulative figures of the window `[from, to)` and the selected cases."""
 
     test = serializers.IntegerField()
@@ -369,11 +361,6 @@ class SummarySerializer(serializers.Serializer[Any]):
     net_codes = serializers.DictField(child=serializers.IntegerField())
     rps = RpsSerializer()
     outcomes = OutcomesSerializer()
-
-    def get_fields(self) -> dict[str, Any]:
-        fields: dict[str, Any] = super().get_fields()
-        fields["from"] = fields.pop("from_")  # `from` is a Python keyword
-        return fields
 
 
 class SourceSerializer(serializers.Serializer[Any]):

@@ -6,18 +6,12 @@ is `ready` (a failed test stays failed) and the pipeline queues what follows (ba
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-from celery import shared_task
-
-from backend.clickhouse.client import ClickHouseUnavailable
 from backend.core import pipeline
 from backend.loadtests.models import Test, TestStatus
 from backend.reports import cache, listing, service
 from backend.reports.window import Window
-
-log = logging.getLogger(__name__)
 
 DEFAULT_VIEWS: tuple[tuple[str, Window], ...] = (
     *((f"chart:{name}", Window()) for name in service.CHART_NAMES),
@@ -44,21 +38,11 @@ def warm_default_views(test: Test) -> list[str]:
     return written
 
 
-@shared_task(
-    name="backend.reports.tasks.postprocess_test",
-    autoretry_for=(ClickHouseUnavailable,),
-    retry_backoff=True,
-    max_retries=10,
-)
-def postprocess_test(test_id: int) -> dict[str, Any]:
-    test = Test.objects.filter(pk=test_id).first()
-    if test is None:
-        log.info("postprocess_test: test %s is gone", test_id)
-        return {"test": test_id, "skipped": "deleted"}
+@pipeline.step_task("backend.reports.tasks.postprocess_test", done=pipeline.POSTPROCESSED)
+def postprocess_test(test: Test) -> dict[str, Any]:
     written = warm_default_views(test)
     # A test still online (a file uploaded into it while its tank or follow streams) becomes ready when it closes.
     settled = (TestStatus.FAILED, TestStatus.ONLINE)
     if test.status not in settled:
-        Test.objects.filter(pk=test_id).exclude(status__in=settled).update(status=TestStatus.READY)
-    pipeline.after(pipeline.POSTPROCESSED, test_id)
-    return {"test": test_id, "cached": written}
+        Test.objects.filter(pk=test.pk).exclude(status__in=settled).update(status=TestStatus.READY)
+    return {"test": test.pk, "cached": written}

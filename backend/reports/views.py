@@ -21,8 +21,10 @@ from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDeni
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
+from analytics.numbers import is_digits
 from backend.accounts import throttling
 from backend.clickhouse.queries import purge
 from backend.core import schema
@@ -68,7 +70,7 @@ class TestPagination(PageNumberPagination):
     def get_page_size(self, request: Request) -> int:
         # DRF falls back to the default on a bad page_size; the schema says it is a number from 1, so refuse.
         raw = request.query_params.get(self.page_size_query_param)
-        if raw is not None and not (raw.isascii() and raw.isdigit() and int(raw) >= 1):
+        if raw is not None and not (is_digits(raw) and int(raw) >= 1):
             raise ValidationError({"page_size": f"a whole number from 1, got {raw!r}"})
         return int(super().get_page_size(request) or self.page_size)
 
@@ -88,7 +90,7 @@ def _time_bound(name: str, raw: str) -> datetime:
     raw = raw.strip()
     parsed: datetime | None = None
     try:
-        if raw.isdigit():
+        if is_digits(raw):
             parsed = datetime.fromtimestamp(int(raw), tz=UTC)
         else:
             parsed = parse_datetime(raw)
@@ -293,27 +295,32 @@ def windowed_answer(
     return cache.conditional(request, [test], build)
 
 
-class SummaryView(APIView):
-    @extend_schema(
-        parameters=WINDOW_PARAMETERS,
-        responses=serializers.SummarySerializer,
-        summary="Cumulative figures of a window and cases (contract.md)",
-    )
-    def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        return windowed_answer(request, test_or_404(request, test_id), "summary", service.summary)
+def windowed_view(
+    name: str,
+    compute: Callable[[Test, Window], dict[str, Any]],
+    *,
+    responses: type[Serializer[Any]],
+    summary: str,
+    parameters: list[OpenApiParameter] = WINDOW_PARAMETERS,
+) -> type[APIView]:
+    """A view whose GET is `compute` over the request's window (windowed_answer), documented as given: the report
+    calls that are one service function each share this one body. `parameters`: the query's, the window's unless
+    the answer takes more (a chart's point spacing)."""
+
+    @extend_schema(parameters=parameters, responses=responses, summary=summary)
+    def get(self: APIView, request: Request, test_id: int) -> HttpResponseBase:
+        return windowed_answer(request, test_or_404(request, test_id), name, compute)
+
+    view_name = f"{name.title()}View"
+    return type(view_name, (APIView,), {"get": get, "__module__": __name__, "__qualname__": view_name})
 
 
-class ReportView(APIView):
-    @extend_schema(responses=serializers.ReportSerializer, summary="What the report has: cases, span, sources")
-    def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        test = test_or_404(request, test_id)
-
-        def build() -> Response:
-            report = dict(cache.cached(test, "report", Window(), lambda: service.report(test)))
-            report["status"] = test.status  # the cache outlives the status (post-processing sets ready after it)
-            return Response(report)
-
-        return cache.conditional(request, [test], build)
+SummaryView = windowed_view(
+    "summary",
+    service.summary,
+    responses=serializers.SummarySerializer,
+    summary="Cumulative figures of a window and cases (contract.md)",
+)
 
 
 class ChartView(APIView):
@@ -333,24 +340,32 @@ class ChartView(APIView):
         return windowed_answer(request, test, f"chart:{name}", lambda t, window: service.chart(t, name, window))
 
 
-class TablesView(APIView):
-    @extend_schema(
-        parameters=WINDOW_PARAMETERS,
-        responses=serializers.TablesSerializer,
-        summary="Cumulative quantiles per case, HTTP and net codes, per-case summary (never downsampled)",
-    )
-    def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        return windowed_answer(request, test_or_404(request, test_id), "tables", service.tables)
+TablesView = windowed_view(
+    "tables",
+    service.tables,
+    responses=serializers.TablesSerializer,
+    summary="Cumulative quantiles per case, HTTP and net codes, per-case summary (never downsampled)",
+)
+MonitoringView = windowed_view(
+    "monitoring",
+    service.monitoring,
+    parameters=CHART_PARAMETERS,
+    responses=serializers.MonitoringSerializer,
+    summary="Monitoring per host, grouped (cpu, memory, load, network, disk, custom), as figures",
+)
 
 
-class MonitoringView(APIView):
-    @extend_schema(
-        parameters=CHART_PARAMETERS,
-        responses=serializers.MonitoringSerializer,
-        summary="Monitoring per host, grouped (cpu, memory, load, network, disk, custom), as figures",
-    )
+class ReportView(APIView):
+    @extend_schema(responses=serializers.ReportSerializer, summary="What the report has: cases, span, sources")
     def get(self, request: Request, test_id: int) -> HttpResponseBase:
-        return windowed_answer(request, test_or_404(request, test_id), "monitoring", service.monitoring)
+        test = test_or_404(request, test_id)
+
+        def build() -> Response:
+            report = dict(cache.cached(test, "report", Window(), lambda: service.report(test)))
+            report["status"] = test.status  # the cache outlives the status (post-processing sets ready after it)
+            return Response(report)
+
+        return cache.conditional(request, [test], build)
 
 
 class ConfigView(APIView):

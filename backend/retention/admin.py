@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from django.contrib import admin
 from django.http import HttpRequest
 
+from backend.core.admin_types import ModelAdmin
 from backend.retention.models import RetentionJob
-
-if TYPE_CHECKING:
-    JobAdminBase = admin.ModelAdmin[RetentionJob]
-else:
-    JobAdminBase = admin.ModelAdmin
 
 
 @admin.register(RetentionJob)
-class RetentionJobAdmin(JobAdminBase):
+class RetentionJobAdmin(ModelAdmin[RetentionJob]):
     list_display = ["id", "status", "trigger", "progress", "raw_expired", "aggregates_expired", "freed", "created_at"]
     list_filter = ["status", "trigger"]
     readonly_fields = [f.name for f in RetentionJob._meta.fields]

@@ -26,7 +26,8 @@ from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
 from backend.clickhouse.queries import archive as ch
-from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
+from backend.loadtests.facts import has_samples
+from backend.loadtests.models import RUN_LABELS, RUN_OUTCOME, RUN_SETUP, Test, TestStatus, Upload, UploadStatus
 from backend.projects.models import Project, Visibility, default_project
 from backend.reports.models import TestFigures, TestNote, TestTag
 from backend.uploads.models import UploadFormat
@@ -39,41 +40,22 @@ AGGREGATES = "aggregates.jsonl"
 MONITORING = "monitoring.jsonl"
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 
+# The timestamps among them, ISO strings in the manifest.
+DATETIME_FIELDS = ("created_at", "finished_at", "raw_expired_at", "aggregates_expired_at")
 # The test's fields an archive carries (ids, owner and tokens are the receiving instance's own).
 TEST_FIELDS = (
-    "name",
-    "description",
-    "task",
-    "person",
-    "component",
-    "version",
-    "target_host",
-    "target_port",
-    "tank_host",
-    "command_line",
-    "ammo",
-    "loop",
-    "instances",
-    "loadscheme",
+    *RUN_LABELS,
+    *RUN_SETUP,
     "tank_type",
-    "status",
-    "error",
-    "exit_code",
-    "exit_reason",
-    "closed_by_silence",
-    "has_stream",
+    *RUN_OUTCOME,
     "first_ts",
     "last_ts",
     "config_initial",
     "config_info",
     "config_monitoring",
     "visibility",
-    "created_at",
-    "finished_at",
-    "raw_expired_at",
-    "aggregates_expired_at",
+    *DATETIME_FIELDS,
 )
-DATETIME_FIELDS = ("created_at", "finished_at", "raw_expired_at", "aggregates_expired_at")
 FINISHED = (TestStatus.READY, TestStatus.FAILED)
 
 
@@ -92,9 +74,10 @@ def _jsonable(value: Any) -> Any:
 
 
 def _has_samples(test: Test) -> bool:
+    """Whether the test's active upload still holds raw samples to carry (none once retention expired them)."""
     if not test.active_upload_id or test.raw_expired_at is not None:
         return False
-    return not UploadFormat.objects.filter(upload_id=test.active_upload_id, samples=False).exists()
+    return has_samples(test.active_upload_id)
 
 
 def manifest_of(test: Test) -> dict[str, Any]:

@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from analytics.numbers import is_digits
+
 # A config is a few KB; anything much larger is not one worth reading on a request's path.
 MAX_CONFIG_BYTES = 1 << 20
 PHANTOM_DEFAULT_INSTANCES = 1000
@@ -25,7 +27,7 @@ def _count(value: Any) -> int | None:
         return None
     if isinstance(value, int) and value > 0:
         return value
-    if isinstance(value, str) and value.strip().isdigit() and int(value) > 0:
+    if isinstance(value, str) and is_digits(value.strip()) and int(value) > 0:
         return int(value)
     return None
 

@@ -20,7 +20,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -380,39 +380,47 @@ def push_data(job: int, query: QueryDict, body: bytes, may_query: bool = True) -
 
 def push_monitoring(query: QueryDict, body: bytes, may_query: bool = True) -> Outcome:
     """POST api/monitoring/receiver/push?job_id=N&upload_token=U, raw JSON with any or no Content-Type -> ok"""
-    try:
-        job = int(query.get("job_id", ""))
-    except ValueError:
-        return error("job_id query parameter must be a job number", 400)
-    token_hash = check_access(job, query, may_query)
-    if not isinstance(token_hash, str):
-        return token_hash
-    try:
-        chunk = parse_monitoring(decode_json(body))
-    except PushFormatError as exc:
-        return error(str(exc), 400)
-    return Append(buffer.KIND_MONITORING_ROWS, job, monitoring_rows(chunk), OK_MONITORING, token_hash)
+    return _append_checked(query, "job_id", may_query, body, _monitoring_rows_of, OK_MONITORING)
 
 
 def writer_push(query: QueryDict, body: bytes, may_query: bool = True) -> Outcome:
     """POST <writer_endpoint>?jobno=N&upload_token=U with `{"trail": [...]}` or `{"monitoring": [...]}`: the
     uploader's `writer_endpoint` option (tank-protocol.md §4.8); point it at `http://HOST:8000/api/writer`.
     The client reads `response.json()["success"]`, so this one answers an object, not an array."""
+    return _append_checked(query, "jobno", may_query, body, _writer_rows_of, OK_WRITER)
+
+
+def _append_checked(
+    query: QueryDict,
+    job_param: str,
+    may_query: bool,
+    body: bytes,
+    rows_of: Callable[[Any], tuple[str, bytes]],
+    ok: Answer,
+) -> Outcome:
+    """A push whose job the query names (`job_param`): its access checked, then the rows `rows_of` makes of the
+    JSON body buffered, answered with `ok`; a body it cannot read (PushFormatError) is the 400 that says why."""
     try:
-        job = int(query.get("jobno", ""))
+        job = int(query.get(job_param, ""))
     except ValueError:
-        return error("jobno query parameter must be a job number", 400)
+        return error(f"{job_param} query parameter must be a job number", 400)
     token_hash = check_access(job, query, may_query)
     if not isinstance(token_hash, str):
         return token_hash
     try:
-        decoded = decode_json(body)
-        if isinstance(decoded, dict) and "trail" in decoded:
-            kind, rows = buffer.KIND_DATA_ROWS, data_rows(parse_push_data(decoded))
-        elif isinstance(decoded, dict) and "monitoring" in decoded:
-            kind, rows = buffer.KIND_MONITORING_ROWS, monitoring_rows(parse_monitoring(decoded))
-        else:
-            raise PushFormatError('writer body must be {"trail": [...]} or {"monitoring": [...]}')
+        kind, rows = rows_of(decode_json(body))
     except PushFormatError as exc:
         return error(str(exc), 400)
-    return Append(kind, job, rows, OK_WRITER, token_hash)
+    return Append(kind, job, rows, ok, token_hash)
+
+
+def _monitoring_rows_of(decoded: Any) -> tuple[str, bytes]:
+    return buffer.KIND_MONITORING_ROWS, monitoring_rows(parse_monitoring(decoded))
+
+
+def _writer_rows_of(decoded: Any) -> tuple[str, bytes]:
+    if isinstance(decoded, dict) and "trail" in decoded:
+        return buffer.KIND_DATA_ROWS, data_rows(parse_push_data(decoded))
+    if isinstance(decoded, dict) and "monitoring" in decoded:
+        return _monitoring_rows_of(decoded)
+    raise PushFormatError('writer body must be {"trail": [...]} or {"monitoring": [...]}')

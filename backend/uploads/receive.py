@@ -26,6 +26,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from analytics.numbers import is_digits
 from backend.core.content_range import BadContentRange, ContentRange, parse_content_range
 from backend.loadtests.models import Test, TestStatus, Upload, UploadStatus
 from backend.uploads import digest, formats, outcome
@@ -286,7 +287,7 @@ def _upload_for(test: Test, start: int, total: int | None, upload_id: str | None
     if start == 0 and not upload_id:
         size = UNKNOWN_TOTAL if total is None else total
         return Upload.objects.create(test=test, size_bytes=size, status=UploadStatus.RECEIVING)
-    if not upload_id or not upload_id.isdigit():
+    if not upload_id or not is_digits(upload_id):
         raise ReceiveError(400, "a piece after the first must name its upload: ?upload=<id> (from the first answer)")
     upload = Upload.objects.filter(pk=int(upload_id), test=test).first()
     if upload is None:

@@ -23,6 +23,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analytics.formats import ALIASES, FORMAT_NAMES
+from analytics.numbers import is_digits
 from backend.fastpaths.socket_body import SocketBody
 from backend.loadtests import quota
 from backend.loadtests.models import Test, Upload, UploadStatus
@@ -91,7 +92,7 @@ class PhoutUploadView(APIView):
             raise NotAuthenticated("an API token is required: header 'Authorization: Token <token>' or ?api_token=")
         test = test_or_404(request, test_id, write=True)
         raw_length = request.META.get("CONTENT_LENGTH") or ""
-        if not raw_length.isdigit():
+        if not is_digits(raw_length):
             return Response(
                 {"error": "Content-Length is required (send the file with a known size, e.g. curl -T file)"},
                 status=status.HTTP_411_LENGTH_REQUIRED,

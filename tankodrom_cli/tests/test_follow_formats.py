@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,7 @@ def test_a_stop_from_the_web_stops_the_generator_the_follow_runs(
     script, path = tmp_path / "generator.py", tmp_path / "phout.log"
     script.write_text(GENERATOR)
     argv = ["follow", str(path), "--format", "phout", "--server", live_asgi.url, "--token", live_user.raw_token,
-            "--name", "stopped", "--quiet", "--", sys.executable, str(script), str(path)]  # fmt: skip
+            "--name", "stopped", "--", sys.executable, str(script), str(path)]  # fmt: skip
     api = live_user.client()
     result: list[int] = []
     with BeatFlusher(period_s=0.2):
@@ -109,8 +110,12 @@ def test_a_stop_from_the_web_stops_the_generator_the_follow_runs(
             time.sleep(0.05)
         test = Test.objects.get(name="stopped")
         assert api.post(f"/api/v1/tests/{test.pk}/stop").status_code == 202
-        follow.join(30)
-    assert result == [0] and not follow.is_alive()  # the generator ended on SIGINT, and so did the follow
+        # A generator deaf to SIGINT would be terminated after follow.STOP_WAIT_S (60 s), with another exit code.
+        follow.join(90)
+        if follow.is_alive():  # where it waits (its messages are in the captured stderr)
+            frame = sys._current_frames().get(follow.ident or 0)
+            pytest.fail("the follow still runs:\n" + "".join(traceback.format_stack(frame)))
+    assert result == [0]  # the generator ended on SIGINT, and so did the follow
     test.refresh_from_db()
     assert test.exit_reason == "stopped from the web" and test.status == TestStatus.READY
     lines = path.read_bytes().splitlines()

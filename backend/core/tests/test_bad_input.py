@@ -149,3 +149,38 @@ def test_check_tree_is_iterative_and_names_the_place() -> None:
     assert loads_checked(b'{"a": [1, 2.5, "\\u00e9"]}') == {"a": [1, 2.5, "é"]}
     with pytest.raises(Exception, match="parse error"):
         loads_checked(b'{"a": NaN}')
+
+
+# `²` passes str.isdigit() and fails int(); `٣` (Arabic-Indic three) passes both: neither is an id, a time or a size.
+@pytest.mark.parametrize("digit", ["²", "٣"])
+@pytest.mark.parametrize(
+    ("path", "answers"),
+    [
+        ("/api/v1/tests/?search={d}", {200}),  # a search for the text (no test's id)
+        ("/api/v1/tests/?since={d}", {400}),
+        ("/api/v1/live?tests={d}", {400}),
+        ("/api/v1/compare?tests={d},1", {400}),
+    ],
+)
+def test_digits_of_other_scripts_are_no_numbers(
+    owner_client: tuple[Client, Test], digit: str, path: str, answers: set[int]
+) -> None:
+    client, _test = owner_client
+    response = client.get(path.format(d=digit))
+    assert response.status_code in answers, (path, digit, response.status_code, response.content[:300])
+
+
+@pytest.mark.parametrize("digit", ["²", "٣"])
+def test_an_upload_piece_naming_its_upload_in_other_digits_is_a_400(
+    owner_client: tuple[Client, Test], digit: str
+) -> None:
+    client, test = owner_client
+    response = client.generic(
+        "PUT",
+        f"/api/v1/tests/{test.pk}/results?upload={digit}",
+        b"x" * 10,
+        content_type="application/octet-stream",
+        HTTP_CONTENT_RANGE="bytes 5-14/100",
+    )
+    assert response.status_code == 400, response.content
+    assert "upload" in _error_of(response)

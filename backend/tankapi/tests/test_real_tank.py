@@ -36,7 +36,7 @@ from backend.loadtests.models import Test
 from backend.loadtests.models import TestStatus as Status
 from backend.loadtests.tokens import create_token
 from backend.tankapi import flush
-from backend.testing import BeatFlusher, LiveASGIServer, QuietHandler, clear_push_caches, serving_http
+from backend.testing import BackgroundThread, BeatFlusher, LiveASGIServer, QuietHandler, clear_push_caches, serving_http
 
 YANDEXTANK = ["yandextank==2.0.11", "pandas<2", "setuptools"]
 E2E_DIR = Path(__file__).parent / "e2e"
@@ -379,20 +379,19 @@ def test_tank_postloader_replays_the_artifacts_into_a_new_job(
     assert f"/api/job/{job}/push_data.json" in live_app.fast_paths
 
 
-class _StopFromTheWeb:
+class _StopFromTheWeb(BackgroundThread):
     """Asks the stop of the tank's test from the web (POST /api/v1/tests/<id>/stop, as the report page's button) once
     the stream has stored a few seconds of it, and notes when."""
 
     def __init__(self, base_url: str, raw_token: str) -> None:
+        super().__init__()
         self.base_url, self.raw_token = base_url, raw_token
-        self.done = threading.Event()
         self.answer: tuple[int, Any] | None = None
         self.stored_before: int = 0
-        self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         try:
-            while not self.done.wait(0.3):
+            while not self.stop.wait(0.3):
                 test = Test.objects.filter(has_stream=True, status=Status.ONLINE, last_ts__isnull=False).first()
                 if test is None or test.last_ts is None or test.first_ts is None or test.last_ts - test.first_ts < 3:
                     continue
@@ -406,14 +405,6 @@ class _StopFromTheWeb:
                 return
         finally:
             pg_connection.close()
-
-    def __enter__(self) -> _StopFromTheWeb:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.done.set()
-        self.thread.join(30)
 
 
 @pytest.mark.django_db(transaction=True)
