@@ -139,17 +139,17 @@ static int32_t keys_index(KeyTable *t, const char *start, Py_ssize_t len) {
     return index;
 }
 
-/* The columns, each as narrow as `samples` stores it (analytics.phout.INT_DTYPES). */
+/* The outputs in the order parse_block takes them: send_ts_us, receive_sec, case key index, then the integer
+ * columns, each as narrow as `samples` stores it (analytics.phout.INT_DTYPES). This one list makes Outputs'
+ * pointers, the item sizes parse_block checks and the binding of the buffers to the pointers, so they agree. */
+#define OUTPUT_COLUMNS(X)                                                                                         \
+    X(int64_t, send_ts_us) X(int64_t, receive_sec) X(int32_t, key_index) X(uint32_t, interval_real)              \
+    X(int64_t, connect) X(int32_t, send) X(int64_t, latency) X(int64_t, receive) X(int32_t, interval_event)     \
+    X(uint32_t, size_out) X(uint32_t, size_in) X(int16_t, net_code) X(int16_t, proto_code)
+
+#define OUTPUT_POINTER(type, name) type *name;
 typedef struct {
-    int64_t *send_ts_us, *receive_sec;
-    int32_t *key_index;
-    uint32_t *interval_real;
-    int64_t *connect;
-    int32_t *send;
-    int64_t *latency, *receive;
-    int32_t *interval_event;
-    uint32_t *size_out, *size_in;
-    int16_t *net_code, *proto_code;
+    OUTPUT_COLUMNS(OUTPUT_POINTER)
     int64_t low[INT_FIELDS], high[INT_FIELDS]; /* the ranges those widths hold, or narrower */
     int64_t max_receive_sec;
 } Outputs;
@@ -292,9 +292,9 @@ static void drop_views(View *views, int n) {
         if (views[i].taken) PyBuffer_Release(&views[i].view);
 }
 
-/* Item sizes of the outputs, in order: send_ts_us, receive_sec (int64), key index (int32), then the ten integer
- * columns as Outputs types them. */
-static const Py_ssize_t OUTPUT_ITEMSIZE[OUTPUTS] = {8, 8, 4, 4, 8, 4, 8, 8, 4, 4, 4, 2, 2};
+#define OUTPUT_SIZE(type, name) sizeof(type),
+static const Py_ssize_t OUTPUT_ITEMSIZE[] = {OUTPUT_COLUMNS(OUTPUT_SIZE)};
+_Static_assert(sizeof OUTPUT_ITEMSIZE / sizeof OUTPUT_ITEMSIZE[0] == OUTPUTS, "OUTPUTS counts OUTPUT_COLUMNS");
 /* What those types hold, for the ten integer fields: no range passed in may be wider (a value would be wrapped). */
 static const int64_t FIELD_MIN[INT_FIELDS] = {0, INT64_MIN, INT32_MIN, INT64_MIN, INT64_MIN, INT32_MIN, 0, 0,
                                               INT16_MIN, INT16_MIN};
@@ -343,19 +343,10 @@ static PyObject *parse_block(PyObject *self, PyObject *args) {
         Py_ssize_t items = ov[i].view.len / OUTPUT_ITEMSIZE[i];
         if (items < capacity) capacity = items;
     }
-    o.send_ts_us = ov[0].view.buf;
-    o.receive_sec = ov[1].view.buf;
-    o.key_index = ov[2].view.buf;
-    o.interval_real = ov[3].view.buf;
-    o.connect = ov[4].view.buf;
-    o.send = ov[5].view.buf;
-    o.latency = ov[6].view.buf;
-    o.receive = ov[7].view.buf;
-    o.interval_event = ov[8].view.buf;
-    o.size_out = ov[9].view.buf;
-    o.size_in = ov[10].view.buf;
-    o.net_code = ov[11].view.buf;
-    o.proto_code = ov[12].view.buf;
+    int column = 0;
+#define BIND_OUTPUT(type, name) o.name = ov[column++].view.buf;
+    OUTPUT_COLUMNS(BIND_OUTPUT)
+#undef BIND_OUTPUT
     o.max_receive_sec = max_receive_sec;
     if (keys_init(&keys) < 0) {
         PyErr_NoMemory();

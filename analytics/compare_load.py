@@ -26,6 +26,8 @@ from analytics.compare import (
 
 @dataclass(frozen=True)
 class LoadBand:
+    """The seconds of every test whose load was at least rps_low and below rps_high, compared."""
+
     rps_low: float
     rps_high: float
     comparison: QuantileComparison

@@ -202,6 +202,20 @@ class _BlockInvalid(Exception):
     """The fast path refused a block; it is re-parsed line by line."""
 
 
+class _CaseNamesLimit:
+    """A limit of the parser's CaseNames (None: none), read and set as the parser's attribute of the same name."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, parser: BatchParser, owner: type | None = None) -> int | None:
+        limit: int | None = getattr(parser._case_names, self.name)
+        return limit
+
+    def __set__(self, parser: BatchParser, value: int | None) -> None:
+        setattr(parser._case_names, self.name, value)
+
+
 class BatchParser:
     """What every result-file parser keeps as it reads (this one, analytics.formats.base.RecordParser): its line
     counts with the first bad lines named, and the code of each case name its batches' `case_codes` index."""
@@ -220,21 +234,8 @@ class BatchParser:
         """The case names as stored; a batch's `case_codes` index them."""
         return self._case_names.cases
 
-    @property
-    def label_max_chars(self) -> int | None:
-        return self._case_names.label_max_chars
-
-    @label_max_chars.setter
-    def label_max_chars(self, value: int | None) -> None:
-        self._case_names.label_max_chars = value
-
-    @property
-    def cases_max(self) -> int | None:
-        return self._case_names.cases_max
-
-    @cases_max.setter
-    def cases_max(self, value: int | None) -> None:
-        self._case_names.cases_max = value
+    label_max_chars = _CaseNamesLimit()
+    cases_max = _CaseNamesLimit()
 
     def case_code(self, case: str) -> int:
         """The code of a case name (its index in `cases`); a new name is cut and, past cases_max, folded."""

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -45,12 +45,25 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _answers(port: int) -> bool:
+def port_answers(port: int) -> bool:
+    """Whether something accepts connections on this local TCP port."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5):
             return True
     except OSError:
         return False
+
+
+def wait_until_up(
+    process: subprocess.Popen[Any], up: Callable[[], bool], timeout_s: float, failure: Callable[[], str], poll_s: float
+) -> None:
+    """Wait for a server just started until `up()` holds; RuntimeError(failure()) if the process exits first or
+    timeout_s passes (failure is called then, so that it may read the process's log)."""
+    deadline = time.monotonic() + timeout_s
+    while not up():
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(failure())
+        time.sleep(poll_s)
 
 
 def _settings_password() -> str:
@@ -103,11 +116,13 @@ class SpareClickHouse:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
             )
-        deadline = time.monotonic() + timeout_s
-        while not _answers(self.tcp_port):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"spare ClickHouse on port {self.tcp_port} did not start; see {log_dir}")
-            time.sleep(0.2)
+        wait_until_up(
+            self.process,
+            lambda: port_answers(self.tcp_port),
+            timeout_s,
+            lambda: f"spare ClickHouse on port {self.tcp_port} did not start; see {log_dir}",
+            poll_s=0.2,
+        )
 
     def stop(self) -> None:
         if self.process is None:
@@ -404,10 +419,14 @@ class WorkerProcess:
         self.process = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         from backend.celery_app import app
 
-        deadline = time.monotonic() + timeout_s
-        while not app.control.ping(timeout=0.5):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("Celery worker did not answer a ping")
+        # No pause between tries: a ping waits its own 0.5 s for an answer.
+        wait_until_up(
+            self.process,
+            lambda: bool(app.control.ping(timeout=0.5)),
+            timeout_s,
+            lambda: "Celery worker did not answer a ping",
+            poll_s=0,
+        )
 
     def stop(self) -> None:
         if self.process is not None:

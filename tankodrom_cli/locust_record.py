@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import time
 
-from analytics.formats.base import NET_REFUSED, NET_RESET, NET_TIMEOUT, NET_UNKNOWN
+from analytics.schema.codes import UNKNOWN_NET_CODE, Errno
 
 US_PER_MS = 1000
 # Words of a failure's exception (its class and text) → errno, as phantom writes them.
 _NET_CODES = (
-    (("Timeout", "timed out"), NET_TIMEOUT),
-    (("refused", "ConnectionRefused"), NET_REFUSED),
-    (("reset", "RemoteDisconnected", "aborted"), NET_RESET),
+    (("Timeout", "timed out"), Errno.TIMEOUT),
+    (("refused", "ConnectionRefused"), Errno.REFUSED),
+    (("reset", "RemoteDisconnected", "aborted"), Errno.RESET),
 )
 
 
@@ -24,7 +24,7 @@ def net_code_of(exception: BaseException | None, status: int) -> int:
     for words, code in _NET_CODES:
         if any(word in text for word in words):
             return code
-    return NET_UNKNOWN
+    return UNKNOWN_NET_CODE
 
 
 def case_of(request_type: str, name: str) -> str:

@@ -43,16 +43,17 @@ FIGURES: dict[str, FigureSpec] = {
 
 @dataclass(frozen=True)
 class TrendInput:
+    """One test's figure: `ts` is when the test ran (unix s: its first second, else when it was created)."""
+
     test_id: int
     ts: int
     value: float
 
 
 @dataclass(frozen=True)
-class TrendPoint:
-    test_id: int
-    ts: int
-    value: float
+class TrendPoint(TrendInput):
+    """One test's figure (as it came in) with the verdict on it."""
+
     label: str
     broke_trend: bool
     reasons: list[str]

@@ -33,13 +33,6 @@ from analytics.schema.samples import MAX_RECEIVE_SEC, MIN_SEND_TS_US, VALUE_RANG
 
 US_PER_MS = 1000
 US_PER_S = 1_000_000
-# Net codes (errno, as phantom writes them) for what other generators report as connection failures.
-NET_TIMEOUT = 110
-NET_REFUSED = 111
-NET_RESET = 104
-NET_BROKEN_PIPE = 32
-NET_UNREACHABLE = 113
-NET_UNKNOWN = 999  # a failure with no code of its own (pandora's "unknown error")
 # A record may span this many blocks (and this many bytes) before the input is judged not to be the format at all:
 # a file without line ends must not be gathered in memory.
 MAX_RECORD_BLOCKS = 4

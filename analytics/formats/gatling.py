@@ -26,17 +26,13 @@ import re
 from typing import ClassVar
 
 from analytics.formats.base import (
-    NET_REFUSED,
-    NET_RESET,
-    NET_TIMEOUT,
-    NET_UNKNOWN,
-    NET_UNREACHABLE,
     RecordParser,
     Rows,
     request_ints,
     split_lines,
 )
 from analytics.numbers import NotANumber, parse_int
+from analytics.schema.codes import UNKNOWN_NET_CODE, Errno
 from analytics.schema.samples import MAX_RECEIVE_SEC, PhoutBatch
 
 US_PER_MS = 1000
@@ -50,15 +46,15 @@ KNOWN_RECORDS = frozenset({"RUN", "USER", "GROUP", "ERROR", "ASSERTION"})
 FOUND_STATUS = re.compile(r"found (\d{3})\b")
 # Words of a KO message (exception names, Netty's and the JDK's wording) → errno.
 NET_CODE_OF_MESSAGE: tuple[tuple[str, int], ...] = (
-    ("ConnectException", NET_REFUSED),
-    ("Connection refused", NET_REFUSED),
-    ("TimeoutException", NET_TIMEOUT),
-    ("timeout", NET_TIMEOUT),
-    ("timed out", NET_TIMEOUT),
-    ("Connection reset", NET_RESET),
-    ("ClosedChannelException", NET_RESET),
-    ("PrematureCloseException", NET_RESET),
-    ("UnknownHostException", NET_UNREACHABLE),
+    ("ConnectException", Errno.REFUSED),
+    ("Connection refused", Errno.REFUSED),
+    ("TimeoutException", Errno.TIMEOUT),
+    ("timeout", Errno.TIMEOUT),
+    ("timed out", Errno.TIMEOUT),
+    ("Connection reset", Errno.RESET),
+    ("ClosedChannelException", Errno.RESET),
+    ("PrematureCloseException", Errno.RESET),
+    ("UnknownHostException", Errno.UNREACHABLE),
 )
 OK_HTTP_CODE = 200
 
@@ -76,11 +72,11 @@ def codes_of(status: str, message: str) -> tuple[int, int]:
         return OK_HTTP_CODE, 0
     if found:
         code = int(found.group(1))
-        return code, 0 if code >= 400 else NET_UNKNOWN
+        return code, 0 if code >= 400 else UNKNOWN_NET_CODE
     for words, net in NET_CODE_OF_MESSAGE:
         if words in message:
             return 0, net
-    return 0, NET_UNKNOWN
+    return 0, UNKNOWN_NET_CODE
 
 
 class GatlingParser(RecordParser):

@@ -9,35 +9,21 @@ transaction with a failing child) gets net code 999, "unknown error": phout has 
 
 from __future__ import annotations
 
-from analytics.formats.base import (
-    NET_BROKEN_PIPE,
-    NET_REFUSED,
-    NET_RESET,
-    NET_TIMEOUT,
-    NET_UNKNOWN,
-    NET_UNREACHABLE,
-)
 from analytics.numbers import is_digits
+from analytics.schema.codes import UNKNOWN_NET_CODE, Errno
 
 NON_HTTP_PREFIX = "Non HTTP response code:"
-PROTOCOL_ERROR = 71
-CANNOT_ASSIGN_ADDRESS = 99
-# The exception's simple class name (after the last '.') → errno.
-NET_CODE_OF_EXCEPTION: dict[str, int] = {
-    "ConnectException": NET_REFUSED,
-    "HttpHostConnectException": NET_REFUSED,
-    "SocketTimeoutException": NET_TIMEOUT,
-    "ConnectTimeoutException": NET_TIMEOUT,
-    "NoHttpResponseException": NET_RESET,
-    "SocketException": NET_RESET,
-    "UnknownHostException": NET_UNREACHABLE,
-    "NoRouteToHostException": NET_UNREACHABLE,
-    "BindException": CANNOT_ASSIGN_ADDRESS,
-    "SSLHandshakeException": PROTOCOL_ERROR,
-    "SSLException": PROTOCOL_ERROR,
-    "ClientProtocolException": PROTOCOL_ERROR,
-    "IOException": NET_BROKEN_PIPE,
+# The errno of each connection failure, and the exceptions (simple class names, after the last '.') that name it.
+_EXCEPTIONS_OF_ERRNO: dict[int, tuple[str, ...]] = {
+    Errno.REFUSED: ("ConnectException", "HttpHostConnectException"),
+    Errno.TIMEOUT: ("SocketTimeoutException", "ConnectTimeoutException"),
+    Errno.RESET: ("NoHttpResponseException", "SocketException"),
+    Errno.UNREACHABLE: ("UnknownHostException", "NoRouteToHostException"),
+    Errno.CANNOT_ASSIGN_ADDRESS: ("BindException",),
+    Errno.PROTOCOL: ("SSLHandshakeException", "SSLException", "ClientProtocolException"),
+    Errno.BROKEN_PIPE: ("IOException",),
 }
+NET_CODE_OF_EXCEPTION = {name: errno for errno, names in _EXCEPTIONS_OF_ERRNO.items() for name in names}
 MAX_HTTP_CODE = 2**15 - 1  # samples.proto_code is Int16
 
 
@@ -51,9 +37,9 @@ def codes_of(response_code: str, success: bool) -> tuple[int, int] | str:
         net = 0
     elif code.startswith(NON_HTTP_PREFIX):
         exception = code[len(NON_HTTP_PREFIX) :].strip().rsplit(".", 1)[-1]
-        proto, net = 0, NET_CODE_OF_EXCEPTION.get(exception, NET_UNKNOWN)
+        proto, net = 0, NET_CODE_OF_EXCEPTION.get(exception, UNKNOWN_NET_CODE)
     else:
         proto, net = 0, 0  # a transaction controller's row, a non-HTTP sampler: no code
     if not success and net == 0 and proto < 400:
-        net = NET_UNKNOWN
+        net = UNKNOWN_NET_CODE
     return proto, net

@@ -32,12 +32,6 @@ from typing import Any, ClassVar
 import orjson
 
 from analytics.formats.base import (
-    NET_BROKEN_PIPE,
-    NET_REFUSED,
-    NET_RESET,
-    NET_TIMEOUT,
-    NET_UNKNOWN,
-    NET_UNREACHABLE,
     US_PER_S,
     BadCsv,
     NotThisFormat,
@@ -49,6 +43,7 @@ from analytics.formats.base import (
 )
 from analytics.formats.instances import ActiveInstances
 from analytics.numbers import NotANumber, is_digits, json_number, parse_float, parse_int
+from analytics.schema.codes import UNKNOWN_NET_CODE, Errno
 from analytics.schema.samples import PhoutBatch
 
 US_PER_MS = 1000
@@ -69,13 +64,13 @@ TRACER_METRICS = frozenset({DURATION, "http_reqs", *PHASES})
 REQUEST_METRICS = frozenset({*TRACER_METRICS, "http_req_failed"})
 # k6 error codes (lib/netext/httpext/error_codes.go) that have an errno of their own; others stay k6's code.
 NET_CODE_OF_K6: dict[int, int] = {
-    1050: NET_TIMEOUT,  # requestTimeoutErrorCode
-    1211: NET_TIMEOUT,  # tcpDialTimeoutErrorCode
-    1212: NET_REFUSED,  # tcpDialRefusedErrorCode
-    1201: NET_BROKEN_PIPE,  # tcpBrokenPipeErrorCode
-    1220: NET_RESET,  # tcpResetByPeerErrorCode
-    1100: NET_UNREACHABLE,  # defaultDNSErrorCode
-    1101: NET_UNREACHABLE,  # dnsNoSuchHostErrorCode
+    1050: Errno.TIMEOUT,  # requestTimeoutErrorCode
+    1211: Errno.TIMEOUT,  # tcpDialTimeoutErrorCode
+    1212: Errno.REFUSED,  # tcpDialRefusedErrorCode
+    1201: Errno.BROKEN_PIPE,  # tcpBrokenPipeErrorCode
+    1220: Errno.RESET,  # tcpResetByPeerErrorCode
+    1100: Errno.UNREACHABLE,  # defaultDNSErrorCode
+    1101: Errno.UNREACHABLE,  # dnsNoSuchHostErrorCode
 }
 MAX_PENDING = 10_000  # requests assembled at once; the oldest is released beyond this
 CSV_HEAD = ("metric_name", "timestamp", "metric_value")
@@ -87,8 +82,8 @@ MAX_VUS = 2**32 - 1
 def net_code_of(error_code: str, status: int) -> int:
     if error_code:
         code = parse_int(error_code, "error_code", 0, 2**31 - 1)
-        return NET_CODE_OF_K6.get(code, code if code < 2**15 else NET_UNKNOWN)
-    return NET_UNKNOWN if status == 0 else 0
+        return NET_CODE_OF_K6.get(code, code if code < 2**15 else UNKNOWN_NET_CODE)
+    return UNKNOWN_NET_CODE if status == 0 else 0
 
 
 @dataclass
@@ -290,10 +285,7 @@ class K6CsvParser(_K6Parser):
     name: ClassVar[str] = "k6-csv"
     title: ClassVar[str] = "k6 CSV output"
     shape: ClassVar[str] = "k6 CSV rows (metric_name, timestamp, metric_value, tags...)"
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._names: list[str] | None = None
+    _names: list[str] | None = None  # the header's, set on the instance once the first line is read
 
     def _parse_records(self, block: bytes, first_line: int, *, final: bool) -> PhoutBatch | None:
         rows = Rows()

@@ -29,10 +29,11 @@ import numpy as np
 import numpy.typing as npt
 
 from analytics.aggregate import SecondTable, _Sparse
-from analytics.formats.base import NET_UNKNOWN, BadCsv, NotThisFormat, RecordParser, csv_record, split_lines
+from analytics.formats.base import BadCsv, NotThisFormat, RecordParser, csv_record, split_lines
 from analytics.histogram import bin_indexes_for_values_us
 from analytics.numbers import NotANumber, parse_float, parse_int
 from analytics.phout import NO_CASE, SupportsReadinto, cut_label
+from analytics.schema.codes import UNKNOWN_NET_CODE
 from analytics.schema.seconds import QUANTILE_LEVELS
 
 HEADER_START = ("Timestamp", "User Count", "Type", "Name", "Requests/s", "Failures/s")
@@ -247,7 +248,7 @@ def _table(rows: list[_Row]) -> SecondTable:
         input_bytes=np.array([r.input_bytes for r in rows], dtype=np.int64),
         output_bytes=np.zeros(n, dtype=np.int64),
         quantiles_ms=quantiles,
-        nets=codes(0, NET_UNKNOWN),
+        nets=codes(0, UNKNOWN_NET_CODE),
         https=codes(OK_HTTP_CODE, 0),
         hist=_Sparse(
             np.concatenate([empty, *hist_rows]),

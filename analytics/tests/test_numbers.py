@@ -3,9 +3,9 @@ passes both, and neither is an HTTP code, an id or a size."""
 
 from __future__ import annotations
 
-from analytics.formats.base import NET_UNKNOWN
 from analytics.formats.jmeter_codes import codes_of
 from analytics.numbers import is_digits
+from analytics.schema.codes import UNKNOWN_NET_CODE
 
 
 def test_digits_are_ascii_digits_only() -> None:
@@ -15,5 +15,5 @@ def test_digits_are_ascii_digits_only() -> None:
 
 
 def test_a_jmeter_response_code_in_other_digits_is_no_http_code() -> None:
-    assert codes_of("²", True) == (0, 0) and codes_of("٣", False) == (0, NET_UNKNOWN)
+    assert codes_of("²", True) == (0, 0) and codes_of("٣", False) == (0, UNKNOWN_NET_CODE)
     assert codes_of("503", False) == (503, 0)

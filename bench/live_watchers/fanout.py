@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
 _root = sys.argv[sys.argv.index("--root") + 1] if "--root" in sys.argv else str(ROOT)
 sys.path.insert(0, _root)
 
+from sse_watchers import count_frames, run_watchers  # noqa: E402
+
 TEST_ID = 424242
 
 
@@ -40,30 +42,12 @@ async def _watch(port: int, counts: list[int], index: int, ready: asyncio.Semaph
         await writer.drain()
         await reader.readuntil(b"\r\n\r\n")
     ready.release()
-    tail = b""
-    pattern = b"\nevent: second\n"
-    while chunk := await reader.read(65536):
-        data = tail + chunk
-        counts[index] += data.count(pattern)
-        tail = data[-(len(pattern) - 1) :]
+    await count_frames(reader, counts, index)
 
 
 def watchers(port: int, n: int, conn: Any) -> None:
-    async def main() -> None:
-        counts = [0] * n
-        ready, few = asyncio.Semaphore(0), asyncio.Semaphore(20)
-        tasks = [asyncio.create_task(_watch(port, counts, i, ready, few)) for i in range(n)]
-        for _ in range(n):
-            await ready.acquire()
-        conn.send("connected")
-        while not conn.poll():
-            await asyncio.sleep(0.05)
-        conn.recv()
-        conn.send(counts)
-        for task in tasks:
-            task.cancel()
-
-    asyncio.run(main())
+    few = asyncio.Semaphore(20)  # bound to the watchers' loop on first use (asyncio.run's, in run_watchers)
+    run_watchers(n, conn, lambda counts, i, ready: _watch(port, counts, i, ready, few), poll_s=0.05)
 
 
 def publisher(url: str, channel_name: str, events: int, rate: float) -> None:

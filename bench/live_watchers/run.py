@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import multiprocessing
 import os
@@ -30,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench" / "tank_push"))
 
 from run import add_store_args, bench_env, create_jobs, issue_token, prepare, start_gunicorn, stop  # noqa: E402
+from sse_watchers import count_frames, run_watchers  # noqa: E402
 
 
 def cpu_s(pid: int) -> float:
@@ -54,33 +56,11 @@ async def _watch(port: int, path: str, token: str, counts: list[int], index: int
     head = await reader.readuntil(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200"), head[:200]
     ready.release()
-    pattern = b"\nevent: second\n"
-    tail = b""  # a frame may be split across two reads: the last bytes of one are searched with the next
-    while True:
-        chunk = await reader.read(65536)
-        if not chunk:
-            return
-        data = tail + chunk
-        counts[index] += data.count(pattern)
-        tail = data[-(len(pattern) - 1) :]
+    await count_frames(reader, counts, index)
 
 
 def watchers_process(port: int, path: str, token: str, n: int, conn: Any) -> None:
-    async def main() -> None:
-        counts = [0] * n
-        ready = asyncio.Semaphore(0)
-        tasks = [asyncio.create_task(_watch(port, path, token, counts, i, ready)) for i in range(n)]
-        for _ in range(n):
-            await ready.acquire()
-        conn.send("connected")
-        while not conn.poll():
-            await asyncio.sleep(0.1)
-        conn.recv()
-        conn.send(counts)
-        for task in tasks:
-            task.cancel()
-
-    asyncio.run(main())
+    run_watchers(n, conn, functools.partial(_watch, port, path, token), poll_s=0.1)
 
 
 def publish_env(env: dict[str, str]) -> None:

@@ -115,13 +115,9 @@ def gunicorn(env: dict[str, str], port: int, log: Path) -> Iterator[subprocess.P
     cmd += ["--bind", f"127.0.0.1:{port}"]
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"gunicorn did not start; see {log}")
-            time.sleep(0.2)
+        from backend.testing import port_answers, wait_until_up
+
+        wait_until_up(proc, lambda: port_answers(port), 60, lambda: f"gunicorn did not start; see {log}", poll_s=0.2)
         yield proc
     finally:
         proc.terminate()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.testing import ROOT, SpareClickHouse, _answers
+from backend.testing import ROOT, SpareClickHouse, port_answers
 
 pytestmark = pytest.mark.probe
 
@@ -25,7 +25,7 @@ def test_a_server_from_the_config_speaks_native_only(tmp_path: Path) -> None:
     spare = SpareClickHouse(tmp_path / "spare")
     spare.start()
     try:
-        assert _answers(spare.tcp_port)
+        assert port_answers(spare.tcp_port)
         with pytest.raises(OSError), socket.create_connection(("127.0.0.1", spare.http_port), timeout=2):
             pass
     finally:

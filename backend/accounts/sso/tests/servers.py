@@ -16,7 +16,6 @@ import re
 import shutil
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
-from backend.testing import ROOT, free_port
+from backend.testing import ROOT, free_port, wait_until_up
 
 SUFFIX = "dc=example,dc=org"
 ROOT_DN = f"cn=admin,{SUFFIX}"
@@ -143,18 +142,17 @@ def running_slapd(base_dir: Path) -> Iterator[Directory]:
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
+
+    def binds() -> bool:
+        whoami = ["ldapwhoami", "-x", "-H", uri, "-D", ROOT_DN, "-w", ROOT_PW]
+        return subprocess.run(whoami, capture_output=True, timeout=10).returncode == 0
+
+    def failure() -> str:
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr and proc.poll() is not None else ""
+        return f"slapd did not come up on {uri}: {err[-2000:]}"
+
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            probe = subprocess.run(
-                ["ldapwhoami", "-x", "-H", uri, "-D", ROOT_DN, "-w", ROOT_PW], capture_output=True, timeout=10
-            )
-            if probe.returncode == 0:
-                break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                err = proc.stderr.read().decode(errors="replace") if proc.stderr and proc.poll() is not None else ""
-                raise RuntimeError(f"slapd did not come up on {uri}: {err[-2000:]}")
-            time.sleep(0.1)
+        wait_until_up(proc, binds, 20, failure, poll_s=0.1)
         _ldap_cli("ldapadd", uri, SEED_LDIF)
         yield Directory(uri=uri)
     finally:
@@ -283,17 +281,18 @@ def running_provider(base_dir: Path, redirect_uri: str, post_logout_redirect_uri
         proc = subprocess.Popen(
             [node, str(OIDC_DEV / "server.mjs")], env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
+
+    def serves() -> bool:
+        try:
+            return requests.get(f"{provider.issuer}/.well-known/openid-configuration", timeout=2).ok
+        except requests.ConnectionError:
+            return False
+
+    def failure() -> str:
+        return f"the OpenID provider did not come up: {log.read_text(errors='replace')[-2000:]}"
+
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if requests.get(f"{provider.issuer}/.well-known/openid-configuration", timeout=2).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the OpenID provider did not come up: {log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.1)
+        wait_until_up(proc, serves, 30, failure, poll_s=0.1)
         yield provider
     finally:
         _stop(proc)
