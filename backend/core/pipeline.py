@@ -17,19 +17,10 @@ stage with no step registered (its app not installed) ends the chain there.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Protocol, cast
 
-from celery import Task, shared_task
-from django.apps import apps
 from django.db import transaction
 from django.utils.module_loading import import_string
-
-from backend.clickhouse.client import ClickHouseUnavailable
-
-if TYPE_CHECKING:
-    from backend.loadtests.models import Test
 
 LANDED = "landed"  # a test's data is all in ClickHouse: a tank test closed and flushed, an upload activated
 POSTPROCESSED = "postprocessed"  # its default views are cached and it is ready
@@ -69,32 +60,3 @@ def after(stage: str, test_id: int) -> None:
 def after_commit(stage: str, test_id: int) -> None:
     """As `after`, once the current transaction commits (the step must see what the transaction wrote)."""
     transaction.on_commit(lambda: after(stage, test_id))
-
-
-def step_task(name: str, done: str) -> Callable[[Callable[[Test], dict[str, Any]]], Task[[int], dict[str, Any]]]:
-    """A stage's step as the Celery task `name` taking a test id, from a function of the test: retried while
-    ClickHouse is unreachable, skipped for a test deleted since it was queued; once the function returns, stage
-    `done` is done for the test (`after`) and its answer is the task's."""
-
-    def decorate(work: Callable[[Test], dict[str, Any]]) -> Task[[int], dict[str, Any]]:
-        log = logging.getLogger(work.__module__)
-
-        def run(test_id: int) -> dict[str, Any]:
-            # Looked up by label: the base's models sit beside core, which imports none of them.
-            test = apps.get_model("loadtests", "Test").objects.filter(pk=test_id).first()
-            if test is None:
-                log.info("%s: test %s is gone", work.__name__, test_id)
-                return {"test": test_id, "skipped": "deleted"}
-            answer = work(test)
-            after(done, test_id)
-            return answer
-
-        run.__module__, run.__name__, run.__qualname__, run.__doc__ = (
-            work.__module__,
-            work.__name__,
-            work.__qualname__,
-            work.__doc__,
-        )
-        return shared_task(name=name, autoretry_for=(ClickHouseUnavailable,), retry_backoff=True, max_retries=10)(run)
-
-    return decorate

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.core import pipeline
+from backend.core import pipeline, pipeline_steps
 from backend.diagnosis import service
 from backend.loadtests.models import Test
 
 
-@pipeline.step_task("backend.diagnosis.tasks.diagnose_test", done=pipeline.DIAGNOSED)
+@pipeline_steps.step_task("backend.diagnosis.tasks.diagnose_test", done=pipeline.DIAGNOSED)
 def diagnose_test(test: Test) -> dict[str, Any]:
     # Once this returns its KPIs are known (or the analysis failed, which subscribers hear of too) and the pipeline
     # queues what follows.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.core import pipeline
+from backend.core import pipeline, pipeline_steps
 from backend.loadtests.models import Test, TestStatus
 from backend.reports import cache, listing, service
 from backend.reports.window import Window
@@ -38,7 +38,7 @@ def warm_default_views(test: Test) -> list[str]:
     return written
 
 
-@pipeline.step_task("backend.reports.tasks.postprocess_test", done=pipeline.POSTPROCESSED)
+@pipeline_steps.step_task("backend.reports.tasks.postprocess_test", done=pipeline.POSTPROCESSED)
 def postprocess_test(test: Test) -> dict[str, Any]:
     written = warm_default_views(test)
     # A test still online (a file uploaded into it while its tank or follow streams) becomes ready when it closes.
