@@ -304,7 +304,8 @@ def windowed_view(
     parameters: list[OpenApiParameter] = WINDOW_PARAMETERS,
 ) -> type[APIView]:
     """A view whose GET is `compute` over the request's window (windowed_answer), documented as given: the report
-    calls that are one service function each share this one body. `parameters`: the query's, the window's unless
+    calls that are one service function each share this one body (`compute` looks the function up when called, so
+    what the service module holds then is what runs). `parameters`: the query's, the window's unless
     the answer takes more (a chart's point spacing)."""
 
     @extend_schema(parameters=parameters, responses=responses, summary=summary)
@@ -317,7 +318,7 @@ def windowed_view(
 
 SummaryView = windowed_view(
     "summary",
-    service.summary,
+    lambda test, window: service.summary(test, window),
     responses=serializers.SummarySerializer,
     summary="Cumulative figures of a window and cases (contract.md)",
 )
@@ -342,13 +343,13 @@ class ChartView(APIView):
 
 TablesView = windowed_view(
     "tables",
-    service.tables,
+    lambda test, window: service.tables(test, window),
     responses=serializers.TablesSerializer,
     summary="Cumulative quantiles per case, HTTP and net codes, per-case summary (never downsampled)",
 )
 MonitoringView = windowed_view(
     "monitoring",
-    service.monitoring,
+    lambda test, window: service.monitoring(test, window),
     parameters=CHART_PARAMETERS,
     responses=serializers.MonitoringSerializer,
     summary="Monitoring per host, grouped (cpu, memory, load, network, disk, custom), as figures",
