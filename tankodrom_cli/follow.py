@@ -111,12 +111,21 @@ class WatchedPid:
         return None  # not our child: its status is not ours to read
 
 
+def _interruptible() -> None:
+    """In the generator's process before it starts: SIGINT at its default and not blocked, whatever the follow
+    inherited. A command started in the background by a non-interactive shell (`tankodrom follow ... &` in a CI
+    script) has SIGINT ignored, and an ignored signal stays ignored across exec: the stop from the web would reach a
+    generator deaf to it, ended only by SIGTERM a minute later, without its own end of test."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 class Child:
     """The generator run by the follow (the command after `--`)."""
 
     def __init__(self, argv: Sequence[str]) -> None:
         try:
-            self.process = subprocess.Popen(list(argv))
+            self.process = subprocess.Popen(list(argv), preexec_fn=_interruptible)
         except OSError as exc:
             raise FollowError(f"could not run {argv[0]!r}: {exc}") from exc
         self._stop_asked: float | None = None

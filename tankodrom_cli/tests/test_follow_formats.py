@@ -7,11 +7,13 @@ file), and the streamed seconds end equal to the upload's.
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 import time
 import traceback
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -92,9 +94,20 @@ print(written)
 """
 
 
+# The follow's own SIGINT as an interactive shell leaves it, and as a non-interactive shell leaves a command it starts
+# in the background (`tankodrom follow ... &` in a CI script): ignored, which its children would inherit.
+@pytest.mark.parametrize("follow_sigint", [signal.default_int_handler, signal.SIG_IGN], ids=["default", "ignored"])
 def test_a_stop_from_the_web_stops_the_generator_the_follow_runs(
-    live_asgi: LiveASGIServer, live_user: TokenUser, tmp_path: Path
+    live_asgi: LiveASGIServer, live_user: TokenUser, tmp_path: Path, follow_sigint: Any
 ) -> None:
+    previous = signal.signal(signal.SIGINT, follow_sigint)
+    try:
+        _stop_from_the_web(live_asgi, live_user, tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stop_from_the_web(live_asgi: LiveASGIServer, live_user: TokenUser, tmp_path: Path) -> None:
     script, path = tmp_path / "generator.py", tmp_path / "phout.log"
     script.write_text(GENERATOR)
     argv = ["follow", str(path), "--format", "phout", "--server", live_asgi.url, "--token", live_user.raw_token,
