@@ -83,7 +83,7 @@ def allow_list() -> Allow:
     """TANKODROM_EGRESS_ALLOW: comma-separated host names and networks (CIDR) that may be called although inside."""
     hosts: set[str] = set()
     networks: list[Network] = []
-    for raw in str(getattr(settings, "TANKODROM_EGRESS_ALLOW", "") or "").split(","):
+    for raw in str(settings.TANKODROM_EGRESS_ALLOW or "").split(","):
         item = raw.strip()
         if not item:
             continue

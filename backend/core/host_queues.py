@@ -26,7 +26,7 @@ UPLOAD_TASKS = frozenset({"backend.uploads.tasks.ingest_upload", "backend.upload
 
 
 def host_name() -> str:
-    return str(getattr(settings, "HOST_NAME", "") or socket.gethostname())
+    return str(settings.HOST_NAME or socket.gethostname())
 
 
 def upload_queue(host: str | None = None) -> str:

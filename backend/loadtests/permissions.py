@@ -33,7 +33,7 @@ MAX_TEST_ID = 2**63 - 1
 
 
 def _private_instance() -> bool:
-    return bool(getattr(settings, "TANKODROM_PRIVATE_INSTANCE", False))
+    return bool(settings.TANKODROM_PRIVATE_INSTANCE)
 
 
 def may_browse(user: Any) -> bool:

@@ -18,7 +18,7 @@ class SecretUnreadable(Exception):
 
 
 def _fernet() -> Fernet:
-    material = str(getattr(settings, "TANKODROM_NOTIFY_KEY", "") or settings.SECRET_KEY)
+    material = str(settings.TANKODROM_NOTIFY_KEY or settings.SECRET_KEY)
     key = hashlib.sha256(b"tankodrom-notify-v1\x00" + material.encode()).digest()
     return Fernet(base64.urlsafe_b64encode(key))
 

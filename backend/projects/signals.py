@@ -14,7 +14,7 @@ from django.db.models.signals import post_save
 def default_role() -> int | None:
     from backend.projects.models import Role
 
-    name = str(getattr(settings, "TANKODROM_DEFAULT_PROJECT_ROLE", "uploader") or "").strip().lower()
+    name = str(settings.TANKODROM_DEFAULT_PROJECT_ROLE or "").strip().lower()
     if name in ("", "none"):
         return None
     roles = {str(role.label): int(role) for role in Role}
