@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+|\*)$")
+# ASCII digits, at most 19 (10**19 bytes is past any file): `\d` also takes other scripts' digits, and int() refuses a
+# number of more than 4300 digits with a plain ValueError, which would be no BadContentRange but a 500.
+_CONTENT_RANGE = re.compile(r"^bytes ([0-9]{1,19})-([0-9]{1,19})/([0-9]{1,19}|\*)$")
 
 
 class BadContentRange(ValueError):

@@ -31,6 +31,8 @@ def test_a_file_whose_size_is_not_known_yet_has_no_total() -> None:
         ("bytes -1-9/10", "expected 'bytes START-END/TOTAL'"),
         ("bytes 10-9/100", "need START <= END < TOTAL"),
         ("bytes 0-10/10", "need START <= END < TOTAL"),
+        ("bytes 0-9/" + "9" * 5000, "expected 'bytes START-END/TOTAL'"),
+        ("bytes ٠-٩/١٠", "expected 'bytes START-END/TOTAL'"),
     ],
 )
 def test_a_header_that_names_no_piece_says_what_is_wrong(header: str, why: str) -> None:
