@@ -19,7 +19,6 @@ const browser = await chromium.launch({
   args: CHROMIUM_ARGS,
 });
 const errors = [];
-const shown = [];
 const pages = [];
 try {
   for (const width of shots ? [1440, 390] : [1440]) {
@@ -29,6 +28,16 @@ try {
     await page.addInitScript(() => {
       window.__liveEvents = [];
       window.__liveOpens = 0;
+      // Each second the header's live figures show, noted in the page as the DOM changes: a poll from here would miss
+      // a value shown for less than its period (the last second, just before the closed test's figures replace it).
+      window.__liveShown = [];
+      new MutationObserver(() => {
+        const ts = document.querySelector(".report-header .live-figures")?.getAttribute("data-live-ts");
+        const last = window.__liveShown[window.__liveShown.length - 1];
+        if (ts != null && (last === undefined || last.ts !== Number(ts))) {
+          window.__liveShown.push({ ts: Number(ts), at_ms: Date.now() });
+        }
+      }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-live-ts"] });
       const Native = window.EventSource;
       window.EventSource = class extends Native {
         constructor(...args) {
@@ -54,23 +63,17 @@ try {
     }
   }
   const main = pages[0].page;
-  let last = null;
+  let shot = !shots;
   while (!existsSync(stopFile)) {
-    const ts = await main
-      .locator(".report-header .live-figures")
-      .getAttribute("data-live-ts", { timeout: 200 })
-      .catch(() => null);
-    if (ts !== null && ts !== last) {
-      last = ts;
-      shown.push({ ts: Number(ts), at_ms: Date.now() });
-      if (shots && shown.length === 8) {
-        for (const { page, width, name } of pages) {
-          await page.screenshot({ path: `${shots}${name ? `-${name}` : ""}-${width}.png`, fullPage: !name });
-        }
+    if (!shot && (await main.evaluate(() => window.__liveShown.length).catch(() => 0)) >= 8) {
+      shot = true;
+      for (const { page, width, name } of pages) {
+        await page.screenshot({ path: `${shots}${name ? `-${name}` : ""}-${width}.png`, fullPage: !name });
       }
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  const shown = await main.evaluate(() => window.__liveShown);
   const events = await main.evaluate(() => window.__liveEvents);
   const opens = await main.evaluate(() => window.__liveOpens);
   writeFileSync(out, JSON.stringify({ events, opens, shown, errors }));
